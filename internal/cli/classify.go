@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/failure"
+)
+
+const classifySynopsis = `Usage: retrywise classify [flags] < failure.txt
+
+Explains a failure without running anything. The failure text (a tool's output
+or an HTTP body) comes on stdin and may be empty. Always exits 0 with a
+classification; only malformed flags exit 64.
+
+With --json it prints exactly one JSON object:
+  {"class": "transient|policy|structural|absent|unknown",
+   "decision": "retry|stop", "reason": "...", "remedy": "...", "evidence": ["..."]}`
+
+// Classification is the stable JSON contract of `retrywise classify --json`.
+type Classification struct {
+	Class    string   `json:"class"`
+	Decision string   `json:"decision"`
+	Reason   string   `json:"reason"`
+	Remedy   string   `json:"remedy"`
+	Evidence []string `json:"evidence"`
+}
+
+func (c *Command) runClassify(ctx context.Context, args []string) int {
+	fs := newFlagSet("classify", classifySynopsis)
+	tool := fs.String("tool", "auto", "who printed the text: auto, git, curl, http or exec")
+	exitCode := fs.Int("exit-code", failure.NoExitCode, "the process's exit status; -1 means not known")
+	status := fs.Int("status", 0, "HTTP status of the response; 0 means not known")
+	var headers stringList
+	fs.Var(&headers, "header", "an HTTP response header as `'Name: value'` (repeatable)")
+	method := fs.String("method", "", "the HTTP request's method; empty means a lookup (GET)")
+	asJSON := fs.Bool("json", false, "print one JSON object instead of the explanation")
+	if code, done := c.parse(fs, args); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return c.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q: the failure text comes on stdin", fs.Arg(0)))
+	}
+	t, err := failure.ParseTool(*tool)
+	if err != nil {
+		return c.fail(exitcode.Usage, err.Error())
+	}
+	h, err := parseHeaders(headers)
+	if err != nil {
+		return c.fail(exitcode.Usage, err.Error())
+	}
+	if *status != 0 && (*status < 100 || *status > 999) {
+		return c.fail(exitcode.Usage, fmt.Sprintf("invalid --status %d: want an HTTP status such as 503", *status))
+	}
+	text, err := io.ReadAll(c.Stdin)
+	if err != nil {
+		return c.fail(exitcode.Usage, "cannot read stdin: "+err.Error())
+	}
+	f := failure.Classify(failure.Input{Tool: t, Text: string(text), ExitCode: *exitCode, Status: *status, Header: h, Method: strings.ToUpper(*method)})
+	red := c.redactor(nil)
+	out := Classification{Class: f.Class.String(), Decision: string(f.Class.Decision()), Reason: red.String(f.Reason), Remedy: red.String(f.Remedy), Evidence: []string{}}
+	for _, e := range f.Evidence {
+		out.Evidence = append(out.Evidence, red.String(e))
+	}
+	if *asJSON {
+		b, _ := json.Marshal(out)
+		fmt.Fprintf(c.Stdout, "%s\n", b)
+		return exitcode.OK
+	}
+	fmt.Fprintf(c.Stdout, "class:    %s\ndecision: %s\nreason:   %s\n", out.Class, out.Decision, out.Reason)
+	for i, e := range out.Evidence {
+		label := "evidence:"
+		if i > 0 {
+			label = ""
+		}
+		fmt.Fprintf(c.Stdout, "%-9s %s\n", label, e)
+	}
+	if out.Remedy != "" {
+		fmt.Fprintf(c.Stdout, "remedy:   %s\n", out.Remedy)
+	}
+	if f.RetryAfter > 0 {
+		fmt.Fprintf(c.Stdout, "wait:     the server asked to wait %s\n", f.RetryAfter)
+	}
+	return exitcode.OK
+}
+
+// parseHeaders parses "Name: value" flags into a header.
+func parseHeaders(hs []string) (http.Header, error) {
+	h := http.Header{}
+	for _, raw := range hs {
+		name, value, ok := strings.Cut(raw, ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.ContainsAny(name, " \t") {
+			return nil, fmt.Errorf("invalid --header %q: want 'Name: value'", raw)
+		}
+		h.Add(name, strings.TrimSpace(value))
+	}
+	return h, nil
+}

@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// TestClassifyCorpus runs `retrywise classify --json` on every corpus case, as
+// the corpus README says a case maps onto the command line.
+func TestClassifyCorpus(t *testing.T) {
+	f, err := os.Open("../failure/testdata/corpus.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<22)
+	n := 0
+	for sc.Scan() {
+		var c struct {
+			ID, Class, Decision, Kind string
+			Text                      *string
+			ExitCode                  *int `json:"exit_code"`
+			HTTP                      *struct {
+				Status  int
+				Headers map[string]string
+				Body    *string
+			}
+		}
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		args := []string{"classify", "--json", "--tool", "auto"}
+		switch {
+		case strings.HasPrefix(c.Kind, "git-"):
+			args[3] = "git"
+		case strings.HasPrefix(c.Kind, "curl-"):
+			args[3] = "curl"
+		case c.Kind == "http-response":
+			args[3] = "http"
+		}
+		if c.ExitCode != nil {
+			args = append(args, "--exit-code", fmt.Sprint(*c.ExitCode))
+		}
+		stdin := ""
+		if c.Text != nil {
+			stdin = *c.Text
+		}
+		if c.HTTP != nil && c.Kind == "http-response" {
+			if c.HTTP.Status != 0 {
+				args = append(args, "--status", fmt.Sprint(c.HTTP.Status))
+			}
+			keys := make([]string, 0, len(c.HTTP.Headers))
+			for k := range c.HTTP.Headers {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				args = append(args, "--header", k+": "+c.HTTP.Headers[k])
+			}
+			if c.HTTP.Body != nil {
+				stdin = *c.HTTP.Body
+			}
+		}
+		r := runCLI(t, stdin, nil, args...)
+		if r.code != 0 {
+			t.Errorf("%s: classify exited %d: %s", c.ID, r.code, r.stderr)
+			continue
+		}
+		var got Classification
+		dec := json.NewDecoder(strings.NewReader(r.stdout))
+		if err := dec.Decode(&got); err != nil || dec.More() {
+			t.Errorf("%s: stdout is not exactly one JSON object (%v): %q", c.ID, err, r.stdout)
+			continue
+		}
+		if (got.Decision == "retry") != (got.Class == "transient") {
+			t.Errorf("%s: decision %s inconsistent with class %s", c.ID, got.Decision, got.Class)
+		}
+		if c.Class == "unknown" {
+			if got.Decision == "retry" && c.Decision == "stop" && c.ID != "un-014" {
+				t.Errorf("%s: retry where stop is expected: %+v", c.ID, got)
+			}
+			continue
+		}
+		if got.Decision != c.Decision || got.Class != c.Class {
+			t.Errorf("%s: got %s/%s (%s), want %s/%s", c.ID, got.Class, got.Decision, got.Reason, c.Class, c.Decision)
+		}
+	}
+	if n < 60 {
+		t.Fatalf("only %d corpus cases read", n)
+	}
+}
+
+func TestClassifyContract(t *testing.T) {
+	tests := []struct {
+		name      string
+		stdin     string
+		args      []string
+		wantCode  int
+		wantClass string
+	}{
+		{"empty input", "", nil, 0, "unknown"},
+		{"status without body", "", []string{"--status", "503"}, 0, "transient"},
+		{"http tool without status", "some body", []string{"--tool", "http"}, 0, "unknown"},
+		{"404 lookup", "", []string{"--status", "404"}, 0, "absent"},
+		{"404 on POST", "", []string{"--status", "404", "--method", "POST"}, 0, "structural"},
+		{"rate limit 403", `{"message":"API rate limit exceeded for 1.2.3.4."}`, []string{"--status", "403", "--header", "X-RateLimit-Remaining: 0"}, 0, "transient"},
+		{"bad tool", "", []string{"--tool", "svn"}, 64, ""},
+		{"bad header", "", []string{"--header", "nocolon"}, 64, ""},
+		{"bad status", "", []string{"--status", "42"}, 64, ""},
+		{"bad exit code", "", []string{"--exit-code", "x"}, 64, ""},
+		{"stray argument", "", []string{"text"}, 64, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCLI(t, tt.stdin, nil, append([]string{"classify", "--json"}, tt.args...)...)
+			if r.code != tt.wantCode {
+				t.Fatalf("exit %d, want %d: %s", r.code, tt.wantCode, r.stderr)
+			}
+			if tt.wantCode != 0 {
+				return
+			}
+			var got map[string]any
+			if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+				t.Fatalf("not JSON: %q", r.stdout)
+			}
+			keys := make([]string, 0, len(got))
+			for k := range got {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			if strings.Join(keys, ",") != "class,decision,evidence,reason,remedy" {
+				t.Errorf("keys = %v, want exactly class, decision, reason, remedy, evidence", keys)
+			}
+			if got["class"] != tt.wantClass {
+				t.Errorf("class = %v, want %s", got["class"], tt.wantClass)
+			}
+		})
+	}
+	// The human form explains the same verdict.
+	r := runCLI(t, " ! [rejected]        main -> main (non-fast-forward)\n", nil, "classify", "--tool", "git")
+	if r.code != 0 || !strings.Contains(r.stdout, "class:    structural") || !strings.Contains(r.stdout, "decision: stop") {
+		t.Errorf("human output:\n%s", r.stdout)
+	}
+}

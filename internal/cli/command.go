@@ -1,0 +1,138 @@
+// Package cli is the retrywise command line: it parses flags, wires streams,
+// runs a subcommand and returns the exit code. cmd/retrywise only calls Main.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/retrywise/retrywise/internal/clock"
+	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/redact"
+)
+
+// Command holds a run's collaborators, so the whole CLI runs in-process in tests.
+type Command struct {
+	// Stdin, Stdout and Stderr are the process's streams.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Env is the environment as KEY=VALUE pairs; it is given to children and scanned for secrets.
+	Env []string
+	// Clock drives every wait; nil means the wall clock.
+	Clock clock.Clock
+	// Version is printed by `retrywise version`.
+	Version string
+}
+
+// subcommand is one verb of the CLI.
+type subcommand struct {
+	summary string
+	run     func(c *Command, ctx context.Context, args []string) int
+}
+
+func (c *Command) subcommands() map[string]subcommand {
+	return map[string]subcommand{
+		"exec":     {"run a command, retrying only transient failures", (*Command).runExec},
+		"classify": {"explain a failure text without running anything", (*Command).runClassify},
+		"version":  {"print the version", (*Command).runVersion},
+	}
+}
+
+// Main runs the command line args (args[0] is the program name) and returns the exit code.
+func (c *Command) Main(ctx context.Context, args []string) int {
+	if c.Clock == nil {
+		c.Clock = clock.Real{}
+	}
+	if c.Stdin == nil {
+		c.Stdin = strings.NewReader("")
+	}
+	if len(args) < 2 {
+		c.usage(c.Stderr)
+		return c.fail(exitcode.Usage, "no command given")
+	}
+	name := args[1]
+	switch name {
+	case "-h", "--help", "help":
+		c.usage(c.Stdout)
+		return exitcode.OK
+	case "-v", "--version":
+		name = "version"
+	}
+	sub, ok := c.subcommands()[name]
+	if !ok {
+		c.usage(c.Stderr)
+		return c.fail(exitcode.Usage, fmt.Sprintf("unknown command %q", name))
+	}
+	return sub.run(c, ctx, args[2:])
+}
+
+func (c *Command) usage(w io.Writer) {
+	fmt.Fprintf(w, "retrywise classifies every failure before it decides to retry.\n\nUsage: retrywise COMMAND [flags]\n\nCommands:\n")
+	subs := c.subcommands()
+	names := make([]string, 0, len(subs))
+	for n := range subs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-13s %s\n", n, subs[n].summary)
+	}
+	fmt.Fprintf(w, "\nRun 'retrywise COMMAND --help' for a command's flags and defaults.\n")
+}
+
+// fail prints the one-line reason last on stderr and returns code.
+func (c *Command) fail(code int, msg string) int {
+	fmt.Fprintf(c.Stderr, "retrywise: %s\n", msg)
+	return code
+}
+
+// redactor builds the secret masker from the environment and explicit values.
+func (c *Command) redactor(masks []string) *redact.Redactor {
+	return redact.New(redact.Options{Env: c.Env, Values: masks})
+}
+
+// parse parses args into fs; it returns done=true with the code to exit with
+// when parsing ended the command (help or a usage error).
+func (c *Command) parse(fs *flag.FlagSet, args []string) (code int, done bool) {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(c.Stdout)
+			fs.Usage()
+			return exitcode.OK, true
+		}
+		return c.fail(exitcode.Usage, err.Error()+" (see --help)"), true
+	}
+	return 0, false
+}
+
+// newFlagSet returns a flag set whose usage prints synopsis, then every flag with its default.
+func newFlagSet(name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "%s\n\nFlags:\n", synopsis)
+		fs.VisitAll(func(f *flag.Flag) {
+			kind, usage := flag.UnquoteUsage(f)
+			if kind != "" {
+				kind = " " + kind
+			}
+			fmt.Fprintf(fs.Output(), "  --%s%s\n    \t%s", f.Name, kind, strings.ReplaceAll(usage, "\n", "\n    \t"))
+			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "[]" {
+				fmt.Fprintf(fs.Output(), " (default %s)", f.DefValue)
+			}
+			fmt.Fprintln(fs.Output())
+		})
+	}
+	return fs
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ", ") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }

@@ -1,0 +1,167 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/retrywise/retrywise/internal/execstep"
+	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/redact"
+	"github.com/retrywise/retrywise/internal/report"
+	"github.com/retrywise/retrywise/internal/retry"
+)
+
+const execSynopsis = `Usage: retrywise exec [flags] -- CMD [ARGS...]
+
+Runs CMD (directly; use sh -c for a shell), relays its output live with secrets
+masked, classifies a failure by exit status and output, and retries only
+transient failures on the schedule. Progress and the report go to stderr;
+stdout carries only the command's stdout.`
+
+func (c *Command) runExec(ctx context.Context, args []string) int {
+	fs := newFlagSet("exec", execSynopsis)
+	rf := addRetryFlags(fs, "10s,20s,60s")
+	var retryOn, stopOn, masks stringList
+	fs.Var(&retryOn, "retry-on", "treat output matching `REGEX` as transient (repeatable)")
+	fs.Var(&stopOn, "stop-on", "stop when output matches `REGEX`; wins over --retry-on (repeatable)")
+	retryOnExit := fs.String("retry-on-exit", "", "treat these exit `CODES` as transient, e.g. 1,3-5")
+	stopOnExit := fs.String("stop-on-exit", "", "stop on these exit `CODES`; wins over --retry-on-exit")
+	timeout := fs.Duration("timeout", 0, "bound on each attempt (SIGTERM, then SIGKILL after --kill-grace); 0 means none")
+	killGrace := fs.Duration("kill-grace", execstep.DefaultKillGrace, "wait between SIGTERM and SIGKILL when an attempt is stopped")
+	tool := fs.String("tool", "auto", "whose output to expect: auto, git, curl or exec")
+	absentOK := fs.Bool("absent-ok", false, "exit 0 when the failure means \"not there\" (e.g. curl -f on a 404)")
+	fs.Var(&masks, "mask", "also mask `VALUE` wherever it appears (repeatable)")
+	if code, done := c.parse(fs, args); done {
+		return code
+	}
+	argv := fs.Args()
+	if len(argv) == 0 {
+		return c.fail(exitcode.Usage, "no command given: use retrywise exec [flags] -- CMD [ARGS...]")
+	}
+	pol, err := rf.policy()
+	if err != nil {
+		return c.fail(exitcode.Usage, err.Error())
+	}
+	rules, err := buildRules(retryOn, stopOn, *retryOnExit, *stopOnExit)
+	if err != nil {
+		return c.fail(exitcode.Usage, err.Error())
+	}
+	t, err := failure.ParseTool(*tool)
+	if err != nil || t == failure.ToolHTTP {
+		return c.fail(exitcode.Usage, fmt.Sprintf("invalid --tool %q: want auto, git, curl or exec", *tool))
+	}
+	if *timeout < 0 || *killGrace < 0 {
+		return c.fail(exitcode.Usage, "--timeout and --kill-grace must not be negative")
+	}
+
+	red := c.redactor(masks)
+	stdout, stderr := red.Writer(c.Stdout), red.Writer(c.Stderr)
+	defer stdout.Close()
+	defer stderr.Close()
+
+	rfile, err := openReport(rf.report)
+	if err != nil {
+		stderr.Close()
+		return c.fail(exitcode.Config, err.Error())
+	}
+
+	step, err := execstep.New(execstep.Options{
+		Args: argv, Env: c.Env, Stdin: c.Stdin, Stdout: stdout, Stderr: stderr,
+		Timeout: *timeout, KillGrace: *killGrace, Tool: t, Rules: rules,
+	})
+	if err != nil {
+		stderr.Close()
+		return c.fail(exitcode.Config, red.String(err.Error()))
+	}
+	coord := &retry.Coordinator{
+		Policy: pol,
+		Clock:  c.Clock,
+		Progress: func(a retry.Attempt, max int) {
+			stderr.Flush()
+			fmt.Fprintf(stderr, "retrywise: %s\n", report.ProgressLine(a, max))
+		},
+	}
+	out, err := coord.Run(ctx, step)
+	if err != nil {
+		return c.fail(exitcode.Usage, err.Error())
+	}
+	code := exitcode.For(out, *absentOK)
+	rep := report.New("exec", strings.Join(argv, " "), out, code)
+	if ok, why := step.CanRetry(nil); !ok {
+		rep.Notes = append(rep.Notes, why)
+	}
+	return c.finish(rep, red, stderr, rfile)
+}
+
+// finish writes the report to stderr (and the JSON file), then the one-line
+// reason last on a non-zero exit; it returns the report's exit code.
+func (c *Command) finish(rep *report.Report, red *redact.Redactor, stderr *redact.Writer, rfile *os.File) int {
+	stderr.Flush()
+	rep.WriteText(stderr)
+	if rfile != nil {
+		var b strings.Builder
+		rep.WriteJSON(&b)
+		_, werr := io.WriteString(rfile, red.String(b.String()))
+		if cerr := rfile.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			fmt.Fprintf(stderr, "retrywise: cannot write the JSON report: %v\n", werr)
+		}
+	}
+	if rep.ExitCode != exitcode.OK {
+		fmt.Fprintf(stderr, "retrywise: %s\n", rep.Headline())
+	}
+	stderr.Flush()
+	return rep.ExitCode
+}
+
+// openReport creates the JSON report file up front, so a bad path fails before anything runs.
+func openReport(path string) (*os.File, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("cannot create the report file: %w", err)
+	}
+	return f, nil
+}
+
+func buildRules(retryOn, stopOn []string, retryOnExit, stopOnExit string) (failure.Rules, error) {
+	var r failure.Rules
+	compile := func(flag string, exprs []string) ([]*regexp.Regexp, error) {
+		var out []*regexp.Regexp
+		for _, e := range exprs {
+			re, err := regexp.Compile(e)
+			if err != nil {
+				return nil, fmt.Errorf("invalid --%s %q: %v", flag, e, err)
+			}
+			out = append(out, re)
+		}
+		return out, nil
+	}
+	var err error
+	if r.RetryOn, err = compile("retry-on", retryOn); err != nil {
+		return r, err
+	}
+	if r.StopOn, err = compile("stop-on", stopOn); err != nil {
+		return r, err
+	}
+	if retryOnExit != "" {
+		if r.RetryOnExit, err = failure.ParseExitCodes(retryOnExit); err != nil {
+			return r, fmt.Errorf("invalid --retry-on-exit: %v", err)
+		}
+	}
+	if stopOnExit != "" {
+		if r.StopOnExit, err = failure.ParseExitCodes(stopOnExit); err != nil {
+			return r, fmt.Errorf("invalid --stop-on-exit: %v", err)
+		}
+	}
+	return r, nil
+}

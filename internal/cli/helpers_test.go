@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestMain provides a temp folder for the binary built by buildBinary and removes it afterwards.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "retrywise-bin-")
+	if err != nil {
+		panic(err)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var (
+	binDir    string
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// buildBinary builds cmd/retrywise once per test binary.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binPath = filepath.Join(binDir, "retrywise")
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/retrywise/retrywise/cmd/retrywise").CombinedOutput()
+		if err != nil {
+			buildErr = err
+			binPath = string(out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("go build: %v\n%s", buildErr, binPath)
+	}
+	return binPath
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer goroutine and a reading test, which it wakes on every write.
+type syncBuffer struct {
+	mu     sync.Mutex
+	b      bytes.Buffer
+	notify chan struct{}
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.notify == nil {
+		s.notify = make(chan struct{}, 1)
+	}
+	select {
+	case s.notify <- struct{}{}:
+	default:
+	}
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func (s *syncBuffer) wake() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.notify == nil {
+		s.notify = make(chan struct{}, 1)
+	}
+	return s.notify
+}
+
+// waitFor blocks until want appears in b, failing after 30s.
+func waitFor(t *testing.T, b *syncBuffer, want string) {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for !strings.Contains(b.String(), want) {
+		select {
+		case <-b.wake():
+		case <-deadline:
+			t.Fatalf("timed out waiting for %q in:\n%s", want, b.String())
+		}
+	}
+}

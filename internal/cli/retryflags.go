@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/retrywise/retrywise/internal/retry"
+)
+
+// retryFlags are the loop's flags, shared by every command that retries.
+type retryFlags struct {
+	schedule      string
+	maxAttempts   int
+	maxElapsed    time.Duration
+	retryAfterCap time.Duration
+	onUnknown     string
+	report        string
+}
+
+// addRetryFlags registers the retry flags on fs with the given default schedule.
+func addRetryFlags(fs *flag.FlagSet, defaultSchedule string) *retryFlags {
+	r := &retryFlags{}
+	fs.StringVar(&r.schedule, "schedule", defaultSchedule, "comma-separated `waits` before each retry; the last repeats")
+	fs.IntVar(&r.maxAttempts, "max-attempts", 0, "attempts in all, the first included; 0 means the schedule's length plus one")
+	fs.DurationVar(&r.maxElapsed, "max-elapsed", 15*time.Minute, "bound on the whole loop; a wait that would cross it is not started")
+	fs.DurationVar(&r.retryAfterCap, "retry-after-cap", 5*time.Minute, "longest server-requested wait (Retry-After) honoured; a longer one stops")
+	fs.StringVar(&r.onUnknown, "on-unknown", "stop", "what to do with an unrecognised failure: stop or retry")
+	fs.StringVar(&r.report, "report", "", "also write the report as JSON to `FILE`")
+	return r
+}
+
+// policy resolves the flags into a normalised policy snapshot.
+func (r *retryFlags) policy() (retry.Policy, error) {
+	sched, err := retry.ParseSchedule(r.schedule)
+	if err != nil {
+		return retry.Policy{}, err
+	}
+	ou, err := retry.ParseOnUnknown(r.onUnknown)
+	if err != nil {
+		return retry.Policy{}, err
+	}
+	if r.maxAttempts < 0 {
+		return retry.Policy{}, fmt.Errorf("invalid --max-attempts %d: must be at least 1 (0 derives it from the schedule)", r.maxAttempts)
+	}
+	return retry.Policy{Schedule: sched, MaxAttempts: r.maxAttempts, MaxElapsed: r.maxElapsed, RetryAfterCap: r.retryAfterCap, OnUnknown: ou}.Normalize()
+}

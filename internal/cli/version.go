@@ -1,0 +1,25 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/retrywise/retrywise/internal/exitcode"
+)
+
+func (c *Command) runVersion(ctx context.Context, args []string) int {
+	fs := newFlagSet("version", "Usage: retrywise version\n\nPrints retrywise's version.")
+	if code, done := c.parse(fs, args); done {
+		return code
+	}
+	v := c.Version
+	if v == "" {
+		v = "(devel)"
+		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+			v = bi.Main.Version
+		}
+	}
+	fmt.Fprintf(c.Stdout, "retrywise %s\n", v)
+	return exitcode.OK
+}

@@ -1,0 +1,140 @@
+// Package clock is the injectable time source used by every wait in retrywise,
+// so that tests control time instead of sleeping.
+package clock
+
+import (
+	"sort"
+	"sync"
+	"time"
+)
+
+// Clock tells the time and makes timers.
+type Clock interface {
+	// Now returns the current time.
+	Now() time.Time
+	// NewTimer returns a timer that fires once after d.
+	NewTimer(d time.Duration) Timer
+}
+
+// Timer is a one-shot timer; its shape matches backoff.Timer's channel and Stop.
+type Timer interface {
+	// C delivers the time once the timer fires.
+	C() <-chan time.Time
+	// Stop prevents the timer from firing; it reports whether it stopped it.
+	Stop() bool
+}
+
+// Real is the wall clock.
+type Real struct{}
+
+// Now returns time.Now().
+func (Real) Now() time.Time { return time.Now() }
+
+// NewTimer wraps time.NewTimer.
+func (Real) NewTimer(d time.Duration) Timer { return realTimer{time.NewTimer(d)} }
+
+type realTimer struct{ t *time.Timer }
+
+func (r realTimer) C() <-chan time.Time { return r.t.C }
+func (r realTimer) Stop() bool          { return r.t.Stop() }
+
+// Fake is a manual clock for tests: time moves only when Advance is called, or,
+// with AutoAdvance, as soon as a timer is created.
+type Fake struct {
+	mu     sync.Mutex
+	now    time.Time
+	auto   bool
+	timers []*fakeTimer
+	waits  []time.Duration
+	notify chan struct{}
+}
+
+// NewFake returns a fake clock at start; with auto set, every new timer fires at
+// once and moves the clock forward by its duration.
+func NewFake(start time.Time, auto bool) *Fake {
+	return &Fake{now: start, auto: auto, notify: make(chan struct{}, 1)}
+}
+
+// Now returns the fake time.
+func (f *Fake) Now() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.now
+}
+
+// NewTimer records d as a wait and returns a timer driven by Advance.
+func (f *Fake) NewTimer(d time.Duration) Timer {
+	f.mu.Lock()
+	t := &fakeTimer{f: f, at: f.now.Add(d), c: make(chan time.Time, 1)}
+	f.waits = append(f.waits, d)
+	f.timers = append(f.timers, t)
+	auto := f.auto
+	f.mu.Unlock()
+	select {
+	case f.notify <- struct{}{}:
+	default:
+	}
+	if auto {
+		f.Advance(d)
+	}
+	return t
+}
+
+// Waits returns every duration a timer was created with, in order.
+func (f *Fake) Waits() []time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]time.Duration(nil), f.waits...)
+}
+
+// Pending returns how many timers are waiting to fire.
+func (f *Fake) Pending() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.timers)
+}
+
+// TimerCreated returns a channel that receives after a timer is created; use it
+// to wait, without sleeping, until the code under test starts waiting.
+func (f *Fake) TimerCreated() <-chan struct{} { return f.notify }
+
+// Advance moves the clock forward by d and fires every timer that is due.
+func (f *Fake) Advance(d time.Duration) {
+	f.mu.Lock()
+	f.now = f.now.Add(d)
+	now := f.now
+	var due, keep []*fakeTimer
+	for _, t := range f.timers {
+		if !t.at.After(now) {
+			due = append(due, t)
+		} else {
+			keep = append(keep, t)
+		}
+	}
+	f.timers = keep
+	f.mu.Unlock()
+	sort.Slice(due, func(i, j int) bool { return due[i].at.Before(due[j].at) })
+	for _, t := range due {
+		t.c <- now
+	}
+}
+
+type fakeTimer struct {
+	f  *Fake
+	at time.Time
+	c  chan time.Time
+}
+
+func (t *fakeTimer) C() <-chan time.Time { return t.c }
+
+func (t *fakeTimer) Stop() bool {
+	t.f.mu.Lock()
+	defer t.f.mu.Unlock()
+	for i, o := range t.f.timers {
+		if o == t {
+			t.f.timers = append(t.f.timers[:i], t.f.timers[i+1:]...)
+			return true
+		}
+	}
+	return false
+}

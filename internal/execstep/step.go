@@ -1,0 +1,262 @@
+// Package execstep runs a command as one retry step: the child's output is
+// relayed live, its failure is classified, and it is stopped on timeout or
+// cancellation together with its whole process group.
+package execstep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/interrupt"
+)
+
+// Defaults for Options.
+const (
+	// DefaultKillGrace is how long a child has between SIGTERM and SIGKILL.
+	DefaultKillGrace = 10 * time.Second
+	// DefaultMaxStdin is the most standard input kept for replay on retries (8 MiB).
+	DefaultMaxStdin = 8 << 20
+	// TailSize is how much of the child's output is kept for classification (64 KiB).
+	TailSize = 64 << 10
+	// pipeGrace bounds how long output pipes held open by a grandchild delay an attempt's end.
+	pipeGrace = time.Second
+)
+
+// Options configures a Step.
+type Options struct {
+	// Args is the command and its arguments; Args[0] is looked up in PATH.
+	Args []string
+	// Env is the child's environment; nil means retrywise's own.
+	Env []string
+	// Dir is the working directory; "" means the current one.
+	Dir string
+	// Stdin is given to the first attempt and replayed to later ones; nil means none.
+	Stdin io.Reader
+	// Stdout and Stderr receive the child's output live (the caller masks secrets).
+	Stdout, Stderr io.Writer
+	// Timeout bounds each attempt; 0 means none.
+	Timeout time.Duration
+	// KillGrace is the wait between SIGTERM and SIGKILL; 0 means DefaultKillGrace.
+	KillGrace time.Duration
+	// Tool says whose output this is for the recognisers; "" means auto.
+	Tool failure.Tool
+	// Rules are the user's --retry-on/--stop-on rules.
+	Rules failure.Rules
+	// MaxStdin is the replay buffer's size; 0 means DefaultMaxStdin.
+	MaxStdin int
+}
+
+// Step runs the command once per attempt; it implements retry.Step.
+type Step struct {
+	opts  Options
+	stdin *replay
+	out   *tail
+	// Output is the tail of the last attempt's combined output.
+	lastOutput string
+}
+
+// New validates opts and returns a Step; a missing executable is reported here,
+// before anything runs.
+func New(opts Options) (*Step, error) {
+	if len(opts.Args) == 0 {
+		return nil, errors.New("no command given: use retrywise exec [flags] -- CMD [ARGS...]")
+	}
+	if _, err := exec.LookPath(opts.Args[0]); err != nil {
+		return nil, fmt.Errorf("cannot run %q: %w", opts.Args[0], err)
+	}
+	if opts.KillGrace <= 0 {
+		opts.KillGrace = DefaultKillGrace
+	}
+	if opts.MaxStdin <= 0 {
+		opts.MaxStdin = DefaultMaxStdin
+	}
+	if opts.Tool == "" {
+		opts.Tool = failure.ToolAuto
+	}
+	if opts.Stdout == nil {
+		opts.Stdout = io.Discard
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = io.Discard
+	}
+	s := &Step{opts: opts, out: newTail(TailSize)}
+	if opts.Stdin != nil && !isTerminal(opts.Stdin) {
+		s.stdin = newReplay(opts.Stdin, opts.MaxStdin)
+	}
+	return s, nil
+}
+
+// isTerminal reports whether r is a character device (a terminal or /dev/null),
+// which is handed to the child as it is: nothing to buffer, nothing to replay.
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// LastOutput returns the kept tail of the last attempt's output.
+func (s *Step) LastOutput() string { return s.lastOutput }
+
+// CanRetry refuses a retry when standard input outgrew the replay buffer.
+func (s *Step) CanRetry(*failure.Failure) (bool, string) {
+	if s.stdin != nil && s.stdin.Overflowed() {
+		return false, fmt.Sprintf("standard input is larger than the %d MiB replay buffer, so a retry could not send the same input", s.opts.MaxStdin>>20)
+	}
+	return true, ""
+}
+
+// Attempt runs the command once and classifies a failure.
+func (s *Step) Attempt(ctx context.Context, n int) error {
+	s.out.Reset()
+	cmd := exec.Command(s.opts.Args[0], s.opts.Args[1:]...)
+	cmd.Env, cmd.Dir = s.opts.Env, s.opts.Dir
+	cmd.Stdout = io.MultiWriter(s.opts.Stdout, s.out)
+	cmd.Stderr = io.MultiWriter(s.opts.Stderr, s.out)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = pipeGrace
+
+	var feed *replayReader
+	var stdinW *os.File
+	switch {
+	case s.stdin != nil:
+		r, w, err := os.Pipe()
+		if err != nil {
+			return fmt.Errorf("stdin pipe: %w", err)
+		}
+		cmd.Stdin, stdinW, feed = r, w, s.stdin.reader()
+		defer r.Close()
+	case s.opts.Stdin != nil:
+		cmd.Stdin = s.opts.Stdin
+	}
+
+	if err := cmd.Start(); err != nil {
+		if stdinW != nil {
+			stdinW.Close()
+		}
+		return failure.New(failure.Structural, "cannot start "+s.opts.Args[0]+": "+err.Error(), "check the command and its path")
+	}
+	if feed != nil {
+		go func() {
+			io.Copy(stdinW, feed)
+			stdinW.Close()
+		}()
+	}
+
+	attemptCtx := ctx
+	var cancel context.CancelFunc = func() {}
+	if s.opts.Timeout > 0 {
+		attemptCtx, cancel = context.WithTimeout(ctx, s.opts.Timeout)
+	}
+	defer cancel()
+
+	waited := make(chan struct{})
+	killed := make(chan syscall.Signal, 1)
+	go s.watch(attemptCtx, cmd.Process.Pid, waited, killed)
+	werr := cmd.Wait()
+	close(waited)
+	if feed != nil {
+		feed.close()
+	}
+	s.lastOutput = s.out.String()
+
+	var sent syscall.Signal
+	select {
+	case sent = <-killed:
+	default:
+	}
+	return s.classify(ctx, attemptCtx, cmd.ProcessState, werr, sent)
+}
+
+// watch stops the process group when ctx ends: it forwards the signal that
+// cancelled the run (SIGTERM on a timeout), then sends SIGKILL after the grace.
+func (s *Step) watch(ctx context.Context, pid int, waited <-chan struct{}, killed chan<- syscall.Signal) {
+	select {
+	case <-waited:
+		return
+	case <-ctx.Done():
+	}
+	sig := syscall.SIGTERM
+	if fwd, ok := interrupt.FromContext(ctx); ok {
+		sig = fwd
+	}
+	killed <- sig
+	syscall.Kill(-pid, sig)
+	t := time.NewTimer(s.opts.KillGrace)
+	defer t.Stop()
+	select {
+	case <-waited:
+	case <-t.C:
+		syscall.Kill(-pid, syscall.SIGKILL)
+	}
+}
+
+func (s *Step) classify(ctx, attemptCtx context.Context, ps *os.ProcessState, werr error, sent syscall.Signal) error {
+	name := s.opts.Args[0]
+	if ps == nil {
+		return failure.New(failure.Unknown, fmt.Sprintf("%s did not run: %v", name, werr), "")
+	}
+	ws, _ := ps.Sys().(syscall.WaitStatus)
+	if ps.Success() && !ws.Signaled() {
+		// Success, even when a grandchild kept the output open past pipeGrace (exec.ErrWaitDelay).
+		return nil
+	}
+	if sent != 0 && ctx.Err() == nil && attemptCtx.Err() == context.DeadlineExceeded {
+		f := failure.New(failure.Transient, fmt.Sprintf("%s timed out after %s", name, s.opts.Timeout),
+			"the command was stopped after --timeout; if it needs longer, raise --timeout")
+		f.Evidence = lastLines(s.lastOutput, 3)
+		return f
+	}
+	code := failure.NoExitCode
+	if ws.Exited() {
+		code = ws.ExitStatus()
+	}
+	f := failure.FromText(s.opts.Tool, s.lastOutput, code)
+	f = s.opts.Rules.Apply(s.lastOutput, code, f)
+	if ws.Signaled() {
+		sig := ws.Signal()
+		if f.Class == failure.Unknown {
+			f = failure.New(failure.Unknown, fmt.Sprintf("%s was killed by signal %s", name, sigName(sig)),
+				"a process killed by a signal is never a success; find out what sent it (out of memory, a supervisor)")
+			f.Evidence = lastLines(s.lastOutput, 3)
+		} else {
+			f.Reason += fmt.Sprintf(" (killed by signal %s)", sigName(sig))
+		}
+	}
+	return f
+}
+
+func sigName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGKILL:
+		return "SIGKILL"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGSEGV:
+		return "SIGSEGV"
+	}
+	return s.String()
+}
+
+func lastLines(s string, n int) []string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	var out []string
+	for i := len(lines) - 1; i >= 0 && len(out) < n; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			out = append([]string{l}, out...)
+		}
+	}
+	return out
+}

@@ -1,0 +1,70 @@
+// Package exitcode is the one table of retrywise's exit codes and the one
+// function that maps an outcome to a code.
+package exitcode
+
+import (
+	"errors"
+
+	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/interrupt"
+	"github.com/retrywise/retrywise/internal/retry"
+)
+
+// The exit codes; the numbers follow BSD sysexits where one fits.
+const (
+	// OK: the step succeeded, or was absent and the user said absence is fine.
+	OK = 0
+	// Unknown: the failure was not recognised; retrywise stopped rather than guess.
+	Unknown = 1
+	// Usage: the command line was malformed (EX_USAGE).
+	Usage = 64
+	// Structural: the request itself must change, e.g. non-fast-forward (EX_DATAERR).
+	Structural = 65
+	// Absent: the thing is not there, and --absent-ok was not given (EX_NOINPUT).
+	Absent = 66
+	// Transient: the final failure was transient; attempts, time, cap or safety stopped the loop (EX_TEMPFAIL).
+	Transient = 75
+	// Policy: a decision already made: denied, unauthorised, not allowed (EX_NOPERM).
+	Policy = 77
+	// Config: retrywise's own configuration is wrong: an unset variable, a bad file (EX_CONFIG).
+	Config = 78
+	// Interrupted: cancelled by SIGINT (SIGTERM gives 143: 128 plus the signal number).
+	Interrupted = 130
+	// Terminated: cancelled by SIGTERM.
+	Terminated = 143
+)
+
+// ForClass returns the code for a final failure of class c.
+func ForClass(c failure.Class, absentOK bool) int {
+	switch c {
+	case failure.Transient:
+		return Transient
+	case failure.Policy:
+		return Policy
+	case failure.Structural:
+		return Structural
+	case failure.Absent:
+		if absentOK {
+			return OK
+		}
+		return Absent
+	}
+	return Unknown
+}
+
+// For maps a loop's outcome to the process exit code.
+func For(out *retry.Outcome, absentOK bool) int {
+	switch {
+	case out.OK():
+		return OK
+	case out.Stop == retry.StopCancelled:
+		var s *interrupt.Signal
+		if errors.As(out.Cause, &s) {
+			return s.ExitCode()
+		}
+		return Interrupted
+	case out.Final == nil:
+		return Unknown
+	}
+	return ForClass(out.Final.Class, absentOK)
+}

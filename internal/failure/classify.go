@@ -1,0 +1,135 @@
+package failure
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Tool names the client whose output is classified.
+type Tool string
+
+// The tools. ToolAuto detects the tool from the text.
+const (
+	ToolAuto Tool = "auto"
+	ToolGit  Tool = "git"
+	ToolCurl Tool = "curl"
+	ToolHTTP Tool = "http"
+	ToolExec Tool = "exec"
+)
+
+// ParseTool returns the tool with the given name; "" is ToolAuto.
+func ParseTool(s string) (Tool, error) {
+	t := Tool(strings.ToLower(strings.TrimSpace(s)))
+	switch t {
+	case "":
+		return ToolAuto, nil
+	case ToolAuto, ToolGit, ToolCurl, ToolHTTP, ToolExec:
+		return t, nil
+	}
+	return "", fmt.Errorf("unknown tool %q (want one of auto, git, curl, http, exec)", s)
+}
+
+// NoExitCode is Input.ExitCode when the exit status is not known.
+const NoExitCode = -1
+
+// Input is everything known about one failure.
+type Input struct {
+	Tool     Tool        // the client; "" is ToolAuto
+	Text     string      // stderr/stdout tail, or the HTTP body
+	ExitCode int         // process exit status; NoExitCode (-1) when not known
+	Status   int         // HTTP status; 0 when not known
+	Header   http.Header // HTTP response headers (may be nil)
+	Method   string      // HTTP method; "" when not known (treated as a lookup, GET)
+	Now      time.Time   // for X-RateLimit-Reset / HTTP-date Retry-After; zero → time.Now()
+}
+
+// allMatchers are the line recognisers of every tool. The scanner runs all of
+// them whatever the tool (a git log quotes curl's messages, an exec step may
+// print anything); the tool only decides how an exit status and an HTTP 400
+// are read.
+var allMatchers = concatMatchers(gitMatchers, curlMatchers, netMatchers, httpTextMatchers, goTextMatchers)
+
+// gateKeys are the distinct literal gates of allMatchers.
+var gateKeys = newKeyIndex(collectGates(allMatchers))
+
+func concatMatchers(lists ...[]matcher) []matcher {
+	var out []matcher
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// Classify returns the failure's classification; it never returns nil.
+// With a Status it classifies an HTTP response (Text is the body); otherwise
+// it classifies tool output. Empty input with no status is Unknown.
+func Classify(in Input) *Failure {
+	now := in.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	if in.Status != 0 {
+		return fromHTTP(in.Method, in.Status, in.Header, in.Text, now)
+	}
+	return classifyText(in.Tool, in.Text, in.ExitCode, in.Method)
+}
+
+// FromText classifies tool output with an exit status (git, curl, generic
+// exec output); exitCode is NoExitCode when not known.
+func FromText(tool Tool, text string, exitCode int) *Failure {
+	return classifyText(tool, text, exitCode, "")
+}
+
+func classifyText(tool Tool, text string, exitCode int, method string) *Failure {
+	if tool == "" {
+		tool = ToolAuto
+	}
+	if strings.TrimSpace(text) == "" && exitCode <= 0 {
+		return New(Unknown, "no failure output", "nothing to classify: capture the command's stderr or the HTTP status")
+	}
+	eff := tool
+	if tool == ToolAuto || tool == ToolHTTP || tool == ToolExec {
+		eff = detectTool(text, tool)
+	}
+	c := &scanCtx{text: text, tool: eff, method: strings.ToUpper(strings.TrimSpace(method)), ms: allMatchers, keys: gateKeys}
+	hits := c.scan()
+	if tool == ToolCurl && exitCode > 0 {
+		hits = append(hits, curlExitHit(exitCode, len(text)))
+	}
+	if f, ok := resolve(hits); ok {
+		return f
+	}
+	return unrecognised(text, exitCode)
+}
+
+// detectTool guesses the client from its output.
+func detectTool(text string, def Tool) Tool {
+	for _, mark := range []string{"fatal:", "remote:", "! [", "error: failed to push", "hint:"} {
+		if strings.Contains(text, mark) {
+			return ToolGit
+		}
+	}
+	if i := strings.Index(text, "curl: ("); i >= 0 && i+7 < len(text) && text[i+7] >= '0' && text[i+7] <= '9' {
+		return ToolCurl
+	}
+	return def
+}
+
+// unrecognised is the verdict when no recogniser claimed the text.
+func unrecognised(text string, exitCode int) *Failure {
+	reason := "unrecognised failure"
+	if exitCode > 0 {
+		reason = fmt.Sprintf("unrecognised failure (exit %d)", exitCode)
+	}
+	f := New(Unknown, reason, "read the output; if this failure is known to pass on a second try, add --retry-on REGEX for it (or --stop-on to say it never will)")
+	if line := lastLine(text); line != "" {
+		f.Evidence = []string{line}
+	} else if exitCode > 0 {
+		f.Evidence = []string{exitEvidence(exitCode)}
+	}
+	return f
+}
+
+func exitEvidence(code int) string { return fmt.Sprintf("exit code %d", code) }

@@ -1,0 +1,117 @@
+// Package failure holds the failure taxonomy and the recognisers that classify
+// tool output, HTTP responses and Go errors into it.
+//
+// Every classification answers one question: if the same request were sent
+// again unchanged, could the answer differ? Only a transient failure says yes.
+package failure
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Class is the closed set of failure classes.
+type Class int
+
+// The classes, ordered so that the zero value is Unknown.
+const (
+	// Unknown is a failure no recogniser claimed; it stops the loop.
+	Unknown Class = iota
+	// Transient may succeed unchanged later: timeouts, resets, 5xx, 429.
+	Transient
+	// Policy is a decision already made: allowlist denial, 401/403, missing permission.
+	Policy
+	// Structural means the request itself must change: non-fast-forward, 400/422.
+	Structural
+	// Absent is a valid "not there" answer: 404/410 on a lookup.
+	Absent
+)
+
+var classNames = [...]string{
+	Unknown:    "unknown",
+	Transient:  "transient",
+	Policy:     "policy",
+	Structural: "structural",
+	Absent:     "absent",
+}
+
+// String returns the lower-case name used in reports and JSON.
+func (c Class) String() string {
+	if c < 0 || int(c) >= len(classNames) {
+		return fmt.Sprintf("class(%d)", int(c))
+	}
+	return classNames[c]
+}
+
+// MarshalText encodes the class by name.
+func (c Class) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
+// UnmarshalText decodes a class name.
+func (c *Class) UnmarshalText(b []byte) error {
+	v, err := ParseClass(string(b))
+	if err != nil {
+		return err
+	}
+	*c = v
+	return nil
+}
+
+// ParseClass returns the class with the given name.
+func ParseClass(s string) (Class, error) {
+	for i, n := range classNames {
+		if strings.EqualFold(s, n) {
+			return Class(i), nil
+		}
+	}
+	return Unknown, fmt.Errorf("unknown failure class %q (want one of %s)", s, strings.Join(classNames[:], ", "))
+}
+
+// Decision is what the classification alone recommends.
+type Decision string
+
+// The two decisions.
+const (
+	Retry Decision = "retry"
+	Stop  Decision = "stop"
+)
+
+// Decision returns retry for transient failures and stop for every other class.
+func (c Class) Decision() Decision {
+	if c == Transient {
+		return Retry
+	}
+	return Stop
+}
+
+// Failure is one classified failure; it is an error so callers can use errors.As.
+type Failure struct {
+	// Class is the verdict.
+	Class Class
+	// Reason says what failed in one line, e.g. "curl 28, operation timed out".
+	Reason string
+	// Remedy tells a person what to do about it; empty when nothing better than retrying is known.
+	Remedy string
+	// Evidence quotes what the verdict rests on: output lines, a status and header.
+	Evidence []string
+	// RetryAfter is the wait the server asked for (Retry-After, X-RateLimit-Reset); zero when none.
+	RetryAfter time.Duration
+	// Err is the underlying error, if any.
+	Err error
+}
+
+// Error returns "class: reason".
+func (f *Failure) Error() string {
+	if f.Reason == "" {
+		return f.Class.String()
+	}
+	return f.Class.String() + ": " + f.Reason
+}
+
+// Unwrap returns the underlying error.
+func (f *Failure) Unwrap() error { return f.Err }
+
+// New returns a failure of class c with the given reason and remedy.
+func New(c Class, reason, remedy string, evidence ...string) *Failure {
+	return &Failure{Class: c, Reason: reason, Remedy: remedy, Evidence: evidence}
+}

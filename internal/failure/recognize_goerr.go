@@ -1,0 +1,165 @@
+package failure
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"regexp"
+	"strings"
+	"syscall"
+)
+
+// Go errors, as values (FromError) and as text printed by Go programs (docker,
+// go mod, terraform): net/http's own wordings, and the bare reason phrase
+// net/http reports when a proxy refuses CONNECT.
+
+const remedyNotTLS = "the server speaks plain HTTP: use an http:// URL for it, or declare it insecure (docker: insecure-registries); retrying will not help"
+
+var (
+	reNotTLS      = regexp.MustCompile(`server gave HTTP response to HTTPS client|first record does not look like a TLS handshake`)
+	reGoEOF       = regexp.MustCompile(`unexpected EOF|: EOF\s*$|: EOF[;)]`)
+	reGoCancelled = regexp.MustCompile(`context canceled|operation was canceled`)
+	// `Get "https://h/": Service Unavailable` (Go ≥1.14) or `Get https://h/: Forbidden`.
+	reGoBarePhrase = regexp.MustCompile(`\b(?:Get|Head|Post|Put|Patch|Delete|Options) "?https?://[^\s"]+"?: ([A-Za-z][A-Za-z -]*[A-Za-z])\s*$`)
+)
+
+var goTextMatchers = []matcher{
+	{
+		gates: []string{"gave HTTP response to HTTPS client", "does not look like a TLS handshake"},
+		re:    reNotTLS,
+		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+			return hit{class: Structural, rank: rankConfig, reason: "server gave HTTP response to HTTPS client", remedy: remedyNotTLS}, true
+		},
+	},
+	{
+		gates: []string{"EOF"},
+		re:    reGoEOF,
+		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+			return hit{class: Transient, rank: rankTransport, reason: "connection closed early (unexpected EOF)", remedy: remedyRetryNet}, true
+		},
+	},
+	{
+		gates: []string{"context canceled", "operation was canceled"},
+		re:    reGoCancelled,
+		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+			return hit{class: Unknown, rank: rankTransport, reason: "cancelled", remedy: "the operation was cancelled by the caller; nothing to retry"}, true
+		},
+	},
+	{
+		gates: []string{"Get ", "Head ", "Post ", "Put ", "Patch ", "Delete ", "Options "},
+		re:    reGoBarePhrase,
+		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
+			code := statusOfPhrase(m[1])
+			if code == 0 {
+				return hit{}, false
+			}
+			h := hit{class: Unknown, rank: rankGoPhrase, reason: "proxy CONNECT failed: " + m[1] + " (Go drops the proxy's details)",
+				remedy: "the proxy refused or failed the tunnel and Go hides why: check the proxy's logs or X-Squid-Error with curl -v; retry by hand if it is an upstream outage"}
+			switch code {
+			case 403:
+				h.class, h.remedy = Policy, remedyProxy403
+			case 407:
+				h.class, h.remedy = Policy, remedyProxy407
+			}
+			return h, true
+		},
+	},
+}
+
+// statusOfPhrase returns the 4xx/5xx status whose reason phrase is p, or 0.
+func statusOfPhrase(p string) int {
+	for code := 400; code < 600; code++ {
+		if t := http.StatusText(code); t != "" && strings.EqualFold(t, p) {
+			return code
+		}
+	}
+	return 0
+}
+
+// FromError classifies a Go error. A *Failure in the chain is returned as is;
+// context.Canceled is Unknown ("cancelled"). It never returns nil.
+func FromError(err error) *Failure {
+	if err == nil {
+		return New(Unknown, "no error", "nothing failed")
+	}
+	var f *Failure
+	if errors.As(err, &f) && f != nil {
+		return f
+	}
+	text := err.Error()
+	mk := func(c Class, reason, remedy string) *Failure {
+		out := New(c, reason, remedy, evidenceLine(firstLine(text), 0))
+		out.Err = err
+		return out
+	}
+
+	if errors.Is(err, context.Canceled) {
+		return mk(Unknown, "cancelled", "the operation was cancelled by the caller; nothing to retry")
+	}
+	var (
+		unknownAuth x509.UnknownAuthorityError
+		certInvalid x509.CertificateInvalidError
+		hostname    x509.HostnameError
+		sysRoots    x509.SystemRootsError
+		verifyErr   *tls.CertificateVerificationError
+		recordErr   tls.RecordHeaderError
+	)
+	switch {
+	case errors.As(err, &unknownAuth):
+		return mk(Unknown, "TLS certificate signed by unknown authority", remedyEnvCert)
+	case errors.As(err, &certInvalid):
+		return mk(Unknown, "TLS certificate invalid", remedyEnvCert)
+	case errors.As(err, &hostname):
+		return mk(Unknown, "TLS certificate does not match the host name", remedyEnvCert)
+	case errors.As(err, &sysRoots):
+		return mk(Unknown, "system root certificates unavailable", remedyEnvCert)
+	case errors.As(err, &verifyErr):
+		return mk(Unknown, "TLS certificate verification failed", remedyEnvCert)
+	case errors.As(err, &recordErr), strings.Contains(text, "server gave HTTP response to HTTPS client"):
+		return mk(Structural, "server gave HTTP response to HTTPS client", remedyNotTLS)
+	case errors.Is(err, context.DeadlineExceeded):
+		return mk(Transient, "deadline exceeded", "the operation took too long: retrying (raise the timeout if it keeps happening)")
+	}
+
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		reason := "could not resolve host " + clip(dnsErr.Name)
+		if dnsErr.IsTimeout {
+			reason = "name resolution of " + clip(dnsErr.Name) + " timed out"
+		}
+		return mk(Transient, reason, "DNS lookup failed: retrying; if it persists, check the host name and the resolver")
+	}
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return mk(Transient, "connection refused", remedyRefused)
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EPIPE):
+		return mk(Transient, "connection reset", remedyRetryNet)
+	case errors.Is(err, syscall.ETIMEDOUT):
+		return mk(Transient, "connection timed out", remedyRetryNet)
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return mk(Transient, "host or network unreachable", remedyRetryNet)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return mk(Transient, "connection closed early (unexpected EOF)", remedyRetryNet)
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return mk(Transient, "operation timed out", "the network or the server was too slow: retrying (raise the timeout if it keeps happening)")
+	}
+
+	// Anything else: read the error text like tool output (GOAWAY, x509 text
+	// from a wrapped string error, the bare CONNECT reason phrase ...).
+	out := FromText(ToolAuto, text, NoExitCode)
+	out.Err = err
+	return out
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

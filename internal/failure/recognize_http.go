@@ -1,0 +1,478 @@
+package failure
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// HTTP responses: the status decides, read with the method (a 404 on a lookup
+// is an answer, on a POST the action is impossible); headers (X-Squid-Error,
+// x-deny-reason, rate-limit headers) and the body refine it. The same status
+// rules apply to statuses quoted in tool output.
+
+// Response is an HTTP response to classify.
+type Response struct {
+	Method string      // "" when not known (treated as a lookup, GET)
+	Status int         // 0 when not known: the body is classified as text
+	Header http.Header // may be nil
+	Body   []byte
+	Now    time.Time // zero → time.Now()
+}
+
+// FromHTTP classifies an HTTP response (status, headers, body).
+func FromHTTP(r Response) *Failure {
+	now := r.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	if r.Status == 0 {
+		return classifyText(ToolHTTP, string(r.Body), NoExitCode, r.Method)
+	}
+	return fromHTTP(r.Method, r.Status, r.Header, string(r.Body), now)
+}
+
+const (
+	remedyRateLimit = "rate limited: waiting as the server asked (Retry-After / X-RateLimit-Reset); authenticate or slow down if it recurs"
+	remedyActions   = "grant the token `contents: write` (permissions: contents: write in the workflow), or push with a token that has write access"
+	remedyIntegr    = "grant the GitHub App / GITHUB_TOKEN the permission this endpoint needs (permissions: in the workflow), or use a token that has it"
+)
+
+func fromHTTP(method string, status int, h http.Header, body string, now time.Time) *Failure {
+	method = strings.ToUpper(strings.TrimSpace(method))
+	st := statusName(status)
+	ev := func(lines ...string) []string {
+		out := []string{st}
+		for _, l := range lines {
+			if l != "" && len(out) < maxEvidenceLines {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+
+	// A Squid error page names its cause; it beats the status it rides on.
+	if v := headerGet(h, "X-Squid-Error"); v != "" {
+		code, _, _ := strings.Cut(strings.TrimSpace(v), " ")
+		if vd, ok := squidVerdict(code); ok {
+			f := New(vd.class, "Squid "+code+" ("+st+"): "+vd.reason, vd.remedy, ev(headerEvidence("X-Squid-Error", v))...)
+			if f.Class == Transient {
+				f.RetryAfter, _ = RetryAfter(h, now)
+			}
+			return f
+		}
+	}
+
+	c := &scanCtx{text: body, tool: ToolHTTP, method: method, ms: allMatchers, keys: gateKeys}
+	hits := c.scan()
+	bodyBest, haveBody := resolve(hits)
+	method = c.lookupMethod()
+
+	ra, hasRA := RetryAfter(h, now)
+	rateBody := haveBody && bodyBest.Class == Transient && isRateLimitReason(bodyBest.Reason)
+	remaining := headerGet(h, "X-RateLimit-Remaining")
+	exhausted := remaining != "" && leadingInt(remaining) == 0
+	if status == 429 || ((status == 403 || status < 300) && rateBody) ||
+		(status == 403 && (exhausted || headerGet(h, "Retry-After") != "")) {
+		f := New(Transient, "rate limited ("+st+")", remedyRateLimit, ev()...)
+		if rateBody {
+			f.Reason = "rate limited (" + st + "): " + bodyBest.Reason
+			f.Evidence = ev(bodyBest.Evidence...)
+		} else if exhausted {
+			f.Evidence = ev(headerEvidence("X-RateLimit-Remaining", remaining))
+		} else if v := headerGet(h, "Retry-After"); v != "" {
+			f.Evidence = ev(headerEvidence("Retry-After", v))
+		}
+		if hasRA {
+			f.RetryAfter = ra
+		}
+		return f
+	}
+
+	if status < 400 {
+		// GraphQL reports errors with 200; a successful status is not a failure.
+		if haveBody && bodyBest.Class != Unknown {
+			bodyBest.Reason = st + ": " + bodyBest.Reason
+			bodyBest.Evidence = ev(bodyBest.Evidence...)
+			if bodyBest.Class == Transient && hasRA {
+				bodyBest.RetryAfter = ra
+			}
+			return bodyBest
+		}
+		return New(Unknown, st+" is not an error status", "nothing failed at the HTTP level: check what the caller expected", ev()...)
+	}
+
+	if status == 403 {
+		if v := headerGet(h, "X-Deny-Reason"); v != "" {
+			return New(Policy, st+" denied by the egress proxy: "+clip(v), "add the host to the egress allowlist", ev(headerEvidence("x-deny-reason", v))...)
+		}
+	}
+
+	vd := statusVerdict(status, method, ToolHTTP)
+	f := New(vd.class, vd.reason, vd.remedy, ev()...)
+	if haveBody && bodyBest.Class == vd.class && hitRank(hits, bodyBest) >= rankTransport {
+		f.Reason = st + ": " + bodyBest.Reason
+		f.Remedy = bodyBest.Remedy
+		f.Evidence = ev(bodyBest.Evidence...)
+	}
+	if f.Class == Transient && hasRA {
+		f.RetryAfter = ra
+	}
+	return f
+}
+
+// hitRank returns the rank of the hit that produced f's first evidence line.
+func hitRank(hits []hit, f *Failure) int {
+	r := 0
+	for _, h := range hits {
+		if h.class == f.Class && h.reason == f.Reason && h.rank > r {
+			r = h.rank
+		}
+	}
+	return r
+}
+
+func isRateLimitReason(r string) bool { return strings.Contains(r, "rate limit") }
+
+// headerEvidence renders a header as an evidence line.
+func headerEvidence(k, v string) string {
+	return evidenceLine(clip(k)+": "+strings.Join(strings.Fields(v), " "), 0)
+}
+
+// headerGet is http.Header.Get that also finds non-canonical keys.
+func headerGet(h http.Header, key string) string {
+	if h == nil {
+		return ""
+	}
+	if v := h.Get(key); v != "" {
+		return v
+	}
+	for k, vs := range h {
+		if strings.EqualFold(k, key) && len(vs) > 0 {
+			return vs[0]
+		}
+	}
+	return ""
+}
+
+// leadingInt parses the integer at the start of s ("0 (per docs)" → 0); -1 if none.
+func leadingInt(s string) int64 {
+	s = strings.TrimSpace(s)
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 || i > 18 {
+		return -1
+	}
+	n, _ := strconv.ParseInt(s[:i], 10, 64)
+	return n
+}
+
+// statusName renders a status as "HTTP 503 Service Unavailable".
+func statusName(code int) string {
+	if t := http.StatusText(code); t != "" {
+		return fmt.Sprintf("HTTP %d %s", code, t)
+	}
+	return fmt.Sprintf("HTTP %d", code)
+}
+
+// verdict is a class with its reason and remedy.
+type verdict struct {
+	class          Class
+	reason, remedy string
+}
+
+// isLookup reports whether a method only reads ("" is a lookup).
+func isLookup(method string) bool {
+	switch method {
+	case "", "GET", "HEAD", "OPTIONS":
+		return true
+	}
+	return false
+}
+
+// statusVerdict classifies an HTTP status for a method; tool is the client
+// that reported it (git's 400 is not the server judging the request).
+func statusVerdict(code int, method string, tool Tool) verdict {
+	st := statusName(code)
+	v := func(c Class, remedy string) verdict { return verdict{c, st, remedy} }
+	switch code {
+	case 400:
+		if tool == ToolGit {
+			return verdict{Unknown, st + " from git's smart-HTTP request (neither a refusal nor a flake)",
+				"usually the server refuses the chunked push: push over SSH, push in smaller pieces, or raise http.postBuffer; do not resend unchanged"}
+		}
+		return v(Structural, "the server rejected the request as malformed: fix the request")
+	case 401:
+		return v(Policy, "credentials missing or rejected: supply a valid token (it may be expired or revoked)")
+	case 402:
+		return v(Policy, "the account must change (billing or plan)")
+	case 403:
+		return v(Policy, "the credentials lack permission, or a proxy/firewall denies the host: grant access or add the host to the allowlist")
+	case 404, 410:
+		if isLookup(method) {
+			return v(Absent, "not there: treat it as not found, or fix the URL or name")
+		}
+		return verdict{Structural, st + " on " + clip(method) + ": the action is impossible",
+			"the target does not exist or the feature is disabled: fix the URL or enable the feature; resending will not help"}
+	case 407:
+		return v(Policy, remedyProxy407)
+	case 408, 425, 421:
+		return v(Transient, "the server gave up waiting: retrying")
+	case 409:
+		return v(Unknown, "the resource changed or conflicts: re-read it and decide")
+	case 413:
+		return v(Structural, "the request is too large for the server: send less (smaller pushes, Git LFS, split the upload)")
+	case 414, 431:
+		return v(Structural, "the request is too large for the server: shorten the URL or headers")
+	case 422:
+		return v(Structural, "the server refused the content: fix the payload (see the message)")
+	case 429:
+		return v(Transient, remedyRateLimit)
+	case 451:
+		return v(Policy, "blocked for legal reasons")
+	case 500, 502, 503, 504, 509, 520, 521, 522, 523, 524, 529, 598, 599:
+		return v(Transient, "the server failed: wait for the outage to end; retrying")
+	case 501, 505, 510:
+		return v(Structural, "the server does not support this request: change it")
+	case 511:
+		return v(Policy, "the network requires sign-in (captive portal): authenticate to the network")
+	}
+	switch {
+	case code >= 400 && code < 500:
+		return v(Structural, "the server rejected the request: fix it (see the message)")
+	case code >= 500 && code < 600:
+		return v(Unknown, "the server reported an unusual error: read the message")
+	}
+	return v(Unknown, "not an error status: check what the caller expected")
+}
+
+// squidVerdict classifies Squid's error page codes (X-Squid-Error).
+func squidVerdict(code string) (verdict, bool) {
+	switch code {
+	case "ERR_ACCESS_DENIED", "ERR_FORWARDING_DENIED", "ERR_CACHE_MGR_ACCESS_DENIED":
+		return verdict{Policy, "the proxy's access rules deny the request", "add the host to the proxy's allowlist (ask the proxy admin)"}, true
+	case "ERR_CACHE_ACCESS_DENIED":
+		return verdict{Policy, "the proxy requires authentication", remedyProxy407}, true
+	case "ERR_CONNECT_FAIL", "ERR_DNS_FAIL", "ERR_READ_TIMEOUT", "ERR_READ_ERROR", "ERR_WRITE_ERROR",
+		"ERR_ZERO_SIZE_OBJECT", "ERR_LIFETIME_EXP", "ERR_SHUTTING_DOWN", "ERR_GATEWAY_FAILURE", "ERR_SOCKET_FAILURE":
+		return verdict{Transient, "the proxy could not reach or read the upstream", "the upstream failed behind the proxy: retrying"}, true
+	case "ERR_TOO_BIG":
+		return verdict{Structural, "the request or reply exceeds the proxy's size limit", "send less, or ask the proxy admin to raise the limit"}, true
+	case "ERR_INVALID_URL", "ERR_INVALID_REQ", "ERR_UNSUP_REQ", "ERR_UNSUP_HTTPVERSION":
+		return verdict{Structural, "the proxy rejected the request as invalid", "fix the request or URL"}, true
+	case "ERR_CANNOT_FORWARD":
+		return verdict{Unknown, "the proxy could not forward the request (uplink down, or never_direct with no parent)", "check the proxy's uplink and routing rules; this may clear or may be configuration"}, true
+	case "ERR_SECURE_CONNECT_FAIL":
+		return verdict{Unknown, "the proxy could not set up TLS to the upstream", remedyEnvTLS}, true
+	}
+	return verdict{}, false
+}
+
+var (
+	reReturnedError = regexp.MustCompile(`returned error: (\d{3})`)
+	reHTTPNum       = regexp.MustCompile(`(?i)\bHTTP(?:/[\d.]+)?(?:[ _-]?(?:error|status|code|status code|response))?[ :=]+([45]\d\d)\b`)
+	reMethodURL     = regexp.MustCompile(`\b(GET|HEAD|POST|PUT|PATCH|DELETE) (?:https?://\S+?):? ([45]\d\d)\b`)
+	reStatusWord    = regexp.MustCompile(`(?i)\bstatus(?:[ _]code)?[ :=]+([45]\d\d)\b`)
+	reCodePhrase    = regexp.MustCompile(`\b([45]\d\d)(?:\s*[-:]\s*|\s+)([A-Za-z][A-Za-z' -]*[A-Za-z])`)
+	reRateLimit     = regexp.MustCompile(`(?i)API rate limit exceeded|secondary rate limit|rate limit exceeded|abuse detection|exceeded a (?:secondary )?rate limit|rate limit reached|reached your (?:\w+ )?rate limit|toomanyrequests`)
+	reGraphQLType   = regexp.MustCompile(`"type"\s*:\s*"([A-Z_]+)"`)
+	reSquidCode     = regexp.MustCompile(`\bERR_[A-Z_]+\b`)
+)
+
+// statusHit is the hit of an HTTP status quoted in tool output.
+func statusHit(c *scanCtx, code, rank int) (hit, bool) {
+	if code < 400 || code > 599 {
+		return hit{}, false
+	}
+	method := ""
+	if code == 404 || code == 410 {
+		method = c.lookupMethod()
+	}
+	vd := statusVerdict(code, method, c.tool)
+	return hit{class: vd.class, rank: rank, reason: vd.reason, remedy: vd.remedy}, true
+}
+
+// phraseStatus reports whether phrase starts with code's reason phrase.
+func phraseStatus(code int, phrase string) bool {
+	p := strings.ToLower(phrase)
+	names := []string{strings.ToLower(http.StatusText(code))}
+	switch code {
+	case 413:
+		names = append(names, "payload too large", "content too large")
+	case 422:
+		names = append(names, "unprocessable content")
+	case 504:
+		names = append(names, "gateway time-out")
+	}
+	if code >= 500 {
+		names = append(names, "server error")
+	} else {
+		names = append(names, "client error")
+	}
+	for _, n := range names {
+		if n != "" && strings.HasPrefix(p, n) {
+			return true
+		}
+	}
+	return false
+}
+
+var httpTextMatchers = []matcher{
+	{
+		gates: []string{"returned error: "},
+		re:    reReturnedError,
+		build: func(c *scanCtx, _ string, m []string) (hit, bool) { return statusHit(c, atoi(m[1]), rankStatus) },
+	},
+	{
+		gates: []string{"HTTP", "http", "Http"},
+		re:    reHTTPNum,
+		build: func(c *scanCtx, _ string, m []string) (hit, bool) { return statusHit(c, atoi(m[1]), rankStatusTxt) },
+	},
+	{
+		gates: []string{"GET http", "HEAD http", "POST http", "PUT http", "PATCH http", "DELETE http"},
+		re:    reMethodURL,
+		build: func(c *scanCtx, _ string, m []string) (hit, bool) {
+			code := atoi(m[2])
+			if code < 400 || code > 599 {
+				return hit{}, false
+			}
+			vd := statusVerdict(code, m[1], c.tool)
+			return hit{class: vd.class, rank: rankStatusTxt, reason: vd.reason, remedy: vd.remedy}, true
+		},
+	},
+	{
+		gates: []string{"status", "Status", "STATUS"},
+		re:    reStatusWord,
+		build: func(c *scanCtx, _ string, m []string) (hit, bool) { return statusHit(c, atoi(m[1]), rankStatusTxt) },
+	},
+	{
+		gates: []string{"Forbidden", "Not Found", "Unauthorized", "Bad Request", "Unprocessable", "Too Many Requests", "Server Error", "Bad Gateway", "Unavailable", "Timeout", "Time-out", "Gone", "Too Large", "Not Implemented", "Conflict", "Proxy Authentication", "Client Error", "Precondition"},
+		re:    reCodePhrase,
+		build: func(c *scanCtx, line string, _ []string) (hit, bool) {
+			// the regexp finds the first "NNN Word"; look at every one on the line
+			for _, m := range reCodePhrase.FindAllStringSubmatch(line, 8) {
+				if code := atoi(m[1]); phraseStatus(code, m[2]) {
+					return statusHit(c, code, rankStatusTxt)
+				}
+			}
+			return hit{}, false
+		},
+	},
+	{
+		gates: []string{"ate limit", "RATE LIMIT", "abuse detection", "toomanyrequests"},
+		re:    reRateLimit,
+		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
+			return hit{class: Transient, rank: rankRateLimit, reason: "rate limit exceeded", remedy: remedyRateLimit}, true
+		},
+	},
+	{
+		gates: []string{"Bad credentials"},
+		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+			return hit{class: Policy, rank: rankRefusal, reason: "bad credentials",
+				remedy: "the token is wrong, expired or revoked: replace it (check the secret's name and value)"}, true
+		},
+	},
+	{
+		gates: []string{"Resource not accessible by integration", "Resource not accessible by personal access token"},
+		build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
+			if strings.Contains(line, "personal access token") {
+				return hit{class: Policy, rank: rankRefusal, reason: "resource not accessible by personal access token",
+					remedy: "grant the fine-grained token the permission this endpoint needs (and access to the repository)"}, true
+			}
+			return hit{class: Policy, rank: rankRefusal, reason: "resource not accessible by integration", remedy: remedyIntegr}, true
+		},
+	},
+	{
+		gates: []string{"Requires authentication", "Must have admin rights", "Must have push access", "Not authorized", "INSUFFICIENT_SCOPES", "has not been granted the required scopes"},
+		build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
+			return hit{class: Policy, rank: rankRefusal, reason: "insufficient permission",
+				remedy: "use credentials with the required access (token scopes, repository role)"}, true
+		},
+	},
+	{
+		gates: []string{"saml_failure", "SAML enforcement", "SAML SSO", "SAML single sign-on"},
+		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+			return hit{class: Policy, rank: rankRefusal, reason: "token not authorised for the organisation's SAML SSO",
+				remedy: "authorise the token for the organisation's SSO (token settings → Configure SSO)"}, true
+		},
+	},
+	{
+		gates: []string{`"type"`},
+		re:    reGraphQLType,
+		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
+			switch m[1] {
+			case "FORBIDDEN", "INSUFFICIENT_SCOPES":
+				return hit{class: Policy, rank: rankRefusal, reason: "GraphQL " + m[1],
+					remedy: "grant the token access to the resource (scopes, SSO authorisation, repository role)"}, true
+			case "RATE_LIMITED":
+				return hit{class: Transient, rank: rankRateLimit, reason: "GraphQL rate limit exceeded", remedy: remedyRateLimit}, true
+			case "NOT_FOUND":
+				return hit{class: Absent, rank: rankStatus, reason: "GraphQL NOT_FOUND",
+					remedy: "not there: treat it as not found, or fix the name (a private resource also looks absent to a token without access)"}, true
+			}
+			return hit{}, false
+		},
+	},
+	{
+		gates: []string{"ERR_"},
+		re:    reSquidCode,
+		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
+			vd, ok := squidVerdict(m[0])
+			if !ok {
+				return hit{}, false
+			}
+			return hit{class: vd.class, rank: rankRateLimit, reason: "Squid " + m[0] + ": " + vd.reason, remedy: vd.remedy}, true
+		},
+	},
+	{
+		gates: []string{"Access control configuration prevents your request"},
+		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+			return hit{class: Policy, rank: rankRateLimit, reason: "the proxy's access rules deny the request",
+				remedy: "add the host to the proxy's allowlist (ask the proxy admin)"}, true
+		},
+	},
+}
+
+// inferMethod finds the method of a request quoted in the text
+// ("POST https://...", Go's `Post "https://..."`, curl -v's "> POST /path");
+// the first one wins; "" when there is none.
+func inferMethod(text string) string {
+	best, method := -1, ""
+	for _, m := range []string{"GET ", "HEAD ", "POST ", "PUT ", "PATCH ", "DELETE ", "Get \"", "Head \"", "Post \"", "Put \"", "Patch \"", "Delete \""} {
+		for off := 0; off < len(text); {
+			i := strings.Index(text[off:], m)
+			if i < 0 || (best >= 0 && off+i > best) {
+				break
+			}
+			p := off + i
+			if isRequestLine(text, p, len(m)) {
+				best, method = p, strings.ToUpper(strings.TrimRight(m, " \""))
+				break
+			}
+			off = p + 1
+		}
+	}
+	return method
+}
+
+// isRequestLine reports whether the method at text[p:p+n] starts a request:
+// a word followed by a URL, or curl -v's "> METHOD /path".
+func isRequestLine(text string, p, n int) bool {
+	if p > 0 && isWordByte(text[p-1]) {
+		return false
+	}
+	rest := strings.TrimPrefix(text[p+n:], "\"")
+	if strings.HasPrefix(rest, "https://") || strings.HasPrefix(rest, "http://") {
+		return true
+	}
+	return strings.HasPrefix(rest, "/") && p >= 2 && text[p-2:p] == "> "
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}

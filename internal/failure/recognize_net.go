@@ -1,0 +1,236 @@
+package failure
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Network and TLS failures worded the same by every client (curl, git through
+// libcurl, ssh, Go, apt): name resolution, connects, timeouts, resets, TLS
+// receive errors, certificate and negotiation problems, proxy CONNECT answers.
+
+const (
+	remedyRetryNet   = "a network blip: retrying; if it persists, check connectivity to the host"
+	remedyEnvCert    = "environment must change: install the missing CA certificate (ca-certificates, SSL_CERT_FILE, git http.sslCAInfo) or fix the host name or clock; retrying will not help"
+	remedyEnvTLS     = "environment must change: client and server share no TLS version or cipher, or the port does not speak TLS (check the URL scheme and proxy settings); retrying will not help"
+	remedyRefused    = "nothing accepted the connection (a restart, a deploy, a blip): retrying; if it persists, check the host, port and proxy settings, or a firewall that rejects them"
+	remedyProxy403   = "the proxy denies the tunnel: add the host to the proxy's egress allowlist (or exclude it with NO_PROXY)"
+	remedyProxy407   = "the proxy wants credentials: set them in the proxy URL (https_proxy=http://user:pass@proxy:port)"
+	remedyProxy5xx   = "the proxy could not reach the upstream: retrying (a 5xx that never clears is proxy configuration)"
+	remedyProxyOther = "the proxy refused the tunnel: check the proxy settings"
+)
+
+var (
+	reDNS        = regexp.MustCompile(`(?i)resolve (?:host(?:name)?|proxy)|(?:could ?n[o']t|unable to|failed to|cannot) resolve|failure resolving|name resolution|name or service not known|no such host|nodename nor servname|server misbehaving|getaddrinfo|no address associated with hostname`)
+	reDNSName    = regexp.MustCompile(`(?i)resolve (host(?:name)?|proxy)?[: ]*'?([^\s:'",;()]+)|resolving '([^\s:']+)|lookup ([^\s:]+)`)
+	reRefused    = regexp.MustCompile(`(?i)connection refused|actively refused|ECONNREFUSED`)
+	reConnectTo  = regexp.MustCompile(`(?i)(?:failed to connect to|connect to host) (\S+) port (\d+)|dial tcp (\[[^\]]*\]:\d+|[^\s:]+:\d+)`)
+	reConnect    = regexp.MustCompile(`(?i)failed to connect to|could ?n[o']t connect to server|connect to host \S+ port \d+`)
+	reTimeout    = regexp.MustCompile(`(?i)timed out|i/o timeout|handshake timeout|deadline exceeded|Client\.Timeout exceeded|gateway time-?out|request time-?out|timeout (?:was |has been )?(?:reached|exceeded|expired)|(?:connection|read|operation|connect) timeout|did not properly respond after a period of time|ETIMEDOUT`)
+	reReset      = regexp.MustCompile(`(?i)connection (?:was )?reset|reset by peer|ECONNRESET|forcibly closed by the remote host|connection (?:was )?aborted|ECONNABORTED|broken pipe|EPIPE|send failure|recv failure|failure when receiving data from the peer|failed sending data to the peer|connection closed by (?:remote host|foreign host|\S+ port \d+)|closed by remote host|use of closed network connection|server closed idle connection|transport connection broken`)
+	reUnreach    = regexp.MustCompile(`(?i)network is unreachable|no route to host|host is unreachable|EHOSTUNREACH|ENETUNREACH|network is down`)
+	reTLSRecv    = regexp.MustCompile(`(?i)GnuTLS (?:recv|send) error|SSL_read|SSL_write|unexpected eof while reading|closed abruptly|non-properly terminated|SSL_ERROR_SYSCALL|failed to receive handshake|TLS connect error|SSL connect error|failed to read data from server|bad record mac|Error in the (?:pull|push) function`)
+	reHTTP2      = regexp.MustCompile(`(?i)HTTP/2 stream \d+ was not closed cleanly|not closed cleanly|HTTP2 framing layer|GOAWAY|stream error: stream ID|received from peer`)
+	reEmptyReply = regexp.MustCompile(`(?i)empty reply from server`)
+	rePartial    = regexp.MustCompile(`(?i)transfer closed with .*remaining|end of response with \d+ bytes missing|partial file|outstanding read data remaining`)
+	reCert       = regexp.MustCompile(`(?i)x509:|certificate (?:problem|verif|has expired|is not (?:yet )?valid|not trusted|signed by|chain|revoked|subject|rejected|required|unknown)|(?:ssl|server|peer|self[- ]signed|untrusted|invalid|expired|bad|client) certificate|failed to verify certificate|unable to get (?:local )?issuer|self[- ]signed|SEC_E_(?:UNTRUSTED_ROOT|CERT\w*|WRONG_PRINCIPAL)|CRYPT_E_\w+|CERT_TRUST_\w+|alert unknown ca|verify locations`)
+	reTLSNeg     = regexp.MustCompile(`(?i)wrong version number|handshake failure|alert protocol version|unsupported protocol|no protocols available|no (?:shared )?cipher|inappropriate fallback|packet length too long|record layer failure`)
+	reProxyCode  = regexp.MustCompile(`Received HTTP code (\d{3}) from proxy after CONNECT|CONNECT tunnel failed, response (\d{3})`)
+	reHostKey    = regexp.MustCompile(`(?i)host key verification failed|remote host identification has changed`)
+)
+
+var netMatchers = []matcher{
+	{
+		gates: []string{"esolve host", "esolve proxy", "ould not resolve", "ouldn't resolve", "nable to resolve", "ailed to resolve", "annot resolve", "ailure resolving", "name resolution", "ame or service not known", "o such host", "nodename nor servname", "server misbehaving", "getaddrinfo", "o address associated with hostname"},
+		re:    reDNS,
+		build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
+			what, name := "host", ""
+			if m := reDNSName.FindStringSubmatch(line); m != nil {
+				if m[3]+m[4] != "" {
+					name = m[3] + m[4]
+				} else {
+					name = m[2]
+					if strings.EqualFold(m[1], "proxy") {
+						what = "proxy"
+					}
+				}
+			}
+			reason := "could not resolve " + what
+			if name != "" {
+				reason += " " + clip(name)
+			}
+			return hit{class: Transient, rank: rankTransport, reason: reason,
+				remedy: "DNS lookup failed: retrying; if it persists, check the host name and the resolver"}, true
+		},
+	},
+	{
+		gates: []string{"onnection refused", "actively refused", "ECONNREFUSED"},
+		re:    reRefused,
+		build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
+			reason := "connection refused"
+			if t := connectTarget(line); t != "" {
+				reason += " by " + t
+			}
+			return hit{class: Transient, rank: rankTransport, reason: reason, remedy: remedyRefused}, true
+		},
+	},
+	{
+		gates: []string{"imed out", "timeout", "Timeout", "ime-out", "deadline exceeded", "did not properly respond", "ETIMEDOUT"},
+		re:    reTimeout,
+		build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
+			reason := "operation timed out"
+			l := strings.ToLower(line)
+			switch {
+			case strings.Contains(l, "handshake"):
+				reason = "TLS handshake timeout"
+			case strings.Contains(l, "resolv"):
+				reason = "name resolution timed out"
+			case strings.Contains(l, "gateway time"):
+				reason = "gateway timeout"
+			case strings.Contains(l, "connect"):
+				reason = "connection timed out"
+			}
+			return hit{class: Transient, rank: rankTransport, reason: reason,
+				remedy: "the network or the server was too slow: retrying (raise the timeout if it keeps happening)"}, true
+		},
+	},
+	{
+		gates: []string{"eset", "RESET", "forcibly closed", "borted", "ABORTED", "roken pipe", "EPIPE", "end failure", "ecv failure", "eceiving data from the peer", "ending data to the peer", "losed by", "closed network connection", "closed idle connection", "connection broken"},
+		re:    reReset,
+		build: func(_ *scanCtx, line string, m []string) (hit, bool) {
+			reason := "connection reset"
+			l := strings.ToLower(m[0])
+			switch {
+			case strings.Contains(l, "closed"):
+				reason = "connection closed by the server"
+			case strings.Contains(l, "abort"):
+				reason = "connection aborted"
+			case strings.Contains(l, "pipe") || strings.Contains(l, "send") || strings.Contains(l, "sending"):
+				reason = "send failure (broken pipe)"
+			case strings.Contains(l, "recv") || strings.Contains(l, "receiving"):
+				if !strings.Contains(strings.ToLower(line), "reset") {
+					reason = "receive failure"
+				}
+			}
+			return hit{class: Transient, rank: rankTransport, reason: reason, remedy: remedyRetryNet}, true
+		},
+	},
+	{
+		gates: []string{"nreachable", "NREACH", "o route to host", "etwork is down"},
+		re:    reUnreach,
+		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
+			return hit{class: Transient, rank: rankTransport, reason: strings.ToLower(m[0]), remedy: remedyRetryNet}, true
+		},
+	},
+	{
+		gates: []string{"GnuTLS", "SSL_read", "SSL_write", "nexpected eof", "losed abruptly", "non-properly terminated", "SSL_ERROR_SYSCALL", "failed to receive handshake", "TLS connect error", "SSL connect error", "failed to read data from server", "bad record mac", "rror in the pull function", "rror in the push function"},
+		re:    reTLSRecv,
+		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+			return hit{class: Transient, rank: rankTransport, reason: "TLS connection broken (receive error or abrupt close)", remedy: remedyRetryNet}, true
+		},
+	},
+	{
+		gates: []string{"not closed cleanly", "HTTP2 framing", "GOAWAY", "stream error", "received from peer"},
+		re:    reHTTP2,
+		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+			return hit{class: Transient, rank: rankTransport, reason: "HTTP/2 stream or connection closed by the server", remedy: remedyRetryNet}, true
+		},
+	},
+	{
+		gates: []string{"mpty reply"},
+		re:    reEmptyReply,
+		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+			return hit{class: Transient, rank: rankTransport, reason: "empty reply from server", remedy: remedyRetryNet}, true
+		},
+	},
+	{
+		gates: []string{"transfer closed", "bytes missing", "artial file", "outstanding read data"},
+		re:    rePartial,
+		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+			return hit{class: Transient, rank: rankTransport, reason: "transfer cut short", remedy: remedyRetryNet}, true
+		},
+	},
+	{
+		gates: []string{"x509:", "ertificate", "issuer", "elf signed", "elf-signed", "SEC_E_", "CRYPT_E_", "CERT_TRUST_", "unknown ca", "verify locations"},
+		re:    reCert,
+		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+			return hit{class: Unknown, rank: rankConfig, reason: "TLS certificate problem", remedy: remedyEnvCert}, true
+		},
+	},
+	{
+		gates: []string{"wrong version number", "handshake failure", "protocol version", "nsupported protocol", "o protocols available", "cipher", "inappropriate fallback", "packet length too long", "record layer failure"},
+		re:    reTLSNeg,
+		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+			return hit{class: Unknown, rank: rankConfig, reason: "TLS negotiation failed", remedy: remedyEnvTLS}, true
+		},
+	},
+	{
+		gates: []string{"from proxy after CONNECT", "CONNECT tunnel failed"},
+		re:    reProxyCode,
+		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
+			code := atoi(m[1])
+			if code < 0 {
+				code = atoi(m[2])
+			}
+			return proxyConnectHit(code), true
+		},
+	},
+	{
+		gates: []string{"Proxy CONNECT aborted"},
+		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+			return hit{class: Unknown, rank: rankConfig, reason: "proxy CONNECT aborted",
+				remedy: "the proxy closed the tunnel: check the proxy settings and its authentication (http.proxy, https_proxy); a dropped connection looks the same, so re-run by hand if the proxy is fine"}, true
+		},
+	},
+	{
+		gates: []string{"ost key verification failed", "IDENTIFICATION HAS CHANGED", "identification has changed"},
+		re:    reHostKey,
+		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+			return hit{class: Unknown, rank: rankConfig, reason: "SSH host key not trusted",
+				remedy: "environment must change: add the server's host key to known_hosts (ssh-keyscan HOST >> ~/.ssh/known_hosts after verifying it)"}, true
+		},
+	},
+	// generic connect failures last: a timeout or refusal on the same line says more
+	{
+		gates: []string{"ailed to connect", "onnect to server", "connect to host"},
+		re:    reConnect,
+		build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
+			reason := "could not connect"
+			if t := connectTarget(line); t != "" {
+				reason += " to " + t
+			}
+			return hit{class: Transient, rank: rankTransport, reason: reason, remedy: remedyRetryNet}, true
+		},
+	},
+}
+
+// proxyConnectHit classifies a proxy's answer to CONNECT: 403/407 are the
+// proxy's decision, 5xx means the proxy could not reach the upstream.
+func proxyConnectHit(code int) hit {
+	h := hit{rank: rankConfig, reason: "proxy refused CONNECT with " + statusName(code)}
+	switch {
+	case code == 403 || code == 451:
+		h.class, h.remedy = Policy, remedyProxy403
+	case code == 407 || code == 401:
+		h.class, h.remedy = Policy, remedyProxy407
+	case code == 500 || code == 502 || code == 503 || code == 504:
+		h.class, h.remedy = Transient, remedyProxy5xx
+		h.reason = "proxy CONNECT failed upstream with " + statusName(code)
+	default:
+		h.class, h.remedy = Unknown, remedyProxyOther
+	}
+	return h
+}
+
+// connectTarget returns "host:port" from a connect failure line, or "".
+func connectTarget(line string) string {
+	m := reConnectTo.FindStringSubmatch(line)
+	switch {
+	case m == nil:
+		return ""
+	case m[1] != "":
+		return clip(m[1] + ":" + m[2])
+	default:
+		return clip(m[3])
+	}
+}

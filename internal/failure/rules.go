@@ -1,0 +1,125 @@
+package failure
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Rules are user rules from the exec command line (--retry-on, --stop-on,
+// --retry-on-exit, --stop-on-exit), applied on top of the built-in
+// classification. Patterns match one line of output at a time.
+type Rules struct {
+	RetryOn, StopOn         []*regexp.Regexp
+	RetryOnExit, StopOnExit []int
+}
+
+// maxExitCode is the largest exit status a process can report on Unix.
+const maxExitCode = 255
+
+// ParseExitCodes parses a list such as "1,2,5-7" into sorted, distinct codes.
+// Blank input gives no codes.
+func ParseExitCodes(s string) ([]int, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := parseExitCode(lo)
+		if err != nil {
+			return nil, fmt.Errorf("exit codes %q: %w", s, err)
+		}
+		b := a
+		if isRange {
+			if b, err = parseExitCode(hi); err != nil {
+				return nil, fmt.Errorf("exit codes %q: %w", s, err)
+			}
+			if b < a {
+				return nil, fmt.Errorf("exit codes %q: range %q runs backwards", s, part)
+			}
+		}
+		for c := a; c <= b; c++ {
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+func parseExitCode(s string) (int, error) {
+	s = strings.TrimSpace(s)
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > maxExitCode || s == "" || s[0] == '+' {
+		return 0, fmt.Errorf("%q is not an exit code (0-%d)", s, maxExitCode)
+	}
+	return n, nil
+}
+
+// Apply returns the classification after the user rules. Stop rules win: a
+// base that already stops is kept, a transient one becomes Unknown ("matched
+// --stop-on REGEX"). Otherwise retry rules make the failure Transient
+// ("matched --retry-on REGEX"). The evidence is the matching line (or the
+// exit code). base may be nil; the result never is.
+func (r Rules) Apply(text string, exitCode int, base *Failure) *Failure {
+	if base == nil {
+		base = unrecognised(text, exitCode)
+	}
+	if line, re, ok := matchLine(text, r.StopOn); ok {
+		return stopBy(base, "matched --stop-on "+re, line)
+	}
+	if exitCode >= 0 && slices.Contains(r.StopOnExit, exitCode) {
+		return stopBy(base, fmt.Sprintf("exit code %d matched --stop-on-exit", exitCode), exitEvidence(exitCode))
+	}
+	if line, re, ok := matchLine(text, r.RetryOn); ok {
+		return retryBy(base, "matched --retry-on "+re, line)
+	}
+	if exitCode >= 0 && slices.Contains(r.RetryOnExit, exitCode) {
+		return retryBy(base, fmt.Sprintf("exit code %d matched --retry-on-exit", exitCode), exitEvidence(exitCode))
+	}
+	return base
+}
+
+func stopBy(base *Failure, reason, evidence string) *Failure {
+	if base.Class != Transient && !isUnrecognised(base) {
+		return base
+	}
+	return &Failure{Class: Unknown, Reason: reason, Remedy: "a --stop-on rule says this failure will not pass on a retry", Evidence: []string{evidence}, Err: base.Err}
+}
+
+func retryBy(base *Failure, reason, evidence string) *Failure {
+	return &Failure{Class: Transient, Reason: reason, Remedy: "retrying, as a --retry-on rule asks", Evidence: []string{evidence}, RetryAfter: base.RetryAfter, Err: base.Err}
+}
+
+// isUnrecognised reports whether no built-in recogniser claimed f.
+func isUnrecognised(f *Failure) bool {
+	return f.Class == Unknown && (strings.HasPrefix(f.Reason, "unrecognised failure") || f.Reason == "no failure output")
+}
+
+// matchLine returns the first line of text matched by any of res.
+func matchLine(text string, res []*regexp.Regexp) (line, re string, ok bool) {
+	if len(res) == 0 {
+		return "", "", false
+	}
+	for rest := text; rest != ""; {
+		i := strings.IndexAny(rest, "\r\n")
+		l := rest
+		if i >= 0 {
+			l, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		for _, r := range res {
+			if r == nil {
+				continue
+			}
+			if loc := r.FindStringIndex(l); loc != nil {
+				return evidenceLine(l, loc[0]), r.String(), true
+			}
+		}
+	}
+	return "", "", false
+}

@@ -1,0 +1,477 @@
+package failure
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// The scanner reads a text once: every matcher names literal gate strings, the
+// text is searched for each gate (strings.Index, linear), and only the lines
+// holding a gate are handed to the matchers' regular expressions. A log padded
+// with megabytes of progress lines therefore costs a few substring searches.
+
+const (
+	// maxWindow bounds how far the scanner looks for a line's ends around a
+	// gate; a longer line is cut into windows so that no regexp ever runs over
+	// more than 2*maxWindow bytes.
+	maxWindow = 512
+	// maxEvidenceLen is the longest evidence line; longer lines are cut to a
+	// window around the match (still a substring of the input).
+	maxEvidenceLen = 300
+	// maxEvidenceLines bounds the evidence of one failure.
+	maxEvidenceLines = 5
+	// maxName bounds a value (host, branch, file) quoted into a reason.
+	maxName = 120
+	// maxCandidates bounds the lines handed to the regexps: only the last
+	// ones of a text where more lines hold a gate are examined. Realistic
+	// logs have a few dozen; this keeps adversarial input cheap.
+	maxCandidates = 1024
+	// lookAhead bounds the lines read after a GH006/GH013 line for its rules.
+	lookAhead = 16
+)
+
+// Ranks order the hits: the most decisive evidence wins. A rejection beats the
+// "remote end hung up" that follows it; an explicit HTTP status beats both the
+// transport noise around it and a status merely mentioned in free text.
+const (
+	rankMention   = 20  // a frame without a recognised message
+	rankStatusTxt = 30  // a status mentioned in free text: "403 Forbidden"
+	rankAftermath = 40  // consequences: hung up, early EOF, sideband disconnect
+	rankExitCode  = 45  // the process exit status alone
+	rankCurlCode  = 50  // "curl: (N) <unrecognised message>"
+	rankTransport = 60  // timeouts, resets, DNS, TLS receive errors
+	rankGoPhrase  = 70  // Go's bare CONNECT reason phrase
+	rankStatus    = 80  // an explicit status from the client: "returned error: 403"
+	rankConfig    = 85  // certificates, TLS negotiation, proxy CONNECT answers
+	rankRateLimit = 90  // rate limits, Squid error pages
+	rankHint      = 95  // git's "Updates were rejected because ..." hints
+	rankRefusal   = 100 // identity/ACL refusals, rejections, size limits, absence
+	rankRule      = 110 // GitHub's GHnnn rule codes
+)
+
+// hit is one matcher's verdict on one line.
+type hit struct {
+	class      Class
+	rank       int
+	reason     string
+	remedy     string
+	retryAfter time.Duration
+	extra      []string // further evidence lines (GH013 rules), substrings of the text
+	line       string   // the evidence line, filled in by the scanner
+	pos        int      // offset of the line in the text
+	synthetic  bool     // not from a line of the text (the exit status)
+}
+
+// matcher recognises one kind of failure on a line.
+type matcher struct {
+	// gates are literal substrings; a line is only examined when it holds one.
+	// Every match of re must contain one of them.
+	gates []string
+	// re, when set, must match the line; its submatches go to build.
+	re *regexp.Regexp
+	// frame matchers wrap a message (curl's "(N) msg", git's "unable to access
+	// 'url': msg") and classify the message with the other matchers.
+	frame bool
+	// cut starts the evidence at the match (curl's message after a progress meter).
+	cut bool
+	// build makes the verdict; ok=false drops the match.
+	build func(c *scanCtx, line string, m []string) (h hit, ok bool)
+}
+
+// scanCtx is the state of one classification.
+type scanCtx struct {
+	text       string
+	tool       Tool // the tool the text comes from (detected for auto)
+	method     string
+	methodDone bool
+	lineEnd    int // end offset in text of the line being examined
+	ms         []matcher
+	keys       *keyIndex
+}
+
+// lookupMethod returns the HTTP method, inferring it from the text when the
+// caller did not know it; "" means a lookup (GET).
+func (c *scanCtx) lookupMethod() string {
+	if !c.methodDone {
+		c.methodDone = true
+		if c.method == "" {
+			c.method = inferMethod(c.text)
+		}
+	}
+	return c.method
+}
+
+// phrase classifies a message wrapped by a frame with the non-frame matchers.
+func (c *scanCtx) phrase(msg string) (hit, bool) {
+	h, _, ok := c.bestOnLine(msg, false)
+	return h, ok
+}
+
+// bestOnLine runs the gated matchers over one line and returns the best hit
+// and the offset of its match in the line.
+func (c *scanCtx) bestOnLine(line string, frames bool) (hit, int, bool) {
+	var best hit
+	bestAt, bestCut, found := 0, false, false
+	for i := range c.ms {
+		m := &c.ms[i]
+		if m.frame && !frames {
+			continue
+		}
+		at := gateIndex(line, m.gates)
+		if at < 0 {
+			continue
+		}
+		var sub []string
+		if m.re != nil {
+			idx := m.re.FindStringSubmatchIndex(line)
+			if idx == nil {
+				continue
+			}
+			at = idx[0]
+			sub = make([]string, len(idx)/2)
+			for j := range sub {
+				if idx[2*j] >= 0 {
+					sub[j] = line[idx[2*j]:idx[2*j+1]]
+				}
+			}
+		}
+		h, ok := m.build(c, line, sub)
+		if !ok {
+			continue
+		}
+		if !found || better(h, best) {
+			best, bestAt, bestCut, found = h, at, m.cut, true
+		}
+	}
+	if bestCut {
+		return best, -1 - bestAt, found
+	}
+	return best, bestAt, found
+}
+
+// better reports whether a beats b: higher rank, and at equal rank a stop
+// class beats a transient one (a wasted retry is the worst mistake).
+func better(a, b hit) bool {
+	if a.rank != b.rank {
+		return a.rank > b.rank
+	}
+	return a.class != Transient && b.class == Transient
+}
+
+func gateIndex(line string, gates []string) int {
+	for _, g := range gates {
+		if i := strings.Index(line, g); i >= 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// scan returns the hits of all candidate lines, in text order.
+func (c *scanCtx) scan() []hit {
+	var hits []hit
+	for _, sp := range candidateLines(c.text, c.keys) {
+		line := c.text[sp.start:sp.end]
+		c.lineEnd = sp.end
+		h, at, ok := c.bestOnLine(line, true)
+		if !ok {
+			continue
+		}
+		if at < 0 { // the matcher asked for the evidence to start at its match
+			at = -1 - at
+			line = line[at:]
+			at = 0
+		}
+		h.line = evidenceLine(line, at)
+		h.pos = sp.start
+		hits = append(hits, h)
+	}
+	return hits
+}
+
+// span is a line (or a window of a very long line) of the text.
+type span struct{ start, end int }
+
+// keyIndex finds any of a set of literal keys in one pass: a table indexed
+// by a position's two bytes rejects almost every position with one load, and
+// only the keys starting with those two bytes are compared there.
+type keyIndex struct {
+	slot   [1 << 16]uint8 // 0: no key starts with these two bytes
+	keys   [][]string     // keys[slot-1]
+	maxLen int
+}
+
+func newKeyIndex(keys []string) *keyIndex {
+	x := &keyIndex{}
+	for _, k := range keys {
+		if len(k) < 2 {
+			panic("failure: gate shorter than two bytes: " + k)
+		}
+		p := uint16(k[0])<<8 | uint16(k[1])
+		if x.slot[p] == 0 {
+			if len(x.keys) == 255 {
+				panic("failure: too many gate prefixes")
+			}
+			x.keys = append(x.keys, nil)
+			x.slot[p] = uint8(len(x.keys))
+		}
+		x.keys[x.slot[p]-1] = append(x.keys[x.slot[p]-1], k)
+		x.maxLen = max(x.maxLen, len(k))
+	}
+	return x
+}
+
+// at returns the length of a key starting at text[i:], or 0.
+func (x *keyIndex) at(text string, i int) int {
+	s := x.slot[uint16(text[i])<<8|uint16(text[i+1])]
+	if s == 0 {
+		return 0
+	}
+	for _, k := range x.keys[s-1] {
+		if strings.HasPrefix(text[i:], k) {
+			return len(k)
+		}
+	}
+	return 0
+}
+
+// candidateLines returns, in order, the lines of text holding a key: one
+// pass over the text; after a hit the rest of its line is skipped.
+func candidateLines(text string, x *keyIndex) []span {
+	var spans []span
+	for i := 0; i+1 < len(text); i++ {
+		n := x.at(text, i)
+		if n == 0 {
+			continue
+		}
+		sp := lineSpan(text, i, i+n)
+		if len(spans) == 0 || spans[len(spans)-1] != sp {
+			spans = append(spans, sp)
+		}
+		next := sp.end
+		if next < len(text) && text[next] != '\n' && text[next] != '\r' {
+			// a window of a huge line: a key may straddle its end
+			next -= x.maxLen - 1
+		}
+		i = max(i, next-1)
+	}
+	if len(spans) > maxCandidates {
+		// the end of a log is where a failure is told; keep the tail
+		spans = spans[len(spans)-maxCandidates:]
+	}
+	return spans
+}
+
+// lineSpan returns the line around text[a:b]; lines end at \n or \r (progress
+// meters overwrite with \r). A line longer than maxWindow is cut into windows
+// aligned on a grid, so that every gate in the same stretch of a huge line
+// lands in the same window (and the window is examined once).
+func lineSpan(text string, a, b int) span {
+	const half = maxWindow / 2
+	lo := max(0, a-maxWindow)
+	s := lo
+	if i := strings.LastIndexAny(text[lo:a], "\r\n"); i >= 0 {
+		s = lo + i + 1
+	} else {
+		s = max(0, a-a%half-half)
+		for s < a && !utf8.RuneStart(text[s]) {
+			s++
+		}
+	}
+	hi := min(len(text), s+2*maxWindow, max(b, a-a%half+maxWindow+half))
+	e := hi
+	if i := strings.IndexAny(text[b:max(b, hi)], "\r\n"); i >= 0 {
+		e = b + i
+	} else {
+		e = max(e, b)
+		for e > b && e < len(text) && !utf8.RuneStart(text[e]) {
+			e--
+		}
+	}
+	return span{s, e}
+}
+
+// followingLines returns up to n lines of text after offset from.
+func followingLines(text string, from, n int) []string {
+	var out []string
+	rest := text[from:]
+	for len(out) < n && len(rest) > 0 {
+		if rest[0] == '\n' || rest[0] == '\r' {
+			rest = rest[1:]
+			continue
+		}
+		i := strings.IndexAny(rest, "\r\n")
+		if i < 0 {
+			i = len(rest)
+		}
+		if i > maxWindow {
+			break
+		}
+		out = append(out, rest[:i])
+		rest = rest[i:]
+	}
+	return out
+}
+
+// evidenceLine trims a line and cuts it to maxEvidenceLen around offset at.
+func evidenceLine(line string, at int) string {
+	t := strings.TrimLeft(line, " \t\v\f\x00")
+	at -= len(line) - len(t)
+	t = strings.TrimSpace(t)
+	if len(t) <= maxEvidenceLen {
+		return t
+	}
+	at = min(max(at, 0), len(t))
+	lo := max(0, at-maxEvidenceLen/3)
+	hi := min(len(t), lo+maxEvidenceLen)
+	lo = max(0, hi-maxEvidenceLen)
+	if lo > 0 && lo < at {
+		// start at a word if one starts shortly after the cut
+		if i := strings.IndexByte(t[lo:min(at, lo+40)], ' '); i >= 0 {
+			lo += i + 1
+		}
+	}
+	for lo < hi && !utf8.RuneStart(t[lo]) {
+		lo++
+	}
+	for hi > lo && hi < len(t) && !utf8.RuneStart(t[hi]) {
+		hi--
+	}
+	return strings.TrimSpace(t[lo:hi])
+}
+
+// lastLine returns the last non-blank line of text as evidence.
+func lastLine(text string) string {
+	t := strings.TrimRight(text, " \t\r\n\v\f\x00")
+	i := strings.LastIndexAny(t, "\r\n")
+	line := t[i+1:]
+	if len(line) > maxEvidenceLen {
+		line = line[len(line)-maxEvidenceLen:]
+	}
+	return evidenceLine(line, len(line))
+}
+
+// resolve picks the most decisive hit and gathers the evidence that agrees
+// with it: its own lines first, then other lines of the same class in order.
+func resolve(hits []hit) (*Failure, bool) {
+	best := -1
+	for i := range hits {
+		if best < 0 || better(hits[i], hits[best]) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil, false
+	}
+	b := hits[best]
+	f := &Failure{Class: b.class, Reason: b.reason, Remedy: b.remedy, RetryAfter: b.retryAfter}
+	add := func(s string) {
+		if s == "" || len(f.Evidence) >= maxEvidenceLines {
+			return
+		}
+		for _, e := range f.Evidence {
+			if e == s {
+				return
+			}
+		}
+		f.Evidence = append(f.Evidence, s)
+	}
+	add(b.line)
+	for _, e := range b.extra {
+		add(e)
+	}
+	for i, h := range hits {
+		if i == best || h.class != b.class || h.synthetic {
+			continue
+		}
+		add(h.line)
+		for _, e := range h.extra {
+			add(e)
+		}
+		if b.class == Transient && h.retryAfter > f.RetryAfter {
+			f.RetryAfter = h.retryAfter
+		}
+	}
+	if f.Class != Transient {
+		f.RetryAfter = 0
+	}
+	return f, true
+}
+
+// collectGates returns the distinct gates of the matchers, dropping any gate
+// that contains another (the shorter one already finds its lines).
+func collectGates(ms []matcher) []string {
+	var all []string
+	for _, m := range ms {
+		all = append(all, m.gates...)
+	}
+	sort.Slice(all, func(i, j int) bool { return len(all[i]) < len(all[j]) })
+	var keys []string
+next:
+	for _, g := range all {
+		for _, k := range keys {
+			if strings.Contains(g, k) {
+				continue next
+			}
+		}
+		keys = append(keys, g)
+	}
+	return keys
+}
+
+// clip shortens a value quoted from the input into a reason or remedy and
+// keeps it on one line.
+func clip(s string) string {
+	s = strings.TrimSpace(strings.Map(func(r rune) rune {
+		if r == '\r' || r == '\n' {
+			return ' '
+		}
+		return r
+	}, s))
+	if len(s) <= maxName {
+		return s
+	}
+	i := maxName
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
+// hostOf returns the host of a URL or scp-like git address, or s itself.
+func hostOf(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.Index(s, "://"); i >= 0 {
+		s = s[i+3:]
+	} else if i := strings.IndexByte(s, ':'); i > 0 && !strings.Contains(s[:i], "/") {
+		s = s[:i] // git@github.com:o/r.git
+	}
+	if i := strings.IndexAny(s, "/?#"); i >= 0 {
+		s = s[:i]
+	}
+	if i := strings.LastIndexByte(s, '@'); i >= 0 {
+		s = s[i+1:]
+	}
+	if s == "" {
+		return "the host"
+	}
+	return clip(s)
+}
+
+// atoi parses a small non-negative decimal number; -1 when it is not one.
+func atoi(s string) int {
+	if s == "" || len(s) > 9 {
+		return -1
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return -1
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n
+}

@@ -1,0 +1,222 @@
+package redact
+
+import (
+	"bytes"
+	"io"
+	"io/fs"
+	"sync"
+	"unsafe"
+)
+
+// maxPartial is the longest partial line, in bytes, that a Writer holds back
+// before writing out all but its tail.
+const maxPartial = 64 << 10
+
+// minKeep is the shortest tail, in bytes, of an over-long partial line that a
+// Writer keeps back so that the pattern rules see a split URL or header whole.
+const minKeep = 512
+
+// Writer is a line-aware redacting io.Writer built by Redactor.Writer; it is
+// safe for concurrent use.
+//
+// Complete lines, ended by "\n" or "\r", are masked and written out at once,
+// so "\r"-driven progress meters stay live. A partial line is held until its
+// terminator arrives or Flush or Close is called, except that a partial line
+// longer than 64 KiB is written out but for a tail of at least 512 bytes and
+// at least the longest secret's length minus one, so a secret split across
+// writes is still masked; a credential header value too long to hold is
+// masked and the rest of its line dropped. The first error from the
+// underlying writer is returned by every later call.
+type Writer struct {
+	r *Redactor
+	w io.Writer
+
+	mu     sync.Mutex
+	buf    []byte // the pending partial line
+	out    []byte // scratch for masked output
+	spans  []span // scratch for scan
+	skip   bool   // drop input up to the next line terminator
+	closed bool
+	err    error // first error from w; returned by every later call
+}
+
+// Writer returns a Writer that writes the masked form of its input to w.
+func (r *Redactor) Writer(w io.Writer) *Writer {
+	return &Writer{r: r, w: w}
+}
+
+// Write masks and writes out the complete lines of p and buffers the rest;
+// it returns len(p) unless writing to the underlying writer fails.
+func (w *Writer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.usable(); err != nil {
+		return 0, err
+	}
+	n := len(p)
+	snap := w.r.load()
+	if w.skip {
+		i := bytes.IndexAny(p, "\r\n")
+		if i < 0 {
+			return n, nil
+		}
+		w.skip = false
+		p = p[i:]
+	}
+	if last := lastEOL(p); last >= 0 {
+		lines := p[:last+1]
+		if len(w.buf) > 0 {
+			w.buf = append(w.buf, lines...)
+			lines = w.buf
+		}
+		if err := w.emit(snap, lines); err != nil {
+			return 0, err
+		}
+		w.buf = w.buf[:0]
+		if cap(w.buf) > 4*maxPartial {
+			w.buf = nil // do not pin the memory of one huge write
+		}
+		p = p[last+1:]
+	}
+	w.buf = append(w.buf, p...)
+	if len(w.buf) > maxPartial {
+		if err := w.flushLong(snap); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
+// Flush masks and writes out the pending partial line. A secret that
+// continues in later writes cannot be recognised, except that the rest of a
+// credential header value is dropped up to the end of its line.
+func (w *Writer) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.usable(); err != nil {
+		return err
+	}
+	return w.flushAll(w.r.load())
+}
+
+// Close flushes the pending partial line; it does not close the underlying
+// writer, and later calls to Write or Flush fail with fs.ErrClosed.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return w.err
+	}
+	err := w.err
+	if err == nil {
+		err = w.flushAll(w.r.load())
+	}
+	w.closed = true
+	w.buf, w.out, w.spans = nil, nil, nil
+	return err
+}
+
+// usable returns the error that stops w from writing, if any.
+func (w *Writer) usable() error {
+	if w.closed {
+		return fs.ErrClosed
+	}
+	return w.err
+}
+
+// emit masks and writes b, which ends with a line terminator.
+func (w *Writer) emit(snap *snapshot, b []byte) error {
+	s := view(b)
+	w.spans = scan(snap, s, w.spans[:0])
+	if len(w.spans) == 0 {
+		return w.write(b)
+	}
+	w.out = render(w.out[:0], s, w.spans)
+	return w.write(w.out)
+}
+
+// flushAll masks and writes the whole partial line; when it ends inside a
+// credential header value, the rest of that line is dropped.
+func (w *Writer) flushAll(snap *snapshot) error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	s := view(w.buf)
+	w.buf = w.buf[:0]
+	w.spans = scan(snap, s, w.spans[:0])
+	for _, sp := range w.spans {
+		if sp.open && sp.lo < sp.hi && sp.hi == len(s) {
+			w.skip = true
+		}
+	}
+	w.out = render(w.out[:0], s, w.spans)
+	return w.write(w.out)
+}
+
+// flushLong writes out the start of an over-long partial line, keeping back
+// a tail that may hold the start of a secret. The cut is moved back so that
+// it splits no masked span, URL or header.
+func (w *Writer) flushLong(snap *snapshot) error {
+	keep := max(snap.longest-1, minKeep)
+	n := len(w.buf)
+	if n <= keep {
+		return nil
+	}
+	s := view(w.buf)
+	spans := scan(snap, s, w.spans[:0])
+	w.spans = spans
+	cut := n - keep
+	for moved := true; moved; {
+		moved = false
+		for _, sp := range spans {
+			end := sp.hi
+			if sp.open {
+				end = n
+			}
+			if sp.from < cut && cut < end {
+				cut, moved = sp.from, true
+			}
+		}
+	}
+	if cut <= 0 {
+		// One construct, such as a huge header value, fills the line.
+		return w.flushAll(snap)
+	}
+	head := spans[:0]
+	for _, sp := range spans {
+		if sp.hi <= cut {
+			head = append(head, sp)
+		}
+	}
+	w.out = render(w.out[:0], s[:cut], head)
+	w.buf = w.buf[:copy(w.buf, w.buf[cut:])] // s is dead from here on
+	return w.write(w.out)
+}
+
+func (w *Writer) write(b []byte) error {
+	n, err := w.w.Write(b)
+	if err == nil && n < len(b) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		w.err = err
+	}
+	return err
+}
+
+// view returns the bytes of b as a string without copying them. The string
+// is only scanned and copied out, never retained, and b is not modified while
+// it is in use: b is the caller's p during Write, or buf under mu.
+func view(b []byte) string {
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// lastEOL returns the index of the last "\n" or "\r" in p, or -1.
+func lastEOL(p []byte) int {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '\n' || p[i] == '\r' {
+			return i
+		}
+	}
+	return -1
+}

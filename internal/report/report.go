@@ -1,0 +1,182 @@
+// Package report is the record of one run and its renderings for people
+// (terminal text) and programs (JSON).
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/retry"
+)
+
+// Report is what a stop tells a person: what failed, the evidence, the class
+// and the remedy, with every attempt and the policy that ran.
+type Report struct {
+	// Step names the kind of step: exec, push, http.
+	Step string `json:"step"`
+	// Target is what was run or requested, secrets already masked by the writer.
+	Target string `json:"target"`
+	// OK is true when the step succeeded (or was absent with absence allowed).
+	OK bool `json:"ok"`
+	// Class is the final failure's class; empty on success.
+	Class string `json:"class,omitempty"`
+	// Decision is what the class alone recommends: retry or stop.
+	Decision string `json:"decision,omitempty"`
+	// Stop says why the loop ended.
+	Stop retry.Stop `json:"stop"`
+	// Reason is the final failure's one-line reason.
+	Reason string `json:"reason,omitempty"`
+	// Detail explains the stop when the reason alone does not (bounds, caps, context).
+	Detail string `json:"detail,omitempty"`
+	// Evidence quotes what the verdict rests on.
+	Evidence []string `json:"evidence,omitempty"`
+	// Remedy says what to do.
+	Remedy string `json:"remedy,omitempty"`
+	// Notes are extra facts worth reading (a landed push, an unreplayable stdin).
+	Notes []string `json:"notes,omitempty"`
+	// ExitCode is the code retrywise exits with.
+	ExitCode int `json:"exit_code"`
+	// Attempts records every attempt.
+	Attempts []retry.Attempt `json:"attempts"`
+	// Policy is the snapshot that ran.
+	Policy retry.Policy `json:"policy"`
+	// Elapsed is the loop's total time.
+	Elapsed time.Duration `json:"elapsed_ns"`
+}
+
+// New builds the report of a loop's outcome.
+func New(step, target string, out *retry.Outcome, exitCode int) *Report {
+	r := &Report{
+		Step: step, Target: target, OK: out.OK(), Stop: out.Stop, Detail: out.Detail,
+		ExitCode: exitCode, Attempts: out.Attempts, Policy: out.Policy, Elapsed: out.Elapsed,
+	}
+	if f := out.Final; f != nil && !out.OK() {
+		r.Class, r.Decision = f.Class.String(), string(f.Class.Decision())
+		r.Reason, r.Evidence, r.Remedy = f.Reason, f.Evidence, f.Remedy
+		if exitCode == 0 {
+			r.OK = true
+		}
+	}
+	return r
+}
+
+// Headline is the one-line summary printed last on a non-zero exit.
+func (r *Report) Headline() string {
+	if r.OK && r.Class == "" {
+		return fmt.Sprintf("%s succeeded after %s", r.Step, plural(len(r.Attempts), "attempt"))
+	}
+	if r.Stop == retry.StopCancelled {
+		return fmt.Sprintf("%s %s after %s", r.Step, r.Detail, plural(len(r.Attempts), "attempt"))
+	}
+	msg := r.Class
+	if r.Reason != "" {
+		msg += ": " + r.Reason
+	}
+	if r.Detail != "" {
+		msg += "; " + r.Detail
+	}
+	return msg
+}
+
+// WriteText renders the report for a terminal, one screen at most.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	status := "failed"
+	switch {
+	case r.OK && r.Class == "":
+		status = "succeeded"
+	case r.OK:
+		status = "found nothing (" + r.Class + ", allowed)"
+	case r.Stop == retry.StopCancelled:
+		status = "was cancelled"
+	}
+	fmt.Fprintf(&b, "retrywise %s %s after %s in %s (exit %d)\n", r.Step, status, plural(len(r.Attempts), "attempt"), r.Elapsed.Round(time.Millisecond), r.ExitCode)
+	field := func(name, value string) {
+		if value != "" {
+			fmt.Fprintf(&b, "  %-9s %s\n", name+":", value)
+		}
+	}
+	field("target", r.Target)
+	if r.Class != "" {
+		field("class", fmt.Sprintf("%s (%s)", r.Class, describe(r)))
+	}
+	field("reason", r.Reason)
+	field("stopped", r.Detail)
+	for i, e := range r.Evidence {
+		name := ""
+		if i == 0 {
+			name = "evidence"
+		}
+		if name == "" {
+			fmt.Fprintf(&b, "  %-9s %s\n", "", e)
+		} else {
+			field(name, e)
+		}
+	}
+	field("remedy", r.Remedy)
+	for _, n := range r.Notes {
+		field("note", n)
+	}
+	if len(r.Attempts) > 1 || !r.OK {
+		for _, a := range r.Attempts {
+			line := fmt.Sprintf("%d at %s, %s", a.N, a.Start.Format("15:04:05"), a.Duration.Round(time.Millisecond))
+			if a.OK {
+				line += ", ok"
+			} else {
+				line += fmt.Sprintf(", %s: %s", a.Class, a.Reason)
+			}
+			if a.Wait > 0 {
+				line += fmt.Sprintf("; waited %s", a.Wait)
+			}
+			field("attempt", line)
+		}
+	}
+	field("policy", r.Policy.String())
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func describe(r *Report) string {
+	switch r.Stop {
+	case retry.StopNotRetryable:
+		if r.Decision == string(failure.Stop) {
+			return "stopped at once: sending the same request again would get the same answer"
+		}
+		return "stopped"
+	case retry.StopAttemptsExhausted:
+		return "retried; every attempt failed"
+	case retry.StopElapsedExhausted:
+		return "retried until the time budget ran out"
+	case retry.StopRetryAfterOverCap:
+		return "the server's requested wait is over the cap"
+	case retry.StopCannotRetry:
+		return "retryable, but not safe to resend in this context"
+	case retry.StopCancelled:
+		return "cancelled"
+	}
+	return string(r.Stop)
+}
+
+// WriteJSON writes the report as one indented JSON object.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// ProgressLine renders one failed attempt that will be retried, e.g.
+// "attempt 2/4 failed (transient: curl 28, operation timed out); retrying in 20s".
+func ProgressLine(a retry.Attempt, maxAttempts int) string {
+	return fmt.Sprintf("attempt %d/%d failed (%s: %s); retrying in %s", a.N, maxAttempts, a.Class, a.Reason, a.Wait)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

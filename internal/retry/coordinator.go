@@ -1,0 +1,234 @@
+package retry
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+
+	"github.com/retrywise/retrywise/internal/clock"
+	"github.com/retrywise/retrywise/internal/failure"
+)
+
+// Step is one kind of work the loop can attempt; it answers only two questions.
+type Step interface {
+	// Attempt performs attempt n (1-based) and returns nil on success or the
+	// failure; errors that are not *failure.Failure are classified by failure.FromError.
+	Attempt(ctx context.Context, n int) error
+	// CanRetry reports whether f may be retried in the same context (an idempotent
+	// request, nothing half-applied); when it may not, why says so in one line.
+	CanRetry(f *failure.Failure) (ok bool, why string)
+}
+
+// StepFunc adapts a function to a Step that can always be retried in the same context.
+type StepFunc func(ctx context.Context, n int) error
+
+// Attempt calls f.
+func (f StepFunc) Attempt(ctx context.Context, n int) error { return f(ctx, n) }
+
+// CanRetry always allows a retry.
+func (StepFunc) CanRetry(*failure.Failure) (bool, string) { return true, "" }
+
+// Stop says why the loop ended.
+type Stop string
+
+// The reasons a loop ends.
+const (
+	StopSucceeded         Stop = "succeeded"
+	StopNotRetryable      Stop = "not-retryable"
+	StopCannotRetry       Stop = "cannot-retry-in-context"
+	StopAttemptsExhausted Stop = "attempts-exhausted"
+	StopElapsedExhausted  Stop = "elapsed-exhausted"
+	StopRetryAfterOverCap Stop = "retry-after-over-cap"
+	StopCancelled         Stop = "cancelled"
+)
+
+// Attempt is the record of one attempt.
+type Attempt struct {
+	// N is the attempt number, from 1.
+	N int `json:"n"`
+	// Start is when it began.
+	Start time.Time `json:"start"`
+	// Duration is how long it ran.
+	Duration time.Duration `json:"duration_ns"`
+	// OK is true when the attempt succeeded.
+	OK bool `json:"ok"`
+	// Class is the failure's class; empty on success.
+	Class string `json:"class,omitempty"`
+	// Reason is the failure's one-line reason; empty on success.
+	Reason string `json:"reason,omitempty"`
+	// Wait is the wait that followed this attempt; zero after the last.
+	Wait time.Duration `json:"wait_ns,omitempty"`
+	// Failure is the full classification; not serialised (the report carries the final one).
+	Failure *failure.Failure `json:"-"`
+}
+
+// Outcome is what the loop did and why it stopped.
+type Outcome struct {
+	// Policy is the normalised snapshot that ran.
+	Policy Policy
+	// Attempts records every attempt in order.
+	Attempts []Attempt
+	// Final is the failure that ended the loop; nil on success.
+	Final *failure.Failure
+	// Stop says why the loop ended.
+	Stop Stop
+	// Detail explains Stop in one line when it is not obvious from Final.
+	Detail string
+	// Cause is the context's cause when the loop was cancelled.
+	Cause error
+	// Elapsed is the time from the first attempt to the end of the loop.
+	Elapsed time.Duration
+}
+
+// OK reports whether the loop ended in success.
+func (o *Outcome) OK() bool { return o.Stop == StopSucceeded }
+
+// Coordinator runs steps under one policy; the zero Clock means the wall clock.
+type Coordinator struct {
+	// Policy is the snapshot; Run normalises it.
+	Policy Policy
+	// Clock drives every wait; nil means clock.Real.
+	Clock clock.Clock
+	// Progress is called after each failed attempt that will be retried, with the wait
+	// that follows; it is not called after the last attempt.
+	Progress func(a Attempt, maxAttempts int)
+	// Diagnose, when set, is called with a retryable failure before the loop decides to
+	// wait; it may return a reclassified failure (an egress denial turns a network
+	// failure into policy). It must be bounded in time.
+	Diagnose func(ctx context.Context, f *failure.Failure) *failure.Failure
+}
+
+// Run attempts step until it succeeds, a failure is not retryable, or the policy's
+// bounds are reached; it returns the full record. It returns an error only for an
+// invalid policy.
+func (c *Coordinator) Run(ctx context.Context, step Step) (*Outcome, error) {
+	pol, err := c.Policy.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	clk := c.Clock
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	out := &Outcome{Policy: pol}
+	start := clk.Now()
+	defer func() { out.Elapsed = clk.Now().Sub(start) }()
+
+	// The whole loop, attempts included, is bounded by MaxElapsed.
+	loopCtx, cancel := context.WithTimeout(ctx, pol.MaxElapsed)
+	defer cancel()
+
+	b := pol.BackOff()
+	for n := 1; ; n++ {
+		if ctx.Err() != nil {
+			return c.cancelled(ctx, out), nil
+		}
+		t0 := clk.Now()
+		aerr := step.Attempt(loopCtx, n)
+		rec := Attempt{N: n, Start: t0, Duration: clk.Now().Sub(t0)}
+		if aerr == nil {
+			rec.OK = true
+			out.Attempts = append(out.Attempts, rec)
+			out.Stop = StopSucceeded
+			return out, nil
+		}
+		f := failure.FromError(aerr)
+		rec.Class, rec.Reason, rec.Failure = f.Class.String(), f.Reason, f
+		out.Attempts = append(out.Attempts, rec)
+		last := &out.Attempts[len(out.Attempts)-1]
+		out.Final = f
+
+		if ctx.Err() != nil {
+			return c.cancelled(ctx, out), nil
+		}
+		if loopCtx.Err() != nil {
+			if f.Class != failure.Transient {
+				// The loop's own deadline cut the attempt short: that is a timeout, whatever the child printed.
+				f = &failure.Failure{Class: failure.Transient, Reason: fmt.Sprintf("attempt %d was stopped at the max elapsed time of %s", n, pol.MaxElapsed),
+					Remedy: "raise --max-elapsed if the step needs longer", Evidence: f.Evidence, Err: f}
+				out.Final = f
+				last.Class, last.Reason, last.Failure = f.Class.String(), f.Reason, f
+			}
+			out.Stop = StopElapsedExhausted
+			out.Detail = fmt.Sprintf("the loop reached its max elapsed time of %s during attempt %d", pol.MaxElapsed, n)
+			return out, nil
+		}
+		if !retryable(f, pol) {
+			out.Stop = StopNotRetryable
+			return out, nil
+		}
+		if ok, why := step.CanRetry(f); !ok {
+			out.Stop = StopCannotRetry
+			out.Detail = why
+			return out, nil
+		}
+		if c.Diagnose != nil {
+			if d := c.Diagnose(loopCtx, f); d != nil && d != f {
+				f = d
+				out.Final = f
+				last.Class, last.Reason, last.Failure = f.Class.String(), f.Reason, f
+				if !retryable(f, pol) {
+					out.Stop = StopNotRetryable
+					return out, nil
+				}
+			}
+			if ctx.Err() != nil {
+				return c.cancelled(ctx, out), nil
+			}
+		}
+		wait := b.NextBackOff()
+		if wait == backoff.Stop {
+			out.Stop = StopAttemptsExhausted
+			out.Detail = fmt.Sprintf("all %d attempts failed", pol.MaxAttempts)
+			return out, nil
+		}
+		if f.RetryAfter > 0 {
+			if f.RetryAfter > pol.RetryAfterCap {
+				out.Stop = StopRetryAfterOverCap
+				out.Detail = fmt.Sprintf("the server asked to wait %s, over the retry-after cap of %s", f.RetryAfter, pol.RetryAfterCap)
+				return out, nil
+			}
+			wait = max(wait, f.RetryAfter)
+		}
+		if elapsed := clk.Now().Sub(start); elapsed+wait > pol.MaxElapsed {
+			out.Stop = StopElapsedExhausted
+			out.Detail = fmt.Sprintf("waiting %s more would cross the max elapsed time of %s (%s spent)", wait, pol.MaxElapsed, elapsed.Round(time.Millisecond))
+			return out, nil
+		}
+		last.Wait = wait
+		if c.Progress != nil {
+			c.Progress(*last, pol.MaxAttempts)
+		}
+		if !sleep(ctx, clk, wait) {
+			return c.cancelled(ctx, out), nil
+		}
+	}
+}
+
+func retryable(f *failure.Failure, p Policy) bool {
+	return f.Class == failure.Transient || (f.Class == failure.Unknown && p.OnUnknown == UnknownRetry)
+}
+
+func (c *Coordinator) cancelled(ctx context.Context, out *Outcome) *Outcome {
+	out.Stop = StopCancelled
+	out.Cause = context.Cause(ctx)
+	if out.Cause == nil {
+		out.Cause = context.Canceled
+	}
+	out.Detail = "cancelled: " + out.Cause.Error()
+	return out
+}
+
+// sleep waits d on clk; it returns false if ctx ended first.
+func sleep(ctx context.Context, clk clock.Clock, d time.Duration) bool {
+	t := clk.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C():
+		return true
+	}
+}

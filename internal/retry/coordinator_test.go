@@ -1,0 +1,319 @@
+package retry
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/retrywise/retrywise/internal/clock"
+	"github.com/retrywise/retrywise/internal/failure"
+)
+
+var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+
+// script is a step whose attempts return the scripted failures in turn, then nil.
+type script struct {
+	fails    []*failure.Failure
+	calls    int
+	advance  time.Duration // how long each attempt takes on the fake clock
+	clk      *clock.Fake
+	canRetry bool
+	why      string
+}
+
+func (s *script) Attempt(ctx context.Context, n int) error {
+	s.calls++
+	if s.clk != nil && s.advance > 0 {
+		s.clk.Advance(s.advance)
+	}
+	if n-1 < len(s.fails) {
+		return s.fails[n-1]
+	}
+	return nil
+}
+
+func (s *script) CanRetry(*failure.Failure) (bool, string) { return s.canRetry, s.why }
+
+func transient(reason string) *failure.Failure { return failure.New(failure.Transient, reason, "") }
+
+func repeat(f *failure.Failure, n int) []*failure.Failure {
+	out := make([]*failure.Failure, n)
+	for i := range out {
+		out[i] = f
+	}
+	return out
+}
+
+func secs(v ...int) []time.Duration {
+	out := make([]time.Duration, len(v))
+	for i, s := range v {
+		out[i] = time.Duration(s) * time.Second
+	}
+	return out
+}
+
+func TestCoordinatorWaits(t *testing.T) {
+	tests := []struct {
+		name        string
+		policy      Policy
+		failures    int
+		wantWaits   []time.Duration
+		wantCalls   int
+		wantStop    Stop
+		wantOK      bool
+		wantAttempt int
+	}{
+		{"default exec schedule exhausted", Policy{Schedule: secs(10, 20, 60), MaxElapsed: time.Hour}, 99, secs(10, 20, 60), 4, StopAttemptsExhausted, false, 4},
+		{"git push schedule exhausted", Policy{Schedule: secs(2, 4, 8, 16), MaxElapsed: time.Hour}, 99, secs(2, 4, 8, 16), 5, StopAttemptsExhausted, false, 5},
+		{"recovers after two", Policy{Schedule: secs(2, 4, 8, 16), MaxElapsed: time.Hour}, 2, secs(2, 4), 3, StopSucceeded, true, 3},
+		{"first try succeeds", Policy{Schedule: secs(2, 4), MaxElapsed: time.Hour}, 0, nil, 1, StopSucceeded, true, 1},
+		{"more attempts repeat last wait", Policy{Schedule: secs(10, 20), MaxAttempts: 5, MaxElapsed: time.Hour}, 99, secs(10, 20, 20, 20), 5, StopAttemptsExhausted, false, 5},
+		{"fewer attempts cut the schedule", Policy{Schedule: secs(10, 20, 60), MaxAttempts: 2, MaxElapsed: time.Hour}, 99, secs(10), 2, StopAttemptsExhausted, false, 2},
+		{"single attempt never waits", Policy{MaxAttempts: 1, MaxElapsed: time.Hour}, 99, nil, 1, StopAttemptsExhausted, false, 1},
+		{"elapsed bound stops before a wait", Policy{Schedule: secs(10, 20, 60), MaxElapsed: 45 * time.Second}, 99, secs(10, 20), 3, StopElapsedExhausted, false, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clk := clock.NewFake(t0, true)
+			st := &script{fails: repeat(transient("curl 28, operation timed out"), tt.failures), canRetry: true}
+			var progress []int
+			c := &Coordinator{Policy: tt.policy, Clock: clk, Progress: func(a Attempt, max int) { progress = append(progress, a.N) }}
+			out, err := c.Run(context.Background(), st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := clk.Waits(); !slices.Equal(got, tt.wantWaits) {
+				t.Errorf("waits = %v, want %v", got, tt.wantWaits)
+			}
+			if st.calls != tt.wantCalls || len(out.Attempts) != tt.wantAttempt {
+				t.Errorf("calls = %d, attempts = %d, want %d", st.calls, len(out.Attempts), tt.wantCalls)
+			}
+			if out.Stop != tt.wantStop || out.OK() != tt.wantOK {
+				t.Errorf("stop = %s ok=%v, want %s ok=%v", out.Stop, out.OK(), tt.wantStop, tt.wantOK)
+			}
+			if len(progress) != len(tt.wantWaits) {
+				t.Errorf("progress called %d times, want one per wait (%d)", len(progress), len(tt.wantWaits))
+			}
+			if !tt.wantOK && (out.Final == nil || out.Final.Class != failure.Transient) {
+				t.Errorf("final = %v, want the transient failure", out.Final)
+			}
+			if last := out.Attempts[len(out.Attempts)-1]; last.Wait != 0 {
+				t.Errorf("last attempt records a wait of %s; the loop never waits after the last attempt", last.Wait)
+			}
+		})
+	}
+}
+
+func TestCoordinatorStopsWithoutRetry(t *testing.T) {
+	tests := []struct {
+		name      string
+		fail      *failure.Failure
+		onUnknown OnUnknown
+		canRetry  bool
+		wantStop  Stop
+		wantCalls int
+	}{
+		{"policy", failure.New(failure.Policy, "HTTP 403", ""), "", true, StopNotRetryable, 1},
+		{"structural", failure.New(failure.Structural, "non-fast-forward", ""), "", true, StopNotRetryable, 1},
+		{"absent", failure.New(failure.Absent, "HTTP 404", ""), "", true, StopNotRetryable, 1},
+		{"unknown stops by default", failure.New(failure.Unknown, "unrecognised", ""), "", true, StopNotRetryable, 1},
+		{"unknown retried on request", failure.New(failure.Unknown, "unrecognised", ""), UnknownRetry, true, StopAttemptsExhausted, 3},
+		{"transient but cannot retry in context", transient("HTTP 503"), "", false, StopCannotRetry, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clk := clock.NewFake(t0, true)
+			st := &script{fails: repeat(tt.fail, 10), canRetry: tt.canRetry, why: "POST is not idempotent"}
+			c := &Coordinator{Policy: Policy{Schedule: secs(1, 2), MaxElapsed: time.Minute, OnUnknown: tt.onUnknown}, Clock: clk}
+			out, err := c.Run(context.Background(), st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Stop != tt.wantStop || st.calls != tt.wantCalls {
+				t.Fatalf("stop = %s after %d calls, want %s after %d", out.Stop, st.calls, tt.wantStop, tt.wantCalls)
+			}
+			if out.Final != tt.fail {
+				t.Errorf("final = %v, want %v", out.Final, tt.fail)
+			}
+			if tt.wantStop == StopCannotRetry && out.Detail != "POST is not idempotent" {
+				t.Errorf("detail = %q, want the step's reason", out.Detail)
+			}
+		})
+	}
+}
+
+func TestCoordinatorRetryAfter(t *testing.T) {
+	rl := func(d time.Duration) *failure.Failure {
+		f := transient("HTTP 429")
+		f.RetryAfter = d
+		return f
+	}
+	tests := []struct {
+		name      string
+		fails     []*failure.Failure
+		wantWaits []time.Duration
+		wantStop  Stop
+	}{
+		{"longer retry-after replaces the wait", []*failure.Failure{rl(30 * time.Second)}, secs(30), StopSucceeded},
+		{"shorter retry-after keeps the scheduled wait", []*failure.Failure{rl(2 * time.Second)}, secs(10), StopSucceeded},
+		{"retry-after at the cap is honoured", []*failure.Failure{rl(time.Minute)}, secs(60), StopSucceeded},
+		{"retry-after over the cap stops", []*failure.Failure{rl(10 * time.Minute)}, nil, StopRetryAfterOverCap},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clk := clock.NewFake(t0, true)
+			c := &Coordinator{Policy: Policy{Schedule: secs(10, 20), MaxElapsed: time.Hour, RetryAfterCap: time.Minute}, Clock: clk}
+			out, err := c.Run(context.Background(), &script{fails: tt.fails, canRetry: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(clk.Waits(), tt.wantWaits) || out.Stop != tt.wantStop {
+				t.Fatalf("waits %v stop %s, want %v %s", clk.Waits(), out.Stop, tt.wantWaits, tt.wantStop)
+			}
+			if tt.wantStop == StopRetryAfterOverCap && out.Detail != "the server asked to wait 10m0s, over the retry-after cap of 1m0s" {
+				t.Errorf("detail = %q", out.Detail)
+			}
+		})
+	}
+}
+
+func TestCoordinatorElapsedCountsAttemptTime(t *testing.T) {
+	clk := clock.NewFake(t0, true)
+	// Each attempt takes 20s: 20 + 10 wait + 20 + 10 wait = 60s reaches but does not
+	// cross the bound; after the third attempt (80s) no wait fits.
+	st := &script{fails: repeat(transient("timeout"), 10), canRetry: true, clk: clk, advance: 20 * time.Second}
+	c := &Coordinator{Policy: Policy{Schedule: secs(10), MaxAttempts: 10, MaxElapsed: time.Minute}, Clock: clk}
+	out, err := c.Run(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Stop != StopElapsedExhausted || st.calls != 3 {
+		t.Fatalf("stop = %s after %d attempts, want elapsed after 3", out.Stop, st.calls)
+	}
+	if out.Attempts[0].Duration != 20*time.Second || out.Attempts[0].Wait != 10*time.Second {
+		t.Errorf("attempt record = %+v", out.Attempts[0])
+	}
+}
+
+func TestCoordinatorCancelDuringWait(t *testing.T) {
+	clk := clock.NewFake(t0, false)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigErr := errors.New("received SIGTERM")
+	done := make(chan *Outcome)
+	c := &Coordinator{Policy: Policy{Schedule: secs(10, 20, 60), MaxElapsed: time.Hour}, Clock: clk}
+	go func() {
+		out, _ := c.Run(ctx, &script{fails: repeat(transient("reset"), 10), canRetry: true})
+		done <- out
+	}()
+	<-clk.TimerCreated() // the loop is now waiting 10s
+	cancel(sigErr)
+	out := <-done
+	if out.Stop != StopCancelled || !errors.Is(out.Cause, sigErr) {
+		t.Fatalf("stop = %s cause = %v, want cancelled by %v", out.Stop, out.Cause, sigErr)
+	}
+	if len(out.Attempts) != 1 || out.Final == nil {
+		t.Fatalf("attempts = %d final = %v; want the one attempt and its failure", len(out.Attempts), out.Final)
+	}
+	if clk.Pending() != 0 {
+		t.Errorf("the wait's timer was not stopped")
+	}
+}
+
+func TestCoordinatorDiagnoseReclassifies(t *testing.T) {
+	clk := clock.NewFake(t0, true)
+	denied := failure.New(failure.Policy, "dev.to:443 is not on the egress allowlist", "add dev.to to the allowlist")
+	calls := 0
+	c := &Coordinator{
+		Policy: Policy{Schedule: secs(2, 4, 8, 16), MaxElapsed: time.Hour},
+		Clock:  clk,
+		Diagnose: func(ctx context.Context, f *failure.Failure) *failure.Failure {
+			calls++
+			return denied
+		},
+	}
+	st := &script{fails: repeat(transient("CONNECT 403"), 10), canRetry: true}
+	out, err := c.Run(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Stop != StopNotRetryable || out.Final != denied || st.calls != 1 || calls != 1 || len(clk.Waits()) != 0 {
+		t.Fatalf("stop=%s final=%v attempts=%d diagnose=%d waits=%v", out.Stop, out.Final, st.calls, calls, clk.Waits())
+	}
+	if out.Attempts[0].Class != "policy" {
+		t.Errorf("attempt record class = %q, want the diagnosed class", out.Attempts[0].Class)
+	}
+}
+
+func TestCoordinatorOnlyFinalFailureSurfaced(t *testing.T) {
+	clk := clock.NewFake(t0, true)
+	first, second := transient("reset"), failure.New(failure.Structural, "non-fast-forward", "pull --rebase")
+	out, err := (&Coordinator{Policy: Policy{Schedule: secs(1), MaxElapsed: time.Minute}, Clock: clk}).
+		Run(context.Background(), &script{fails: []*failure.Failure{first, second}, canRetry: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Final != second || len(out.Attempts) != 2 || out.Attempts[0].Reason != "reset" || out.Attempts[1].Class != "structural" {
+		t.Fatalf("final=%v attempts=%+v", out.Final, out.Attempts)
+	}
+}
+
+func TestPolicyNormalize(t *testing.T) {
+	tests := []struct {
+		name    string
+		p       Policy
+		wantErr bool
+		wantMax int
+	}{
+		{"derives attempts", Policy{Schedule: secs(10, 20, 60), MaxElapsed: time.Minute}, false, 4},
+		{"keeps explicit attempts", Policy{Schedule: secs(1), MaxAttempts: 7, MaxElapsed: time.Minute}, false, 7},
+		{"no schedule one attempt", Policy{MaxElapsed: time.Minute}, false, 1},
+		{"attempts without schedule", Policy{MaxAttempts: 3, MaxElapsed: time.Minute}, true, 0},
+		{"unbounded elapsed", Policy{Schedule: secs(1)}, true, 0},
+		{"negative attempts", Policy{Schedule: secs(1), MaxAttempts: -1, MaxElapsed: time.Minute}, true, 0},
+		{"bad on-unknown", Policy{MaxElapsed: time.Minute, OnUnknown: "maybe"}, true, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := tt.p.Normalize()
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
+			}
+			if err == nil && p.MaxAttempts != tt.wantMax {
+				t.Errorf("max attempts = %d, want %d", p.MaxAttempts, tt.wantMax)
+			}
+		})
+	}
+}
+
+func TestParseSchedule(t *testing.T) {
+	got, err := ParseSchedule("10s, 20s,1m")
+	if err != nil || !slices.Equal(got, secs(10, 20, 60)) {
+		t.Fatalf("ParseSchedule = %v, %v", got, err)
+	}
+	for _, bad := range []string{"10", "10s,,20s", "-1s", "fast"} {
+		if _, err := ParseSchedule(bad); err == nil {
+			t.Errorf("ParseSchedule(%q) accepted", bad)
+		}
+	}
+}
+
+func BenchmarkCoordinatorPerAttempt(b *testing.B) {
+	clk := clock.NewFake(t0, true)
+	f := transient("reset")
+	c := &Coordinator{Policy: Policy{Schedule: []time.Duration{time.Millisecond}, MaxAttempts: 100, MaxElapsed: time.Hour}, Clock: clk}
+	st := StepFunc(func(ctx context.Context, n int) error {
+		if n < 100 {
+			return f
+		}
+		return nil
+	})
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Run(context.Background(), st); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*100), "ns/attempt")
+}

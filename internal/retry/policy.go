@@ -1,0 +1,191 @@
+// Package retry owns the one retry loop used by every kind of step: attempt,
+// classify, decide, wait, and record.
+package retry
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+)
+
+// OnUnknown says what the loop does with a failure no recogniser claimed.
+type OnUnknown string
+
+// The two answers to an unknown failure.
+const (
+	// UnknownStop stops the loop; the default, because unrecognised is not permission to retry.
+	UnknownStop OnUnknown = "stop"
+	// UnknownRetry treats an unknown failure like a transient one.
+	UnknownRetry OnUnknown = "retry"
+)
+
+// ParseOnUnknown parses "stop" or "retry".
+func ParseOnUnknown(s string) (OnUnknown, error) {
+	switch OnUnknown(s) {
+	case UnknownStop, UnknownRetry:
+		return OnUnknown(s), nil
+	}
+	return "", fmt.Errorf("invalid --on-unknown %q: want stop or retry", s)
+}
+
+// Policy is the snapshot of what was promised for one step: it is resolved once,
+// before anything runs, and written into the report.
+type Policy struct {
+	// Schedule is the wait before each retry; a longer run repeats the last wait.
+	Schedule []time.Duration
+	// MaxAttempts bounds the attempts, the first included; 0 means len(Schedule)+1.
+	MaxAttempts int
+	// MaxElapsed bounds the whole loop; a wait that would cross it is not started.
+	MaxElapsed time.Duration
+	// RetryAfterCap is the longest server-requested wait honoured; a longer one stops the loop.
+	RetryAfterCap time.Duration
+	// OnUnknown says whether unknown failures are retried; "" means stop.
+	OnUnknown OnUnknown
+}
+
+// Normalize validates p and fills in derived values (MaxAttempts, OnUnknown).
+func (p Policy) Normalize() (Policy, error) {
+	for i, d := range p.Schedule {
+		if d < 0 {
+			return p, fmt.Errorf("schedule entry %d is negative (%s)", i+1, d)
+		}
+	}
+	p.Schedule = append([]time.Duration(nil), p.Schedule...)
+	if p.MaxAttempts < 0 {
+		return p, fmt.Errorf("max attempts must be at least 1, got %d", p.MaxAttempts)
+	}
+	if p.MaxAttempts == 0 {
+		p.MaxAttempts = len(p.Schedule) + 1
+	}
+	if p.MaxAttempts > 1 && len(p.Schedule) == 0 {
+		return p, fmt.Errorf("max attempts %d needs a schedule of waits", p.MaxAttempts)
+	}
+	if p.MaxElapsed <= 0 {
+		return p, fmt.Errorf("max elapsed must be positive, got %s", p.MaxElapsed)
+	}
+	if p.RetryAfterCap < 0 {
+		return p, fmt.Errorf("retry-after cap must not be negative, got %s", p.RetryAfterCap)
+	}
+	switch p.OnUnknown {
+	case "":
+		p.OnUnknown = UnknownStop
+	case UnknownStop, UnknownRetry:
+	default:
+		return p, fmt.Errorf("invalid on-unknown %q: want stop or retry", p.OnUnknown)
+	}
+	return p, nil
+}
+
+// BackOff returns the policy's waits as a backoff.BackOff that stops after
+// MaxAttempts-1 waits.
+func (p Policy) BackOff() *Schedule {
+	return &Schedule{waits: p.Schedule, retries: p.MaxAttempts - 1}
+}
+
+// policyJSON is the policy's JSON form, with durations as Go duration strings.
+type policyJSON struct {
+	Schedule      []string  `json:"schedule"`
+	MaxAttempts   int       `json:"max_attempts"`
+	MaxElapsed    string    `json:"max_elapsed"`
+	RetryAfterCap string    `json:"retry_after_cap"`
+	OnUnknown     OnUnknown `json:"on_unknown"`
+}
+
+// MarshalJSON writes durations as Go duration strings.
+func (p Policy) MarshalJSON() ([]byte, error) {
+	s := make([]string, len(p.Schedule))
+	for i, d := range p.Schedule {
+		s[i] = d.String()
+	}
+	return json.Marshal(policyJSON{s, p.MaxAttempts, p.MaxElapsed.String(), p.RetryAfterCap.String(), p.OnUnknown})
+}
+
+// UnmarshalJSON reads the form MarshalJSON writes.
+func (p *Policy) UnmarshalJSON(b []byte) error {
+	var j policyJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	sched, err := ParseSchedule(strings.Join(j.Schedule, ","))
+	if err != nil {
+		return err
+	}
+	var me, rc time.Duration
+	if j.MaxElapsed != "" {
+		if me, err = time.ParseDuration(j.MaxElapsed); err != nil {
+			return err
+		}
+	}
+	if j.RetryAfterCap != "" {
+		if rc, err = time.ParseDuration(j.RetryAfterCap); err != nil {
+			return err
+		}
+	}
+	*p = Policy{Schedule: sched, MaxAttempts: j.MaxAttempts, MaxElapsed: me, RetryAfterCap: rc, OnUnknown: j.OnUnknown}
+	return nil
+}
+
+// String renders the policy in one line, e.g. "schedule 2s,4s; 5 attempts; max elapsed 15m0s".
+func (p Policy) String() string {
+	return fmt.Sprintf("schedule %s; %d attempts; max elapsed %s; retry-after cap %s; on unknown %s",
+		FormatSchedule(p.Schedule), p.MaxAttempts, p.MaxElapsed, p.RetryAfterCap, p.OnUnknown)
+}
+
+// ParseSchedule parses a comma-separated list of Go durations such as "10s,20s,60s".
+func ParseSchedule(s string) ([]time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	var out []time.Duration
+	for i, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		d, err := time.ParseDuration(part)
+		if err != nil {
+			return nil, fmt.Errorf("invalid schedule %q: entry %d %q is not a duration like 10s or 1m30s", s, i+1, part)
+		}
+		if d < 0 {
+			return nil, fmt.Errorf("invalid schedule %q: entry %d is negative", s, i+1)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// FormatSchedule renders waits as "10s,20s,1m0s".
+func FormatSchedule(ds []time.Duration) string {
+	if len(ds) == 0 {
+		return "none"
+	}
+	s := make([]string, len(ds))
+	for i, d := range ds {
+		s[i] = d.String()
+	}
+	return strings.Join(s, ",")
+}
+
+// Schedule is a backoff.BackOff over an explicit list of waits: it returns them
+// in order, repeats the last one, and returns backoff.Stop after its retries.
+type Schedule struct {
+	waits   []time.Duration
+	retries int
+	i       int
+}
+
+var _ backoff.BackOff = (*Schedule)(nil)
+
+// NextBackOff returns the next wait, or backoff.Stop when no retry is left.
+func (s *Schedule) NextBackOff() time.Duration {
+	if s.i >= s.retries || len(s.waits) == 0 {
+		return backoff.Stop
+	}
+	d := s.waits[min(s.i, len(s.waits)-1)]
+	s.i++
+	return d
+}
+
+// Reset starts the schedule over.
+func (s *Schedule) Reset() { s.i = 0 }
