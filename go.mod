@@ -2,7 +2,4 @@ module github.com/retrywise/retrywise
 
 go 1.26.8
 
-require (
-	github.com/cenkalti/backoff/v4 v4.3.0 // indirect
-	github.com/sethvargo/go-githubactions v1.3.0 // indirect
-)
+require github.com/cenkalti/backoff/v4 v4.3.0
