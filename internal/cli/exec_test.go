@@ -339,3 +339,29 @@ exit 128`
 		t.Errorf("exit %d; report:\n%s", r.code, b)
 	}
 }
+
+// TestBinarySIGTERMChildIgnoresIt: a child that ignores the forwarded SIGTERM
+// is killed, and retrywise still exits 143 within a second with its report.
+func TestBinarySIGTERMChildIgnoresIt(t *testing.T) {
+	bin := buildBinary(t)
+	cmd := exec.Command(bin, "exec", "--", "sh", "-c", "trap '' TERM; echo ready >&2; sleep 30")
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, &stderr, "ready")
+	sent := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	err := cmd.Wait()
+	took := time.Since(sent)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitcode.Terminated {
+		t.Fatalf("exit = %v, want 143\n%s", err, stderr.String())
+	}
+	if took > time.Second {
+		t.Errorf("exit took %s after SIGTERM, want under 1s", took)
+	}
+	if !strings.Contains(stderr.String(), "cancelled") {
+		t.Errorf("no report:\n%s", stderr.String())
+	}
+}

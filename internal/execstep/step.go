@@ -26,8 +26,10 @@ const (
 	DefaultMaxStdin = 8 << 20
 	// TailSize is how much of the child's output is kept for classification (64 KiB).
 	TailSize = 64 << 10
+	// cancelGrace is the kill grace when retrywise itself received SIGINT/SIGTERM.
+	cancelGrace = 500 * time.Millisecond
 	// pipeGrace bounds how long output pipes held open by a grandchild delay an attempt's end.
-	pipeGrace = time.Second
+	pipeGrace = 300 * time.Millisecond
 )
 
 // Options configures a Step.
@@ -186,13 +188,15 @@ func (s *Step) watch(ctx context.Context, pid int, waited <-chan struct{}, kille
 		return
 	case <-ctx.Done():
 	}
-	sig := syscall.SIGTERM
+	sig, grace := syscall.SIGTERM, s.opts.KillGrace
 	if fwd, ok := interrupt.FromContext(ctx); ok {
-		sig = fwd
+		// retrywise itself is stopping: forward the signal, and keep the promise
+		// to exit within a second even if the child ignores it.
+		sig, grace = fwd, min(grace, cancelGrace)
 	}
 	killed <- sig
 	syscall.Kill(-pid, sig)
-	t := time.NewTimer(s.opts.KillGrace)
+	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
 	case <-waited:

@@ -60,6 +60,9 @@ func New(step, target string, out *retry.Outcome, exitCode int) *Report {
 		if exitCode == 0 {
 			r.OK = true
 		}
+		if f.Class == failure.Transient && (out.Stop == retry.StopAttemptsExhausted || out.Stop == retry.StopElapsedExhausted) {
+			r.Notes = append(r.Notes, "the failure is transient: running the step again later may succeed")
+		}
 	}
 	return r
 }
@@ -107,6 +110,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	field("reason", r.Reason)
 	field("stopped", r.Detail)
 	for i, e := range r.Evidence {
+		e = strings.TrimSpace(e)
 		name := ""
 		if i == 0 {
 			name = "evidence"

@@ -1,0 +1,91 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/retry"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+var start = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+
+func policy() retry.Policy {
+	p, _ := retry.Policy{Schedule: []time.Duration{10 * time.Second, 20 * time.Second, time.Minute}, MaxElapsed: 15 * time.Minute, RetryAfterCap: 5 * time.Minute}.Normalize()
+	return p
+}
+
+func TestGolden(t *testing.T) {
+	timeout := failure.New(failure.Transient, "curl 28, operation timed out", "a network blip: retrying", "curl: (28) Operation timed out after 5001 milliseconds")
+	nff := failure.New(failure.Structural, "git push rejected: non-fast-forward on main", "git pull --rebase origin main, then push again",
+		" ! [rejected]        main -> main (non-fast-forward)")
+	tests := []struct {
+		name string
+		out  *retry.Outcome
+		code int
+	}{
+		{"exhausted", &retry.Outcome{Policy: policy(), Stop: retry.StopAttemptsExhausted, Final: timeout, Detail: "all 4 attempts failed", Elapsed: 95 * time.Second,
+			Attempts: []retry.Attempt{
+				{N: 1, Start: start, Duration: 5 * time.Second, Class: "transient", Reason: timeout.Reason, Wait: 10 * time.Second},
+				{N: 2, Start: start.Add(15 * time.Second), Duration: 5 * time.Second, Class: "transient", Reason: timeout.Reason, Wait: 20 * time.Second},
+				{N: 3, Start: start.Add(40 * time.Second), Duration: 5 * time.Second, Class: "transient", Reason: timeout.Reason, Wait: time.Minute},
+				{N: 4, Start: start.Add(105 * time.Second), Duration: 5 * time.Second, Class: "transient", Reason: timeout.Reason},
+			}}, 75},
+		{"structural", &retry.Outcome{Policy: policy(), Stop: retry.StopNotRetryable, Final: nff, Elapsed: 40 * time.Millisecond,
+			Attempts: []retry.Attempt{{N: 1, Start: start, Duration: 40 * time.Millisecond, Class: "structural", Reason: nff.Reason}}}, 65},
+		{"success", &retry.Outcome{Policy: policy(), Stop: retry.StopSucceeded, Elapsed: 12 * time.Millisecond,
+			Attempts: []retry.Attempt{{N: 1, Start: start, Duration: 12 * time.Millisecond, OK: true}}}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := New("exec", "curl -fsS https://api.example.com/quota", tt.out, tt.code)
+			var b bytes.Buffer
+			if err := r.WriteText(&b); err != nil {
+				t.Fatal(err)
+			}
+			if tt.code != 0 {
+				b.WriteString("retrywise: " + r.Headline() + "\n")
+			}
+			golden(t, filepath.Join("testdata", tt.name+".txt"), b.Bytes())
+			var j bytes.Buffer
+			if err := r.WriteJSON(&j); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, filepath.Join("testdata", tt.name+".json"), j.Bytes())
+			var back Report
+			if err := json.Unmarshal(j.Bytes(), &back); err != nil || back.ExitCode != tt.code || len(back.Attempts) != len(tt.out.Attempts) {
+				t.Errorf("JSON does not round-trip: %v %+v", err, back)
+			}
+		})
+	}
+}
+
+func TestProgressLine(t *testing.T) {
+	got := ProgressLine(retry.Attempt{N: 2, Class: "transient", Reason: "curl 28, operation timed out", Wait: 20 * time.Second}, 4)
+	if want := "attempt 2/4 failed (transient: curl 28, operation timed out); retrying in 20s"; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/report -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
