@@ -2,7 +2,6 @@ package failure
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -20,29 +19,29 @@ const (
 )
 
 var (
-	reRejected    = regexp.MustCompile(`!\s*\[(rejected|remote rejected)\]\s+(\S+)\s+->\s+(\S+)\s+\((.+)\)`)
-	reGHCode      = regexp.MustCompile(`\bGH0(\d\d)\b`)
-	reGHRef       = regexp.MustCompile(`refs/heads/(\S+?)\.?(?:\s|$)`)
-	rePermTo      = regexp.MustCompile(`Permission to (\S+?) denied to (.+?)\.?\s*$`)
-	reAuthFailed  = regexp.MustCompile(`(?i)authentication failed(?: for '([^']*)')?`)
-	reCouldRead   = regexp.MustCompile(`could not read (Username|Password) for '([^']*)'`)
-	rePwdRemoved  = regexp.MustCompile(`(?i)password authentication (?:was removed|is not supported)|invalid username or (?:password|token)|invalid credentials`)
-	reRepoMissing = regexp.MustCompile(`(?i)repository not found|repository:? '([^']*)'\s*not found|project you were looking for could not be found`)
-	reRemoteRef   = regexp.MustCompile(`(?i)couldn't find remote ref (\S+)|remote branch (\S+) not found in upstream`)
-	reNotRepo     = regexp.MustCompile(`'([^']*)' does not appear to be a git repository`)
-	reRefspec     = regexp.MustCompile(`src refspec (\S+) does not match any`)
-	reDubious     = regexp.MustCompile(`detected dubious ownership in repository at '([^']*)'`)
-	reWorkflow    = regexp.MustCompile(`refusing to allow an? (GitHub App|OAuth App|Personal Access Token|\S+(?: \S+)?) to create or update workflow ` + "`?" + `([^` + "`" + `\s]*)`)
-	reSizeLimit   = regexp.MustCompile(`(?i)file size limit|large files detected|exceeds maximum allowed size|pack exceeds|is larger than the maximum|object too large`)
-	reSizeFile    = regexp.MustCompile(`File (\S+) is ([\d.]+ ?[KMG]i?B)`)
-	reRPCcurl     = regexp.MustCompile(`RPC failed; (?:HTTP (\d{3}) )?curl (\d+)[ \t]*(.*)`)
-	reRPCresult   = regexp.MustCompile(`RPC failed; result=(\d+), HTTP code = (\d{3})`)
-	reUnableTo    = regexp.MustCompile(`unable to access '([^']*)': (.*)`)
-	reRateLimited = regexp.MustCompile(`rate limited by '([^']*)', please try again (?:in (\S+) seconds?|later)`)
-	reAftermath   = regexp.MustCompile(`(?i)hung up unexpectedly|early EOF|unexpected disconnect while reading sideband packet|index-pack failed|invalid index-pack output|remote failed to report status|did not send all necessary objects|protocol error: bad pack header`)
-	reRemote5xx   = regexp.MustCompile(`remote:.*?(Internal Server Error|Bad Gateway|Service Unavailable|Gateway Time-?out)`)
-	reHintRejects = regexp.MustCompile(`Updates were rejected because (.*)`)
-	reGitLabProt  = regexp.MustCompile(`You are not allowed to (push code to protected branches|force push code to a protected branch|push code to this project|\S+)`)
+	reRejected    = lazyRE(`!\s*\[(rejected|remote rejected)\]\s+(\S+)\s+->\s+(\S+)\s+\((.+)\)`)
+	reGHCode      = lazyRE(`\bGH0(\d\d)\b`)
+	reGHRef       = lazyRE(`refs/heads/(\S+?)\.?(?:\s|$)`)
+	rePermTo      = lazyRE(`Permission to (\S+?) denied to (.+?)\.?\s*$`)
+	reAuthFailed  = lazyRE(`(?i)authentication failed(?: for '([^']*)')?`)
+	reCouldRead   = lazyRE(`could not read (Username|Password) for '([^']*)'`)
+	rePwdRemoved  = lazyRE(`(?i)password authentication (?:was removed|is not supported)|invalid username or (?:password|token)|invalid credentials`)
+	reRepoMissing = lazyRE(`(?i)repository not found|repository:? '([^']*)'\s*not found|project you were looking for could not be found`)
+	reRemoteRef   = lazyRE(`(?i)couldn't find remote ref (\S+)|remote branch (\S+) not found in upstream`)
+	reNotRepo     = lazyRE(`'([^']*)' does not appear to be a git repository`)
+	reRefspec     = lazyRE(`src refspec (\S+) does not match any`)
+	reDubious     = lazyRE(`detected dubious ownership in repository at '([^']*)'`)
+	reWorkflow    = lazyRE(`refusing to allow an? (GitHub App|OAuth App|Personal Access Token|\S+(?: \S+)?) to create or update workflow ` + "`?" + `([^` + "`" + `\s]*)`)
+	reSizeLimit   = lazyRE(`(?i)file size limit|large files detected|exceeds maximum allowed size|pack exceeds|is larger than the maximum|object too large`)
+	reSizeFile    = lazyRE(`File (\S+) is ([\d.]+ ?[KMG]i?B)`)
+	reRPCcurl     = lazyRE(`RPC failed; (?:HTTP (\d{3}) )?curl (\d+)[ \t]*(.*)`)
+	reRPCresult   = lazyRE(`RPC failed; result=(\d+), HTTP code = (\d{3})`)
+	reUnableTo    = lazyRE(`unable to access '([^']*)': (.*)`)
+	reRateLimited = lazyRE(`rate limited by '([^']*)', please try again (?:in (\S+) seconds?|later)`)
+	reAftermath   = lazyRE(`(?i)hung up unexpectedly|early EOF|unexpected disconnect while reading sideband packet|index-pack failed|invalid index-pack output|remote failed to report status|did not send all necessary objects|protocol error: bad pack header`)
+	reRemote5xx   = lazyRE(`remote:.*?(Internal Server Error|Bad Gateway|Service Unavailable|Gateway Time-?out)`)
+	reHintRejects = lazyRE(`Updates were rejected because (.*)`)
+	reGitLabProt  = lazyRE(`You are not allowed to (push code to protected branches|force push code to a protected branch|push code to this project|\S+)`)
 )
 
 var gitMatchers = []matcher{
