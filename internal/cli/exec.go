@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -54,6 +55,9 @@ func (c *Command) runExec(ctx context.Context, args []string) int {
 	t, err := failure.ParseTool(*tool)
 	if err != nil || t == failure.ToolHTTP {
 		return c.fail(exitcode.Usage, fmt.Sprintf("invalid --tool %q: want auto, git, curl or exec", *tool))
+	}
+	if t == failure.ToolAuto {
+		t = toolFor(argv[0])
 	}
 	if *timeout < 0 || *killGrace < 0 {
 		return c.fail(exitcode.Usage, "--timeout and --kill-grace must not be negative")
@@ -164,4 +168,15 @@ func buildRules(retryOn, stopOn []string, retryOnExit, stopOnExit string) (failu
 		}
 	}
 	return r, nil
+}
+
+// toolFor names the recogniser for a command: git and curl by their names, auto otherwise.
+func toolFor(cmd string) failure.Tool {
+	switch filepath.Base(cmd) {
+	case "git":
+		return failure.ToolGit
+	case "curl":
+		return failure.ToolCurl
+	}
+	return failure.ToolAuto
 }

@@ -365,3 +365,16 @@ func TestBinarySIGTERMChildIgnoresIt(t *testing.T) {
 		t.Errorf("no report:\n%s", stderr.String())
 	}
 }
+
+func TestExecCurlExitCodeWithoutMessage(t *testing.T) {
+	// curl -s prints nothing; its exit status alone (28: timeout) is enough.
+	dir := t.TempDir()
+	curl := filepath.Join(dir, "curl")
+	if err := os.WriteFile(curl, []byte("#!/bin/sh\nexit 28\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, "", nil, "exec", "--max-attempts", "2", "--schedule", "1s", "--", curl, "-s", "http://127.0.0.1:1/")
+	if r.code != exitcode.Transient || len(r.clock.Waits()) != 1 {
+		t.Fatalf("exit %d waits %v, want 75 after one retry:\n%s", r.code, r.clock.Waits(), r.stderr)
+	}
+}

@@ -95,7 +95,7 @@ func classifyText(tool Tool, text string, exitCode int, method string) *Failure 
 	}
 	c := &scanCtx{text: text, tool: eff, method: strings.ToUpper(strings.TrimSpace(method)), ms: allMatchers, keys: gateKeys}
 	hits := c.scan()
-	if tool == ToolCurl && exitCode > 0 {
+	if eff == ToolCurl && exitCode > 0 {
 		hits = append(hits, curlExitHit(exitCode, len(text)))
 	}
 	if f, ok := resolve(hits); ok {
