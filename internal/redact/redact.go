@@ -85,7 +85,7 @@ func New(opts Options) *Redactor {
 	var vals []string
 	for _, kv := range opts.Env {
 		name, value, ok := strings.Cut(kv, "=")
-		if ok && secretEnvName(name) {
+		if ok && secretEnvName(name) && !plainSetting(value) {
 			vals = appendSecret(vals, value, MinEnvValueLen)
 		}
 	}
@@ -149,6 +149,17 @@ func (r *Redactor) load() *snapshot {
 		return s
 	}
 	return emptySnapshot
+}
+
+// plainSetting reports whether a secret-named variable holds an ordinary
+// setting word (KEYCHAIN=true, GIT_ASKPASS_TOKEN=none) rather than a secret;
+// masking it would hide every "true" in the output.
+func plainSetting(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "false", "yes", "no", "none", "null", "nil", "unset", "empty", "enabled", "disabled", "on", "off":
+		return true
+	}
+	return false
 }
 
 // secretEnvName reports whether an environment variable name marks a secret.

@@ -212,3 +212,10 @@ func BenchmarkString(b *testing.B) {
 		})
 	}
 }
+
+func TestPlainSettingsAreNotSecrets(t *testing.T) {
+	r := New(Options{Env: []string{"KEYCHAIN=true", "USE_TOKEN_AUTH=false", "API_KEY=abcd1234secret"}})
+	if got := r.String("verbose=true cache=false key=abcd1234secret"); got != "verbose=true cache=false key=***" {
+		t.Errorf("got %q", got)
+	}
+}
