@@ -271,6 +271,7 @@ func gitConfigArgs(argv []string) []string {
 		case strings.HasPrefix(a, "-c") && len(a) > 2:
 			out = append(out, "-c", a[2:])
 		case a == "-C" && i+1 < len(argv):
+			out = append(out, "-C", argv[i+1]) // git config reads that repository's configuration
 			i++
 		case strings.HasPrefix(a, "-"):
 		default:

@@ -310,3 +310,31 @@ func curlNoProxyMatch(host, list string) bool {
 	}
 	return false
 }
+
+// ProxyCredentials returns the user names and passwords found in the proxy
+// variables of env (HTTPS_PROXY, http_proxy, ALL_PROXY, ... in either case),
+// so that callers can mask them wherever they appear.
+func ProxyCredentials(env []string) []string {
+	var out []string
+	e := newEnvMap(env)
+	for _, n := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"} {
+		v := strings.TrimSpace(e[n])
+		if v == "" {
+			continue
+		}
+		if !strings.Contains(v, "://") {
+			v = "http://" + v
+		}
+		u, err := url.Parse(v)
+		if err != nil || u.User == nil {
+			continue
+		}
+		if name := u.User.Username(); name != "" {
+			out = append(out, name)
+		}
+		if pw, ok := u.User.Password(); ok && pw != "" {
+			out = append(out, pw)
+		}
+	}
+	return out
+}

@@ -130,7 +130,7 @@ func TestURLFromArgs(t *testing.T) {
 			t.Errorf("URLFromArgs(%v) = %q, want %q", tc.args, got, tc.want)
 		}
 	}
-	if got := gitConfigArgs([]string{"git", "-c", "http.proxy=x", "-chttp.sslVerify=false", "-C", "/tmp", "push", "-c", "no"}); strings.Join(got, " ") != "-c http.proxy=x -c http.sslVerify=false" {
+	if got := gitConfigArgs([]string{"git", "-c", "http.proxy=x", "-chttp.sslVerify=false", "-C", "/tmp", "push", "-c", "no"}); strings.Join(got, " ") != "-c http.proxy=x -c http.sslVerify=false -C /tmp" {
 		t.Errorf("gitConfigArgs = %q", got)
 	}
 }

@@ -345,13 +345,16 @@ type ClientTrace struct {
 	// ConnectStatus is the status of a proxy's answer to CONNECT quoted by the
 	// client ("CONNECT tunnel failed, response 403"); 0 when none.
 	ConnectStatus int
-	// URL is the URL git could not access ("unable to access 'URL'"); "" when none.
+	// URL is the URL the client failed on: git's "unable to access 'URL'", or
+	// the URL of a Go error (`Get "URL": ...`); "" when none.
 	URL string
 	// Tunnel is the host:port a verbose curl tunnelled to ("Establish HTTP proxy tunnel to h:p"); "" when none.
 	Tunnel string
 }
 
 var (
+	// `Get "https://h/": Forbidden` (Go >= 1.14) or `Get https://h/: proxyconnect tcp: ...`
+	reGoURL    = regexp.MustCompile(`\b(?:Get|Head|Post|Put|Patch|Delete|Options) "?(https?://[^\s"]+?)"?: (.*)`)
 	reTunnelTo = regexp.MustCompile(`(?:Establish HTTP proxy tunnel to|> CONNECT) (\[[^\]]+\]:\d+|[^\s:/]+:\d+)`)
 	netKeys    = newKeyIndex(collectGates(netMatchers))
 )
@@ -387,6 +390,14 @@ func TraceClient(tool Tool, text string, exitCode int) ClientTrace {
 	}
 	if m := reCurlLine.FindAllStringSubmatch(text, -1); len(m) > 0 && curlNetworkCodes[atoi(m[len(m)-1][1])] {
 		tr.Network = true
+	}
+	if ms := reGoURL.FindAllStringSubmatch(text, -1); len(ms) > 0 {
+		m := ms[len(ms)-1]
+		tr.URL = m[1]
+		if code := statusOfPhrase(strings.TrimSpace(m[2])); code != 0 {
+			// net/http reports a refused CONNECT as the bare reason phrase
+			tr.ConnectStatus, tr.Network = code, true
+		}
 	}
 	if ms := reUnableTo.FindAllStringSubmatch(text, -1); len(ms) > 0 {
 		tr.URL = ms[len(ms)-1][1]

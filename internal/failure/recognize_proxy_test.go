@@ -109,6 +109,9 @@ func TestTraceClient(t *testing.T) {
 		{name: "git connect timeout", tool: ToolGit, text: "fatal: unable to access 'https://github.com/o/r/': Failed to connect to github.com port 443 after 130000 ms: Connection timed out", exit: 128, network: true, url: "https://github.com/o/r/"},
 		{name: "git aborted CONNECT", tool: ToolGit, text: "fatal: unable to access 'https://github.com/o/r/': Proxy CONNECT aborted", exit: 128, network: true, url: "https://github.com/o/r/"},
 		{name: "certificate problem is not network", tool: ToolGit, text: "fatal: unable to access 'https://github.com/o/r/': SSL certificate problem: self-signed certificate in certificate chain", exit: 128, url: "https://github.com/o/r/"},
+		{name: "Go bare phrase of a refused CONNECT", tool: ToolAuto, text: `Get "https://dev.to/api": Forbidden`, exit: 1, network: true, status: 403, url: "https://dev.to/api"},
+		{name: "Go proxy down", tool: ToolAuto, text: `Get "https://dev.to/api": proxyconnect tcp: dial tcp 127.0.0.1:9: connect: connection refused`, exit: 1, network: true, url: "https://dev.to/api"},
+		{name: "Go 404 body is not network", tool: ToolAuto, text: `Get "https://dev.to/api": unexpected status Not Found`, exit: 1, url: "https://dev.to/api"},
 		{name: "non-fast-forward is not network", tool: ToolGit, text: " ! [rejected]        main -> main (non-fast-forward)\nerror: failed to push some refs to 'https://github.com/o/r'", exit: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
