@@ -267,6 +267,20 @@ func TestExecGitThroughSquidDenied(t *testing.T) {
 
 // TestExecAllowedHostUpstreamDown: transient, retried on the schedule, then 75;
 // the probe runs once for the run (cached).
+// TestExecPlainHTTPThroughSquidDenied: curl -f sees a 403 for a plain-http URL;
+// the probe (an absolute-form HEAD) shows it is the proxy's own.
+func TestExecPlainHTTPThroughSquidDenied(t *testing.T) {
+	t.Parallel()
+	host := uniqueHost("http-denied")
+	r := runCLI(t, "", []string{"http_proxy=" + squid.URL}, "exec", "--", "curl", "-fsS", "http://"+host+"/")
+	if r.code != exitcode.Policy {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	mustContain(t, "stderr", r.stderr,
+		"reason:   "+host+":80 is not on the egress allowlist of proxy "+squid.Addr+" (Squid ERR_ACCESS_DENIED)",
+		"curl: (22) The requested URL returned error: 403", "probe: HEAD "+host+":80 via proxy "+squid.Addr+": HTTP 403 Forbidden")
+}
+
 func TestExecAllowedHostUpstreamDown(t *testing.T) {
 	t.Parallel()
 	target := "down.allowed.test:" + closedPort(t)

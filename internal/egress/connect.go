@@ -30,6 +30,8 @@ type ConnectError struct {
 	Target string
 	// Answer is the proxy's answer: status, reason phrase, headers, start of the body.
 	Answer failure.ProxyAnswer
+	// scheme is the proxy URL's scheme, for the status endpoint.
+	scheme string
 }
 
 // Error returns "proxy P refused CONNECT T: HTTP 403 Forbidden".
@@ -67,6 +69,9 @@ func ConnectFailure(proxyURL *url.URL, target string, resp *http.Response) *fail
 	}
 	proxy := &Proxy{URL: proxyURL, Addr: proxyAddr(proxyURL)}
 	ce := &ConnectError{Proxy: proxy.Addr, Target: target, Answer: a}
+	if proxyURL != nil {
+		ce.scheme = proxyURL.Scheme
+	}
 	t, err := ParseTarget(target)
 	if err != nil {
 		t = Target{Scheme: "https", Host: target}

@@ -77,7 +77,7 @@ func (p *Prober) Diagnose(s Step) DiagnoseFunc {
 			tool = failure.ToolCurl
 		}
 		tr := failure.TraceClient(tool, text, code)
-		if !tr.Network {
+		if !tr.Network && !proxyMayHaveAnswered(tr.Status) {
 			return f
 		}
 		client := s.Client
@@ -92,7 +92,8 @@ func (p *Prober) Diagnose(s Step) DiagnoseFunc {
 			}
 		}
 		target, ok := diagnoseTarget(client, s.URL, tr)
-		if !ok {
+		if !ok || (!tr.Network && target.Scheme != "http") {
+			// a status inside an https tunnel is the server's, not the proxy's
 			return f
 		}
 		d := discoveryFor(p.opts.Env, s, client)
@@ -104,6 +105,17 @@ func (p *Prober) Diagnose(s Step) DiagnoseFunc {
 	}
 }
 
+// proxyMayHaveAnswered reports whether an HTTP status reported by a client
+// for a plain-http request may be the proxy's own answer: a refusal or an
+// upstream failure.
+func proxyMayHaveAnswered(status int) bool {
+	switch status {
+	case 403, 407, 451, 500, 502, 503, 504:
+		return true
+	}
+	return false
+}
+
 // diagnoseConnect completes a refusal captured by CaptureConnect: the answer is
 // already known, so only the status endpoint and the canary may be asked.
 func (p *Prober) diagnoseConnect(ctx context.Context, f *failure.Failure, ce *ConnectError) *failure.Failure {
@@ -111,8 +123,11 @@ func (p *Prober) diagnoseConnect(ctx context.Context, f *failure.Failure, ce *Co
 	if err != nil {
 		return f
 	}
-	u, _ := url.Parse("http://" + ce.Proxy)
-	proxy := &Proxy{URL: u, Addr: ce.Proxy}
+	scheme := ce.scheme
+	if scheme == "" {
+		scheme = "http"
+	}
+	proxy := &Proxy{URL: &url.URL{Scheme: scheme, Host: ce.Proxy}, Addr: ce.Proxy}
 	r := &Result{Target: t.Addr(), Proxy: ce.Proxy}
 	p.judge(ctx, r, proxy, t, ce.Answer)
 	out := merge(f, r)

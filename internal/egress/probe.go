@@ -198,9 +198,6 @@ func New(opts Options) (*Prober, error) {
 	return p, nil
 }
 
-// Timeout returns the bound on each request.
-func (p *Prober) Timeout() time.Duration { return p.opts.Timeout }
-
 // Probe asks the proxy Go's net/http would use for target.
 func (p *Prober) Probe(ctx context.Context, target Target) *Result {
 	return p.ProbeAs(ctx, ClientGo, target)
@@ -324,9 +321,8 @@ func describe(r *Result, proxy *Proxy, target Target, a failure.ProxyAnswer) fai
 
 // unanswered records a request the proxy did not answer.
 func (p *Prober) unanswered(r *Result, method string, err error) {
-	var ue *unsupportedError
 	switch {
-	case errors.As(err, &ue):
+	case errors.Is(err, ErrUnsupportedProxy):
 		r.Verdict = Unclear
 		r.Reason = fmt.Sprintf("cannot probe through proxy %s: %v", r.Proxy, err)
 		return
@@ -374,15 +370,11 @@ func statusLine(a failure.ProxyAnswer) string {
 
 var errNotHTTP = errors.New("not an HTTP answer")
 
-type unsupportedError struct{ scheme string }
-
-func (e *unsupportedError) Error() string { return e.scheme + " proxies are not probed" }
-
 // ask sends one request for target to proxy and reads the answer: status,
 // headers and at most MaxBody of body, within the timeout.
 func (p *Prober) ask(ctx context.Context, proxy *Proxy, target Target, method string) (failure.ProxyAnswer, error) {
 	if proxy.URL.Scheme != "http" && proxy.URL.Scheme != "https" {
-		return failure.ProxyAnswer{}, &unsupportedError{proxy.URL.Scheme}
+		return failure.ProxyAnswer{}, fmt.Errorf("%w %q: only http and https proxies are probed", ErrUnsupportedProxy, proxy.URL.Scheme)
 	}
 	p.sent.Add(1)
 	ctx, cancel := context.WithTimeout(ctx, p.opts.Timeout)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -309,5 +310,18 @@ func TestNewValidatesOptions(t *testing.T) {
 		if _, err := New(o); err != nil {
 			t.Errorf("New(%+v): %v", o, err)
 		}
+	}
+}
+
+func TestProbeSocksProxyIsUnclear(t *testing.T) {
+	t.Parallel()
+	p := newProber(t, Options{Env: []string{"https_proxy=socks5://127.0.0.1:1080"}})
+	r := p.ProbeAs(context.Background(), ClientCurl, mustTarget(t, "dev.to"))
+	if r.Verdict != Unclear || !strings.Contains(r.Reason, "unsupported proxy scheme") || p.sent.Load() != 0 {
+		t.Fatalf("%+v", r)
+	}
+	r = p.ProbeVia(context.Background(), &Proxy{URL: &url.URL{Scheme: "socks5", Host: "127.0.0.1:1080"}, Addr: "127.0.0.1:1080"}, mustTarget(t, "dev.to"))
+	if r.Verdict != Unclear || !strings.Contains(r.Reason, "only http and https proxies are probed") {
+		t.Fatalf("%+v", r)
 	}
 }

@@ -350,6 +350,10 @@ type ClientTrace struct {
 	URL string
 	// Tunnel is the host:port a verbose curl tunnelled to ("Establish HTTP proxy tunnel to h:p"); "" when none.
 	Tunnel string
+	// Status is an HTTP status the client reported for its request ("The
+	// requested URL returned error: 403"); 0 when none. For a plain-http target
+	// sent through a proxy it may be the proxy's own answer.
+	Status int
 }
 
 var (
@@ -401,6 +405,9 @@ func TraceClient(tool Tool, text string, exitCode int) ClientTrace {
 	}
 	if ms := reUnableTo.FindAllStringSubmatch(text, -1); len(ms) > 0 {
 		tr.URL = ms[len(ms)-1][1]
+	}
+	if ms := reReturnedError.FindAllStringSubmatch(text, -1); len(ms) > 0 {
+		tr.Status = atoi(ms[len(ms)-1][1])
 	}
 	if ms := reTunnelTo.FindAllStringSubmatch(text, -1); len(ms) > 0 {
 		tr.Tunnel = ms[len(ms)-1][1]

@@ -97,13 +97,15 @@ func TestTraceClient(t *testing.T) {
 		status  int
 		url     string
 		tunnel  string
+		http    int
 	}{
+		{name: "curl -f on a plain-http 403", tool: ToolCurl, text: "curl: (22) The requested URL returned error: 403\n", exit: 22, http: 403},
 		{name: "curl new wording", tool: ToolCurl, text: "curl: (56) CONNECT tunnel failed, response 403\n", exit: 56, network: true, status: 403},
 		{name: "curl old wording", tool: ToolAuto, text: "curl: (56) Received HTTP code 403 from proxy after CONNECT", exit: 56, network: true, status: 403},
 		{name: "curl verbose tunnel", tool: ToolCurl, text: "* Establish HTTP proxy tunnel to dev.to:443\n> CONNECT dev.to:443 HTTP/1.1\n< HTTP/1.1 403 Forbidden\ncurl: (56) CONNECT tunnel failed, response 403\n", exit: 56, network: true, status: 403, tunnel: "dev.to:443"},
 		{name: "curl silent, exit code only", tool: ToolCurl, text: "", exit: 7, network: true},
 		{name: "curl refused", tool: ToolAuto, text: "curl: (7) Failed to connect to 127.0.0.1 port 9: Connection refused", exit: 7, network: true},
-		{name: "curl 22 is not network", tool: ToolCurl, text: "curl: (22) The requested URL returned error: 404", exit: 22},
+		{name: "curl 22 is not network", tool: ToolCurl, text: "curl: (22) The requested URL returned error: 404", exit: 22, http: 404},
 		{name: "git through a proxy", tool: ToolAuto, text: "fatal: unable to access 'https://denied.test/r.git/': CONNECT tunnel failed, response 403\n", exit: 128, network: true, status: 403, url: "https://denied.test/r.git/"},
 		{name: "git proxy 503", tool: ToolGit, text: "fatal: unable to access 'https://down.allowed.test:1/r.git/': Received HTTP code 503 from proxy after CONNECT\n", exit: 128, network: true, status: 503, url: "https://down.allowed.test:1/r.git/"},
 		{name: "git connect timeout", tool: ToolGit, text: "fatal: unable to access 'https://github.com/o/r/': Failed to connect to github.com port 443 after 130000 ms: Connection timed out", exit: 128, network: true, url: "https://github.com/o/r/"},
@@ -116,8 +118,8 @@ func TestTraceClient(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := TraceClient(tc.tool, tc.text, tc.exit)
-			if tr.Network != tc.network || tr.ConnectStatus != tc.status || tr.URL != tc.url || tr.Tunnel != tc.tunnel {
-				t.Fatalf("trace %+v, want network %v status %d url %q tunnel %q", tr, tc.network, tc.status, tc.url, tc.tunnel)
+			if tr.Network != tc.network || tr.ConnectStatus != tc.status || tr.URL != tc.url || tr.Tunnel != tc.tunnel || tr.Status != tc.http {
+				t.Fatalf("trace %+v, want network %v status %d url %q tunnel %q http %d", tr, tc.network, tc.status, tc.url, tc.tunnel, tc.http)
 			}
 		})
 	}
