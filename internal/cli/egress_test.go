@@ -120,7 +120,7 @@ func TestProbeCommandJSON(t *testing.T) {
 	var got struct {
 		Results []struct {
 			Verdict, Class, Target, Kind, Proxy, Dialect, Code, Reason, Remedy string
-			Evidence                                                            []string
+			Evidence                                                           []string
 		}
 		ExitCode int `json:"exit_code"`
 	}
