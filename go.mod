@@ -3,3 +3,8 @@ module github.com/retrywise/retrywise
 go 1.26.8
 
 require github.com/cenkalti/backoff/v4 v4.3.0
+
+require (
+	golang.org/x/net v0.62.0
+	golang.org/x/text v0.43.0 // indirect
+)

@@ -39,6 +39,7 @@ func (c *Command) subcommands() map[string]subcommand {
 	return map[string]subcommand{
 		"exec":     {"run a command, retrying only transient failures", (*Command).runExec},
 		"classify": {"explain a failure text without running anything", (*Command).runClassify},
+		"probe":    {"ask the egress proxy whether targets are allowed, denied or unreachable", (*Command).runProbe},
 		"version":  {"print the version", (*Command).runVersion},
 	}
 }

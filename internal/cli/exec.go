@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/execstep"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
@@ -37,6 +38,7 @@ func (c *Command) runExec(ctx context.Context, args []string) int {
 	tool := fs.String("tool", "auto", "whose output to expect: auto, git, curl or exec")
 	absentOK := fs.Bool("absent-ok", false, "exit 0 when the failure means \"not there\" (e.g. curl -f on a 404)")
 	fs.Var(&masks, "mask", "also mask `VALUE` wherever it appears (repeatable)")
+	ef := addEgressFlags(fs)
 	if code, done := c.parse(fs, args); done {
 		return code
 	}
@@ -62,8 +64,12 @@ func (c *Command) runExec(ctx context.Context, args []string) int {
 	if *timeout < 0 || *killGrace < 0 {
 		return c.fail(exitcode.Usage, "--timeout and --kill-grace must not be negative")
 	}
+	prober, err := ef.prober(c.Env, 0)
+	if err != nil {
+		return c.fail(exitcode.Usage, err.Error())
+	}
 
-	red := c.redactor(masks)
+	red := c.redactor(append(masks, egress.ProxyCredentials(c.Env)...))
 	stdout, stderr := red.Writer(c.Stdout), red.Writer(c.Stderr)
 	defer stdout.Close()
 	defer stderr.Close()
@@ -89,6 +95,7 @@ func (c *Command) runExec(ctx context.Context, args []string) int {
 			stderr.Flush()
 			fmt.Fprintf(stderr, "retrywise: %s\n", report.ProgressLine(a, max))
 		},
+		Diagnose: execDiagnose(prober, argv, t, step),
 	}
 	out, err := coord.Run(ctx, step)
 	if err != nil {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,14 +12,22 @@ import (
 	"time"
 )
 
-// TestMain provides a temp folder for the binary built by buildBinary and removes it afterwards.
+// TestMain provides a temp folder for the binary built by buildBinary and the
+// package's real proxies (startProxies), and removes them afterwards.
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "retrywise-bin-")
 	if err != nil {
 		panic(err)
 	}
 	binDir = dir
+	stop, err := startProxies()
+	if err != nil {
+		os.RemoveAll(dir)
+		fmt.Fprintf(os.Stderr, "cli tests need real proxies: %v\n", err)
+		os.Exit(1)
+	}
 	code := m.Run()
+	stop()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

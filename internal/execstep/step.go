@@ -63,6 +63,8 @@ type Step struct {
 	out   *tail
 	// Output is the tail of the last attempt's combined output.
 	lastOutput string
+	// lastExit is the last attempt's exit status; failure.NoExitCode when it did not exit.
+	lastExit int
 }
 
 // New validates opts and returns a Step; a missing executable is reported here,
@@ -89,7 +91,7 @@ func New(opts Options) (*Step, error) {
 	if opts.Stderr == nil {
 		opts.Stderr = io.Discard
 	}
-	s := &Step{opts: opts, out: newTail(TailSize)}
+	s := &Step{opts: opts, out: newTail(TailSize), lastExit: failure.NoExitCode}
 	if opts.Stdin != nil && !isTerminal(opts.Stdin) {
 		s.stdin = newReplay(opts.Stdin, opts.MaxStdin)
 	}
@@ -110,6 +112,10 @@ func isTerminal(r io.Reader) bool {
 // LastOutput returns the kept tail of the last attempt's output.
 func (s *Step) LastOutput() string { return s.lastOutput }
 
+// LastExitCode returns the last attempt's exit status; failure.NoExitCode when
+// it was killed by a signal or did not run.
+func (s *Step) LastExitCode() int { return s.lastExit }
+
 // CanRetry refuses a retry when standard input outgrew the replay buffer.
 func (s *Step) CanRetry(*failure.Failure) (bool, string) {
 	if s.stdin != nil && s.stdin.Overflowed() {
@@ -121,6 +127,7 @@ func (s *Step) CanRetry(*failure.Failure) (bool, string) {
 // Attempt runs the command once and classifies a failure.
 func (s *Step) Attempt(ctx context.Context, n int) error {
 	s.out.Reset()
+	s.lastExit = failure.NoExitCode
 	cmd := exec.Command(s.opts.Args[0], s.opts.Args[1:]...)
 	cmd.Env, cmd.Dir = s.opts.Env, s.opts.Dir
 	cmd.Stdout = io.MultiWriter(s.opts.Stdout, s.out)
@@ -171,6 +178,10 @@ func (s *Step) Attempt(ctx context.Context, n int) error {
 		feed.close()
 	}
 	s.lastOutput = s.out.String()
+	s.lastExit = failure.NoExitCode
+	if cmd.ProcessState != nil && cmd.ProcessState.Exited() {
+		s.lastExit = cmd.ProcessState.ExitCode()
+	}
 
 	var sent syscall.Signal
 	select {

@@ -94,9 +94,10 @@ type Coordinator struct {
 	// Progress is called after each failed attempt that will be retried, with the wait
 	// that follows; it is not called after the last attempt.
 	Progress func(a Attempt, maxAttempts int)
-	// Diagnose, when set, is called with a retryable failure before the loop decides to
-	// wait; it may return a reclassified failure (an egress denial turns a network
-	// failure into policy). It must be bounded in time.
+	// Diagnose, when set, is called with every failure before the loop decides whether
+	// to wait; it may return a reclassified failure (an egress denial turns a network
+	// failure into policy; a proxy that fails for everyone turns a bare 403 into
+	// transient). It returns f itself (or nil) to keep it, and must be bounded in time.
 	Diagnose func(ctx context.Context, f *failure.Failure) *failure.Failure
 }
 
@@ -155,6 +156,16 @@ func (c *Coordinator) Run(ctx context.Context, step Step) (*Outcome, error) {
 			out.Detail = fmt.Sprintf("the loop reached its max elapsed time of %s during attempt %d", pol.MaxElapsed, n)
 			return out, nil
 		}
+		if c.Diagnose != nil {
+			if d := c.Diagnose(loopCtx, f); d != nil && d != f {
+				f = d
+				out.Final = f
+				last.Class, last.Reason, last.Failure = f.Class.String(), f.Reason, f
+			}
+			if ctx.Err() != nil {
+				return c.cancelled(ctx, out), nil
+			}
+		}
 		if !retryable(f, pol) {
 			out.Stop = StopNotRetryable
 			return out, nil
@@ -163,20 +174,6 @@ func (c *Coordinator) Run(ctx context.Context, step Step) (*Outcome, error) {
 			out.Stop = StopCannotRetry
 			out.Detail = why
 			return out, nil
-		}
-		if c.Diagnose != nil {
-			if d := c.Diagnose(loopCtx, f); d != nil && d != f {
-				f = d
-				out.Final = f
-				last.Class, last.Reason, last.Failure = f.Class.String(), f.Reason, f
-				if !retryable(f, pol) {
-					out.Stop = StopNotRetryable
-					return out, nil
-				}
-			}
-			if ctx.Err() != nil {
-				return c.cancelled(ctx, out), nil
-			}
 		}
 		wait := b.NextBackOff()
 		if wait == backoff.Stop {

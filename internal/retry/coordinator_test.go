@@ -246,6 +246,37 @@ func TestCoordinatorDiagnoseReclassifies(t *testing.T) {
 	}
 }
 
+func TestCoordinatorDiagnoseSeesEveryFailure(t *testing.T) {
+	// A bare 403 from a proxy is policy; a canary refused the same way shows the
+	// proxy failing for everyone, so Diagnose turns it transient and the loop retries.
+	clk := clock.NewFake(t0, true)
+	bare := failure.New(failure.Policy, "proxy refused CONNECT with HTTP 403 Forbidden", "")
+	failing := failure.New(failure.Transient, "proxy answers the canary the same way", "")
+	var seen []failure.Class
+	c := &Coordinator{
+		Policy: Policy{Schedule: secs(2, 4), MaxElapsed: time.Hour},
+		Clock:  clk,
+		Diagnose: func(ctx context.Context, f *failure.Failure) *failure.Failure {
+			seen = append(seen, f.Class)
+			if f == bare {
+				return failing
+			}
+			return f
+		},
+	}
+	st := &script{fails: []*failure.Failure{bare, failure.New(failure.Structural, "non-fast-forward", "")}, canRetry: true}
+	out, err := c.Run(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(seen, []failure.Class{failure.Policy, failure.Structural}) {
+		t.Errorf("Diagnose saw %v, want every failure (policy, structural)", seen)
+	}
+	if st.calls != 2 || out.Stop != StopNotRetryable || out.Attempts[0].Class != "transient" || !slices.Equal(clk.Waits(), secs(2)) {
+		t.Fatalf("calls=%d stop=%s attempts=%+v waits=%v", st.calls, out.Stop, out.Attempts, clk.Waits())
+	}
+}
+
 func TestCoordinatorOnlyFinalFailureSurfaced(t *testing.T) {
 	clk := clock.NewFake(t0, true)
 	first, second := transient("reset"), failure.New(failure.Structural, "non-fast-forward", "pull --rebase")

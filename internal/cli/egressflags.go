@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"flag"
+	"strings"
+	"time"
+
+	"github.com/retrywise/retrywise/internal/egress"
+	"github.com/retrywise/retrywise/internal/execstep"
+	"github.com/retrywise/retrywise/internal/failure"
+)
+
+// statusDerived is --egress-status-url's default: PROXY/__agentproxy/status.
+const statusDerived = "derived"
+
+// egressFlags are the flags of the egress probe, shared by every command that
+// may go through a proxy.
+type egressFlags struct {
+	statusURL string
+	canary    string
+}
+
+// addEgressFlags registers --egress-status-url and --egress-canary on fs.
+func addEgressFlags(fs *flag.FlagSet) *egressFlags {
+	e := &egressFlags{}
+	fs.StringVar(&e.statusURL, "egress-status-url", statusDerived, "the egress proxy's status endpoint `URL`, fetched directly when a proxy answer is bare;\n"+statusDerived+" means PROXY"+egress.StatusPath+", off disables it")
+	fs.StringVar(&e.canary, "egress-canary", "", "a `HOST:PORT` known to be allowed: a bare 403 that it gets too means the proxy\nfails for everyone (transient), not a denial")
+	return e
+}
+
+// prober builds the run's prober from the flags; timeout 0 means egress.DefaultTimeout.
+func (e *egressFlags) prober(env []string, timeout time.Duration) (*egress.Prober, error) {
+	status := e.statusURL
+	if strings.EqualFold(strings.TrimSpace(status), statusDerived) {
+		status = ""
+	}
+	return egress.New(egress.Options{Env: env, Timeout: timeout, StatusURL: status, Canary: strings.TrimSpace(e.canary)})
+}
+
+// execDiagnose returns the coordinator's Diagnose for a command: a curl or git
+// failure through a proxy is probed with that client's proxy rules; the
+// target comes from the command's URL argument or the failure's text.
+func execDiagnose(p *egress.Prober, argv []string, tool failure.Tool, step *execstep.Step) egress.DiagnoseFunc {
+	client := egress.ClientOf(argv)
+	if client == "" {
+		switch tool {
+		case failure.ToolGit:
+			client = egress.ClientGit
+		case failure.ToolCurl:
+			client = egress.ClientCurl
+		}
+	}
+	return p.Diagnose(egress.Step{
+		Client: client,
+		URL:    egress.URLFromArgs(argv),
+		Args:   argv,
+		Output: func() (string, int) { return step.LastOutput(), step.LastExitCode() },
+	})
+}

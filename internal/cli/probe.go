@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/retrywise/retrywise/internal/egress"
+	"github.com/retrywise/retrywise/internal/exitcode"
+)
+
+const probeSynopsis = `Usage: retrywise probe [flags] TARGET...
+
+An egress preflight: asks the proxy each TARGET (host, host:port or URL; https
+is assumed for a bare host) would go through whether it lets the target
+through. The proxy is found with the rules of --client (Go's by default). One
+line per target: allowed, denied, unreachable, direct (no proxy) or unclear,
+with the evidence. Exit 77 if any target is denied, 75 if any is unreachable,
+0 otherwise.`
+
+// probeParallel bounds the targets probed at once.
+const probeParallel = 8
+
+// probeLine is one target's result in --json output.
+type probeLine struct {
+	// Verdict is the summary: allowed, denied, unreachable, direct or unclear.
+	Verdict string `json:"verdict"`
+	// Class is the failure class of a denial or an outage; empty otherwise.
+	Class string `json:"class,omitempty"`
+	*egress.Result
+}
+
+func (c *Command) runProbe(ctx context.Context, args []string) int {
+	fs := newFlagSet("probe", probeSynopsis)
+	asJSON := fs.Bool("json", false, "print exactly one JSON object")
+	timeout := fs.Duration("timeout", egress.DefaultTimeout, "bound on each request to the proxy")
+	client := fs.String("client", "go", "whose proxy rules to follow: go, curl or git")
+	ef := addEgressFlags(fs)
+	if code, done := c.parse(fs, args); done {
+		return code
+	}
+	if fs.NArg() == 0 {
+		return c.fail(exitcode.Usage, "no target given: use retrywise probe [flags] TARGET...")
+	}
+	if *timeout <= 0 {
+		return c.fail(exitcode.Usage, "--timeout must be positive")
+	}
+	cl, err := egress.ParseClient(*client)
+	if err != nil {
+		return c.fail(exitcode.Usage, "invalid --client: "+err.Error())
+	}
+	red := c.redactor(egress.ProxyCredentials(c.Env))
+	targets := make([]egress.Target, fs.NArg())
+	for i, a := range fs.Args() {
+		if targets[i], err = egress.ParseTarget(a); err != nil {
+			return c.fail(exitcode.Usage, red.String(fmt.Sprintf("invalid target %q: %v", a, err)))
+		}
+	}
+	prober, err := ef.prober(c.Env, *timeout)
+	if err != nil {
+		return c.fail(exitcode.Usage, red.String(err.Error()))
+	}
+
+	results := make([]*egress.Result, len(targets))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, probeParallel)
+	for i, t := range targets {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			results[i] = prober.ProbeAs(ctx, cl, t)
+		}()
+	}
+	wg.Wait()
+
+	code := exitcode.OK
+	for _, r := range results {
+		switch r.Verdict.Summary() {
+		case "denied":
+			code = exitcode.Policy
+		case "unreachable":
+			if code == exitcode.OK {
+				code = exitcode.Transient
+			}
+		}
+	}
+	stdout := red.Writer(c.Stdout)
+	defer stdout.Close()
+	if *asJSON {
+		lines := make([]probeLine, len(results))
+		for i, r := range results {
+			lines[i] = probeLine{Verdict: r.Verdict.Summary(), Result: r}
+			if f := r.Failure(); f != nil {
+				lines[i].Class = f.Class.String()
+			}
+		}
+		b, _ := json.Marshal(struct {
+			Results  []probeLine `json:"results"`
+			ExitCode int         `json:"exit_code"`
+		}{lines, code})
+		fmt.Fprintf(stdout, "%s\n", b)
+		return code
+	}
+	for _, r := range results {
+		fmt.Fprintln(stdout, probeText(r))
+	}
+	return code
+}
+
+// probeText renders one result on one line: verdict, target, reason, [evidence].
+func probeText(r *egress.Result) string {
+	line := fmt.Sprintf("%-11s %s: %s", r.Verdict.Summary(), r.Target, r.Reason)
+	if r.ProxySource != "" {
+		line += " (proxy from " + r.ProxySource + ")"
+	}
+	if len(r.Evidence) > 0 {
+		line += " [" + strings.Join(r.Evidence, "; ") + "]"
+	}
+	if r.Remedy != "" && r.Verdict.Summary() == "denied" {
+		line += " " + r.Remedy
+	}
+	return line
+}

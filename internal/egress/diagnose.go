@@ -1,0 +1,297 @@
+package egress
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"github.com/retrywise/retrywise/internal/failure"
+)
+
+// DiagnoseFunc is the shape of retry.Coordinator.Diagnose: it is given a
+// step's failure before the loop decides, and returns it unchanged or
+// reclassified.
+type DiagnoseFunc = func(ctx context.Context, f *failure.Failure) *failure.Failure
+
+// maxEvidence bounds the evidence of a diagnosed failure.
+const maxEvidence = 7
+
+// Step describes the step whose failures a Diagnose function examines.
+type Step struct {
+	// Client is whose proxy rules apply; "" means from the output (git or
+	// curl), else Go's.
+	Client Client
+	// URL is the target when known before running (curl's URL argument, the
+	// push remote); "" means it is read from the output.
+	URL string
+	// Args is the command line (curl's -x/--noproxy and git's -c count); optional.
+	Args []string
+	// Dir is the command's working directory (for git's configuration).
+	Dir string
+	// Output returns the failed attempt's output and exit status
+	// (failure.NoExitCode when not known); nil means the failure's evidence.
+	Output func() (text string, exitCode int)
+}
+
+// DiagnoseFor returns the Diagnose function for a step of client (curl, git,
+// go) whose target is targetURL: `retrywise push` passes ClientGit and the
+// remote's URL. See Diagnose.
+func (p *Prober) DiagnoseFor(client Client, targetURL string) DiagnoseFunc {
+	return p.Diagnose(Step{Client: client, URL: targetURL})
+}
+
+// Diagnose returns the coordinator's Diagnose function for s. Given a failure
+// at the network or proxy level (a refused or timed-out connection, a
+// proxy's CONNECT answer) of traffic that went through a proxy under the
+// client's rules, it probes the proxy once (cached for the run) and returns:
+//   - a denial as a policy failure naming the host and the proxy, with the
+//     probe's evidence: waiting will not change it;
+//   - the failure kept transient, with the probe's evidence, when the proxy
+//     cannot reach the target, cannot itself be reached, or fails for
+//     everyone (canary);
+//   - otherwise the failure's class unchanged, with the probe's evidence.
+//
+// Any other failure, and a target reached directly, is returned as it is,
+// without a probe. Nothing is probed on success: the coordinator calls it
+// only with failures.
+func (p *Prober) Diagnose(s Step) DiagnoseFunc {
+	return func(ctx context.Context, f *failure.Failure) *failure.Failure {
+		if f == nil {
+			return nil
+		}
+		var ce *ConnectError
+		if errors.As(f, &ce) {
+			return p.diagnoseConnect(ctx, f, ce)
+		}
+		text, code := strings.Join(f.Evidence, "\n"), failure.NoExitCode
+		if s.Output != nil {
+			text, code = s.Output()
+		}
+		tool := failure.ToolAuto
+		switch s.Client {
+		case ClientGit:
+			tool = failure.ToolGit
+		case ClientCurl:
+			tool = failure.ToolCurl
+		}
+		tr := failure.TraceClient(tool, text, code)
+		if !tr.Network && !proxyMayHaveAnswered(tr.Status) {
+			return f
+		}
+		client := s.Client
+		if client == "" {
+			switch tr.Tool {
+			case failure.ToolGit:
+				client = ClientGit
+			case failure.ToolCurl:
+				client = ClientCurl
+			default:
+				client = ClientGo
+			}
+		}
+		target, ok := diagnoseTarget(client, s.URL, tr)
+		if !ok || (!tr.Network && target.Scheme != "http") {
+			// a status inside an https tunnel is the server's, not the proxy's
+			return f
+		}
+		d := discoveryFor(p.opts.Env, s, client)
+		if d.Dir == "" {
+			d.Dir = p.opts.Dir
+		}
+		r := p.probeWith(ctx, d, client, target)
+		return merge(f, r)
+	}
+}
+
+// proxyMayHaveAnswered reports whether an HTTP status reported by a client
+// for a plain-http request may be the proxy's own answer: a refusal or an
+// upstream failure.
+func proxyMayHaveAnswered(status int) bool {
+	switch status {
+	case 403, 407, 451, 500, 502, 503, 504:
+		return true
+	}
+	return false
+}
+
+// diagnoseConnect completes a refusal captured by CaptureConnect: the answer is
+// already known, so only the status endpoint and the canary may be asked.
+func (p *Prober) diagnoseConnect(ctx context.Context, f *failure.Failure, ce *ConnectError) *failure.Failure {
+	t, err := ParseTarget(ce.Target)
+	if err != nil {
+		return f
+	}
+	scheme := ce.scheme
+	if scheme == "" {
+		scheme = "http"
+	}
+	proxy := &Proxy{URL: &url.URL{Scheme: scheme, Host: ce.Proxy}, Addr: ce.Proxy}
+	r := &Result{Target: t.Addr(), Proxy: ce.Proxy}
+	p.judge(ctx, r, proxy, t, ce.Answer)
+	out := merge(f, r)
+	if out != f {
+		out.Err = ce
+	}
+	return out
+}
+
+// diagnoseTarget picks the target: git's "unable to access" URL first (what
+// git actually accessed), then the step's URL, then curl's verbose tunnel line.
+func diagnoseTarget(client Client, stepURL string, tr failure.ClientTrace) (Target, bool) {
+	var cands []string
+	if client == ClientGit {
+		cands = append(cands, tr.URL, stepURL)
+	} else {
+		cands = append(cands, stepURL, tr.URL)
+	}
+	if tr.Tunnel != "" {
+		cands = append(cands, "https://"+tr.Tunnel)
+	}
+	for _, c := range cands {
+		if c == "" {
+			continue
+		}
+		if t, err := ParseTarget(c); err == nil {
+			return t, true
+		}
+	}
+	return Target{}, false
+}
+
+// discoveryFor builds the discovery for a step, reading curl's -x/--noproxy
+// and git's -c from its command line.
+func discoveryFor(env []string, s Step, client Client) *Discovery {
+	d := &Discovery{Env: env, Dir: s.Dir}
+	switch client {
+	case ClientCurl:
+		d.CurlProxy, d.CurlNoProxy = curlProxyArgs(s.Args)
+	case ClientGit:
+		d.GitConfig = gitConfigArgs(s.Args)
+	}
+	return d
+}
+
+// merge folds a probe's result into the client's failure.
+func merge(f *failure.Failure, r *Result) *failure.Failure {
+	if r.Verdict == Direct {
+		return f
+	}
+	out := *f
+	out.Err = f
+	out.Evidence = nil
+	// the client's own line first, then the probe's
+	if len(f.Evidence) > 0 {
+		out.Evidence = append(out.Evidence, f.Evidence[0])
+	}
+	for _, e := range r.Evidence {
+		if len(out.Evidence) < maxEvidence {
+			out.Evidence = append(out.Evidence, e)
+		}
+	}
+	switch r.Verdict {
+	case Denied:
+		out.Class, out.Reason, out.Remedy, out.RetryAfter = failure.Policy, r.Reason, r.Remedy, 0
+	case ProxyFailing:
+		out.Class, out.Reason, out.Remedy = failure.Transient, r.Reason, r.Remedy
+	case UpstreamUnreachable, ProxyUnreachable:
+		// a fresh answer that the outage is behind or at the proxy: retrying is right,
+		// unless the client itself was told something final
+		if f.Class == failure.Transient || f.Class == failure.Unknown {
+			out.Class, out.Reason, out.Remedy = failure.Transient, r.Reason, r.Remedy
+		}
+	}
+	return &out
+}
+
+// ClientOf returns the client a command line runs (curl or git by the program's
+// name), or "" when it is neither.
+func ClientOf(argv []string) Client {
+	if len(argv) == 0 {
+		return ""
+	}
+	switch filepath.Base(argv[0]) {
+	case "curl":
+		return ClientCurl
+	case "git":
+		return ClientGit
+	}
+	return ""
+}
+
+// URLFromArgs returns the first http(s) URL among a command's arguments
+// (curl's URL, or git's remote URL), skipping the values of curl's --proxy,
+// --noproxy and similar options; "" when none.
+func URLFromArgs(argv []string) string {
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		if curlValueOption(a) {
+			i++
+			continue
+		}
+		if a == "--url" && i+1 < len(argv) {
+			return argv[i+1]
+		}
+		l := strings.ToLower(a)
+		if strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://") {
+			return a
+		}
+	}
+	return ""
+}
+
+// curlValueOption reports whether a curl option takes the next argument as a
+// value that may itself look like a URL.
+func curlValueOption(a string) bool {
+	switch a {
+	case "-x", "--proxy", "--noproxy", "-e", "--referer", "--preproxy", "-U", "--proxy-user", "-H", "--header", "--proxy-header", "-d", "--data", "--data-raw", "--data-binary", "-o", "--output", "-u", "--user", "-c", "--cookie-jar", "-b", "--cookie", "-F", "--form":
+		return true
+	}
+	return false
+}
+
+// curlProxyArgs returns curl's --proxy and --noproxy values when present (the last one wins, as in curl).
+func curlProxyArgs(argv []string) (proxy, noProxy *string) {
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		switch {
+		case (a == "-x" || a == "--proxy") && i+1 < len(argv):
+			v := argv[i+1]
+			proxy = &v
+			i++
+		case strings.HasPrefix(a, "-x") && len(a) > 2 && !strings.HasPrefix(a, "--"):
+			v := a[2:]
+			proxy = &v
+		case a == "--noproxy" && i+1 < len(argv):
+			v := argv[i+1]
+			noProxy = &v
+			i++
+		case curlValueOption(a):
+			i++
+		}
+	}
+	return proxy, noProxy
+}
+
+// gitConfigArgs returns the "-c key=value" pairs before git's subcommand.
+func gitConfigArgs(argv []string) []string {
+	var out []string
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		switch {
+		case a == "-c" && i+1 < len(argv):
+			out = append(out, "-c", argv[i+1])
+			i++
+		case strings.HasPrefix(a, "-c") && len(a) > 2:
+			out = append(out, "-c", a[2:])
+		case a == "-C" && i+1 < len(argv):
+			out = append(out, "-C", argv[i+1]) // git config reads that repository's configuration
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return out // the subcommand
+		}
+	}
+	return out
+}

@@ -1,0 +1,416 @@
+package failure
+
+import (
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// A forward proxy's own answer to CONNECT (or to an absolute-form request for a
+// plain-http target) says whether the proxy let the target through, refused it
+// (policy), or could not reach it (transient). Each proxy words this in its own
+// dialect; ReadProxyAnswer knows Squid, tinyproxy, sandbox gateways, RFC 9209
+// Proxy-Status and corporate reason phrases, and falls back to the bare status.
+// TraceClient reads the same facts from a client's failure output.
+
+// ProxyAnswer is a forward proxy's answer to one request.
+type ProxyAnswer struct {
+	// Method is CONNECT, or the method of an absolute-form request (HEAD); "" means CONNECT.
+	Method string
+	// Status is the answer's status code.
+	Status int
+	// Reason is the reason phrase as sent ("Filtered", "URLBlocked"); "" when not known.
+	Reason string
+	// Header holds the answer's headers (may be nil).
+	Header http.Header
+	// Body is the start of the answer's body; the caller bounds it (64 KiB).
+	Body []byte
+}
+
+// ProxyVerdict is what a proxy's answer means for egress.
+type ProxyVerdict int
+
+// The verdicts; the zero value is ProxyUnclear.
+const (
+	// ProxyUnclear: the answer says nothing recognisable about the target.
+	ProxyUnclear ProxyVerdict = iota
+	// ProxyAllowed: the tunnel was opened, or the request was forwarded.
+	ProxyAllowed
+	// ProxyDenied: the proxy's rules refuse the target (policy).
+	ProxyDenied
+	// ProxyAuthRequired: the proxy wants (other) credentials (policy).
+	ProxyAuthRequired
+	// ProxyUpstreamFailed: the proxy could not reach or read the target (transient).
+	ProxyUpstreamFailed
+	// ProxyRejected: the proxy refused the request's form or size (structural).
+	ProxyRejected
+)
+
+var proxyVerdictNames = [...]string{
+	ProxyUnclear:        "unclear",
+	ProxyAllowed:        "allowed",
+	ProxyDenied:         "denied",
+	ProxyAuthRequired:   "auth-required",
+	ProxyUpstreamFailed: "upstream-failed",
+	ProxyRejected:       "rejected",
+}
+
+// String returns the verdict's lower-case name.
+func (v ProxyVerdict) String() string {
+	if v < 0 || int(v) >= len(proxyVerdictNames) {
+		return "verdict(" + strconv.Itoa(int(v)) + ")"
+	}
+	return proxyVerdictNames[v]
+}
+
+// Dialect names used in ProxyReading.
+const (
+	DialectSquid       = "Squid"
+	DialectTinyproxy   = "tinyproxy"
+	DialectGateway     = "sandbox gateway"
+	DialectProxyStatus = "Proxy-Status"
+	DialectCorporate   = "corporate proxy"
+	DialectBare        = "bare status"
+)
+
+// ProxyReading is ReadProxyAnswer's verdict on one answer.
+type ProxyReading struct {
+	// Verdict is what the answer means.
+	Verdict ProxyVerdict
+	// Dialect names whose wording decided it (DialectSquid, ...); DialectBare when only the status spoke.
+	Dialect string
+	// Code is the dialect's own word for it: "ERR_ACCESS_DENIED", "Filtered",
+	// "host_not_allowed", "destination_ip_prohibited", "URLBlocked"; "" for a bare status.
+	Code string
+	// Bare is true when a denial rests on a bare 403/407 and nothing else.
+	Bare bool
+	// Failure classifies a refusal: class, reason, remedy, evidence; nil when allowed.
+	Failure *Failure
+}
+
+// Label renders the reading for a reason in parentheses, e.g.
+// "Squid ERR_ACCESS_DENIED", "tinyproxy 403 Filtered", "bare 403 to CONNECT".
+func (r ProxyReading) Label(a ProxyAnswer) string {
+	method := a.Method
+	if method == "" {
+		method = http.MethodConnect
+	}
+	switch {
+	case r.Dialect == DialectBare || r.Dialect == "":
+		return "bare " + strconv.Itoa(a.Status) + " to " + method
+	case r.Dialect == DialectTinyproxy || r.Dialect == DialectCorporate:
+		return r.Dialect + " " + strconv.Itoa(a.Status) + " " + clip(r.Code)
+	case r.Dialect == DialectGateway:
+		return "x-deny-reason: " + clip(r.Code)
+	case r.Dialect == DialectProxyStatus:
+		return "Proxy-Status error=" + clip(r.Code)
+	}
+	return r.Dialect + " " + clip(r.Code)
+}
+
+const (
+	remedyAllowlist = "add the host to the proxy's egress allowlist, or run where it is allowed"
+	remedyUpstream  = "the proxy could not reach the target: retrying (it is an outage behind the proxy, not a refusal)"
+)
+
+// proxyStatusDenials are RFC 9209 error types that mean the proxy refused.
+var proxyStatusErrors = map[string]ProxyVerdict{
+	"destination_ip_prohibited":          ProxyDenied,
+	"http_request_denied":                ProxyDenied,
+	"dns_timeout":                        ProxyUpstreamFailed,
+	"dns_error":                          ProxyUpstreamFailed,
+	"destination_not_found":              ProxyUpstreamFailed,
+	"destination_unavailable":            ProxyUpstreamFailed,
+	"destination_ip_unroutable":          ProxyUpstreamFailed,
+	"connection_refused":                 ProxyUpstreamFailed,
+	"connection_terminated":              ProxyUpstreamFailed,
+	"connection_timeout":                 ProxyUpstreamFailed,
+	"connection_read_timeout":            ProxyUpstreamFailed,
+	"connection_write_timeout":           ProxyUpstreamFailed,
+	"connection_limit_reached":           ProxyUpstreamFailed,
+	"http_response_incomplete":           ProxyUpstreamFailed,
+	"http_response_timeout":              ProxyUpstreamFailed,
+	"http_request_error":                 ProxyRejected,
+	"http_response_header_section_size":  ProxyRejected,
+	"http_response_header_size":          ProxyRejected,
+	"http_response_body_size":            ProxyRejected,
+	"http_response_trailer_section_size": ProxyRejected,
+	"http_response_trailer_size":         ProxyRejected,
+	"tls_certificate_error":              ProxyUnclear, // TLS inspection or a bad upstream certificate: environment
+	"tls_protocol_error":                 ProxyUnclear,
+	"tls_alert_received":                 ProxyUnclear,
+	"proxy_configuration_error":          ProxyUnclear,
+	"proxy_loop_detected":                ProxyUnclear,
+	"proxy_internal_error":               ProxyUpstreamFailed,
+}
+
+// ReadProxyAnswer classifies a proxy's answer. It reads, in order: a success
+// status, Squid's X-Squid-Error, RFC 9209 Proxy-Status, a gateway's
+// x-deny-reason, tinyproxy's reason phrases and pages, a forwarded answer (Via
+// on an absolute-form request), a corporate reason phrase on a 403, and the
+// bare status. It never returns a nil Failure for a refusal.
+func ReadProxyAnswer(a ProxyAnswer) ProxyReading {
+	method := strings.ToUpper(strings.TrimSpace(a.Method))
+	if method == "" {
+		method = http.MethodConnect
+	}
+	connect := method == http.MethodConnect
+	st := "HTTP " + strconv.Itoa(a.Status)
+	if a.Reason != "" {
+		st += " " + clip(a.Reason)
+	} else if t := http.StatusText(a.Status); t != "" {
+		st += " " + t
+	}
+	mk := func(v ProxyVerdict, dialect, code string, bare bool, reason, remedy string, ev ...string) ProxyReading {
+		r := ProxyReading{Verdict: v, Dialect: dialect, Code: code, Bare: bare}
+		if v == ProxyAllowed {
+			return r
+		}
+		c := Unknown
+		switch v {
+		case ProxyDenied, ProxyAuthRequired:
+			c = Policy
+		case ProxyUpstreamFailed:
+			c = Transient
+		case ProxyRejected:
+			c = Structural
+		}
+		r.Failure = New(c, reason, remedy, append([]string{st}, ev...)...)
+		return r
+	}
+
+	if a.Status >= 200 && a.Status < 300 {
+		return ProxyReading{Verdict: ProxyAllowed, Dialect: dialectOf(a)}
+	}
+
+	if v := headerGet(a.Header, "X-Squid-Error"); v != "" {
+		code, _, _ := strings.Cut(strings.TrimSpace(v), " ")
+		ev := headerEvidence("X-Squid-Error", v)
+		if code == "ERR_CANNOT_FORWARD" {
+			// Squid 5.7 answers a target it cannot resolve with 500 ERR_CANNOT_FORWARD on CONNECT.
+			return mk(ProxyUpstreamFailed, DialectSquid, code, false,
+				"Squid ERR_CANNOT_FORWARD: the proxy could not forward to the target (Squid reports an unresolvable target this way)", remedyUpstream, ev)
+		}
+		if vd, ok := squidVerdict(code); ok {
+			pv := ProxyUnclear
+			switch vd.class {
+			case Policy:
+				pv = ProxyDenied
+				if code == "ERR_CACHE_ACCESS_DENIED" {
+					pv = ProxyAuthRequired
+				}
+			case Transient:
+				pv = ProxyUpstreamFailed
+			case Structural:
+				pv = ProxyRejected
+			}
+			return mk(pv, DialectSquid, code, false, "Squid "+code+": "+vd.reason, vd.remedy, ev)
+		}
+	}
+
+	if v := headerGet(a.Header, "Proxy-Status"); v != "" {
+		if errType, ok := proxyStatusError(v); ok {
+			ev := headerEvidence("Proxy-Status", v)
+			pv, known := proxyStatusErrors[errType]
+			switch {
+			case !known:
+				return mk(ProxyUnclear, DialectProxyStatus, errType, false, "the proxy reported error "+clip(errType), "read the proxy's Proxy-Status details", ev)
+			case pv == ProxyDenied:
+				return mk(pv, DialectProxyStatus, errType, false, "the proxy denies the target ("+clip(errType)+")", remedyAllowlist, ev)
+			case pv == ProxyUpstreamFailed:
+				return mk(pv, DialectProxyStatus, errType, false, "the proxy could not reach the target ("+clip(errType)+")", remedyUpstream, ev)
+			case pv == ProxyRejected:
+				return mk(pv, DialectProxyStatus, errType, false, "the proxy rejected the request ("+clip(errType)+")", "the request must change: see the proxy's details", ev)
+			default:
+				return mk(pv, DialectProxyStatus, errType, false, "the proxy reported "+clip(errType), remedyEnvTLS, ev)
+			}
+		}
+	}
+
+	if v := headerGet(a.Header, "X-Deny-Reason"); v != "" && (a.Status == 403 || a.Status == 407 || a.Status == 451) {
+		return mk(ProxyDenied, DialectGateway, strings.TrimSpace(v), false, "the egress gateway denies the target: "+clip(v), remedyAllowlist, headerEvidence("x-deny-reason", v))
+	}
+
+	if isTinyproxy(a) {
+		switch {
+		case a.Status == 403:
+			code := a.Reason
+			if code == "" {
+				code = "Filtered"
+			}
+			return mk(ProxyDenied, DialectTinyproxy, code, false, "tinyproxy "+clip(code)+": the proxy's filter or ACL refuses the target", remedyAllowlist)
+		case a.Status == 407 || a.Status == 401:
+			return mk(ProxyAuthRequired, DialectTinyproxy, a.Reason, false, "tinyproxy wants credentials", remedyProxy407)
+		case a.Status >= 500:
+			return mk(ProxyUpstreamFailed, DialectTinyproxy, a.Reason, false, "tinyproxy "+clip(a.Reason)+": the proxy could not reach the target", remedyUpstream)
+		}
+	}
+
+	if !connect && headerGet(a.Header, "Via") != "" {
+		// The proxy forwarded the request: this status is the target's, not the proxy's.
+		return ProxyReading{Verdict: ProxyAllowed, Dialect: dialectOf(a)}
+	}
+
+	phrase := strings.TrimSpace(a.Reason)
+	standard := phrase == "" || strings.EqualFold(phrase, http.StatusText(a.Status))
+	switch a.Status {
+	case 403, 451:
+		if !standard {
+			return mk(ProxyDenied, DialectCorporate, phrase, false, "the proxy refuses the target: "+clip(phrase), remedyAllowlist)
+		}
+		return mk(ProxyDenied, DialectBare, "", true, "the proxy answered a bare "+strconv.Itoa(a.Status)+" to "+method, remedyAllowlist)
+	case 407:
+		return mk(ProxyAuthRequired, DialectBare, phrase, standard, "the proxy requires authentication", remedyProxy407)
+	case 500, 502, 503, 504:
+		return mk(ProxyUpstreamFailed, DialectBare, "", false, "the proxy answered "+strconv.Itoa(a.Status)+": it could not reach the target", remedyProxy5xx)
+	}
+	return mk(ProxyUnclear, DialectBare, phrase, false, "the proxy answered "+st, remedyProxyOther)
+}
+
+// dialectOf names the proxy software from Server/Via, or "" when unknown.
+func dialectOf(a ProxyAnswer) string {
+	s := strings.ToLower(headerGet(a.Header, "Server") + " " + headerGet(a.Header, "Via") + " " + headerGet(a.Header, "Proxy-Agent"))
+	switch {
+	case strings.Contains(s, "squid"):
+		return DialectSquid
+	case strings.Contains(s, "tinyproxy"):
+		return DialectTinyproxy
+	}
+	return ""
+}
+
+// isTinyproxy reports whether an answer is tinyproxy's own error page.
+func isTinyproxy(a ProxyAnswer) bool {
+	if dialectOf(a) == DialectTinyproxy {
+		return true
+	}
+	switch a.Reason {
+	case "Filtered", "Access violation", "Unable to connect":
+		return true
+	}
+	b := a.Body
+	if len(b) > 8<<10 {
+		b = b[:8<<10]
+	}
+	body := string(b)
+	return strings.Contains(body, "The request you made has been filtered") || strings.Contains(body, "Tinyproxy was unable to connect")
+}
+
+// proxyStatusError returns the error parameter of the first member of an RFC
+// 9209 Proxy-Status field value that has one.
+func proxyStatusError(v string) (string, bool) {
+	for _, member := range splitOutsideQuotes(v, ',') {
+		params := splitOutsideQuotes(member, ';')
+		for _, p := range params[1:] {
+			k, val, ok := strings.Cut(strings.TrimSpace(p), "=")
+			if ok && strings.EqualFold(strings.TrimSpace(k), "error") {
+				val = strings.Trim(strings.TrimSpace(val), `"`)
+				if val != "" {
+					return strings.ToLower(val), true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// splitOutsideQuotes splits s at sep, ignoring separators inside double quotes.
+func splitOutsideQuotes(s string, sep byte) []string {
+	var out []string
+	start, quoted := 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' && quoted:
+			i++
+		case c == '"':
+			quoted = !quoted
+		case c == sep && !quoted:
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+// ClientTrace is what a client's failure output says about its network path.
+type ClientTrace struct {
+	// Tool is the client the output comes from (detected when auto).
+	Tool Tool
+	// Network is true when the failure happened at the network or proxy level:
+	// a refused or timed-out connection, DNS, a reset, a proxy's CONNECT answer.
+	// Certificate and TLS-negotiation failures are not network failures: a probe
+	// cannot change them.
+	Network bool
+	// ConnectStatus is the status of a proxy's answer to CONNECT quoted by the
+	// client ("CONNECT tunnel failed, response 403"); 0 when none.
+	ConnectStatus int
+	// URL is the URL the client failed on: git's "unable to access 'URL'", or
+	// the URL of a Go error (`Get "URL": ...`); "" when none.
+	URL string
+	// Tunnel is the host:port a verbose curl tunnelled to ("Establish HTTP proxy tunnel to h:p"); "" when none.
+	Tunnel string
+	// Status is an HTTP status the client reported for its request ("The
+	// requested URL returned error: 403"); 0 when none. For a plain-http target
+	// sent through a proxy it may be the proxy's own answer.
+	Status int
+}
+
+var (
+	// `Get "https://h/": Forbidden` (Go >= 1.14) or `Get https://h/: proxyconnect tcp: ...`
+	reGoURL    = regexp.MustCompile(`\b(?:Get|Head|Post|Put|Patch|Delete|Options) "?(https?://[^\s"]+?)"?: (.*)`)
+	reTunnelTo = regexp.MustCompile(`(?:Establish HTTP proxy tunnel to|> CONNECT) (\[[^\]]+\]:\d+|[^\s:/]+:\d+)`)
+	netKeys    = newKeyIndex(collectGates(netMatchers))
+)
+
+// curlNetworkCodes are curl exit codes that mean a network-level failure.
+var curlNetworkCodes = map[int]bool{5: true, 6: true, 7: true, 28: true, 35: true, 52: true, 55: true, 56: true, 97: true}
+
+// TraceClient reads a client's failure output (and its exit status, NoExitCode
+// when not known) for what it says about the network path.
+func TraceClient(tool Tool, text string, exitCode int) ClientTrace {
+	if tool == "" || tool == ToolAuto || tool == ToolExec {
+		tool = detectTool(text, ToolAuto)
+	}
+	tr := ClientTrace{Tool: tool}
+	c := &scanCtx{text: text, tool: tool, ms: netMatchers, keys: netKeys}
+	for _, h := range c.scan() {
+		if h.class == Transient || h.class == Policy {
+			tr.Network = true
+		}
+	}
+	if strings.Contains(text, "Proxy CONNECT aborted") {
+		tr.Network = true
+	}
+	for _, m := range reProxyCode.FindAllStringSubmatch(text, -1) {
+		code := atoi(m[1])
+		if code < 0 {
+			code = atoi(m[2])
+		}
+		tr.ConnectStatus, tr.Network = code, true
+	}
+	if tool == ToolCurl && curlNetworkCodes[exitCode] {
+		tr.Network = true
+	}
+	if m := reCurlLine.FindAllStringSubmatch(text, -1); len(m) > 0 && curlNetworkCodes[atoi(m[len(m)-1][1])] {
+		tr.Network = true
+	}
+	if ms := reGoURL.FindAllStringSubmatch(text, -1); len(ms) > 0 {
+		m := ms[len(ms)-1]
+		tr.URL = m[1]
+		if code := statusOfPhrase(strings.TrimSpace(m[2])); code != 0 {
+			// net/http reports a refused CONNECT as the bare reason phrase
+			tr.ConnectStatus, tr.Network = code, true
+		}
+	}
+	if ms := reUnableTo.FindAllStringSubmatch(text, -1); len(ms) > 0 {
+		tr.URL = ms[len(ms)-1][1]
+	}
+	if ms := reReturnedError.FindAllStringSubmatch(text, -1); len(ms) > 0 {
+		tr.Status = atoi(ms[len(ms)-1][1])
+	}
+	if ms := reTunnelTo.FindAllStringSubmatch(text, -1); len(ms) > 0 {
+		tr.Tunnel = ms[len(ms)-1][1]
+	}
+	return tr
+}
