@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 )
 
 // pushLog is a realistic failing `git push` log of about size bytes: git and
@@ -52,29 +51,36 @@ func BenchmarkClassify4MiB(b *testing.B) { benchmarkClassify(b, 4<<20) }
 
 // Adversarial shapes must stay linear: one huge line full of gate words, and
 // megabytes of lines that each hold a gate.
-func TestClassifyLargeInputIsFast(t *testing.T) {
-	if testing.Short() {
-		t.Skip("timing test")
-	}
-	limit := 2 * time.Second
-	if raceEnabled {
-		limit *= 20
-	}
-	shapes := map[string]string{
+// hostileShapes are 4 MiB inputs built to be slow: one huge keyword-packed
+// line, many gated lines, a real push log, no newline at all.
+func hostileShapes() map[string]string {
+	return map[string]string{
 		"one huge line":     strings.Repeat("error fatal: timed out reset HTTP 500 Forbidden curl: (7) EOF ", 4<<20/62),
 		"many gated lines":  strings.Repeat("fatal: the remote end hung up unexpectedly\nerror: RPC failed; curl 56 Recv failure: Connection reset by peer\n", 4<<20/106),
 		"push log":          pushLog(4 << 20),
 		"no newline at all": strings.Repeat("x", 4<<20) + "Could not resolve host: h",
 	}
-	for name, text := range shapes {
-		start := time.Now()
+}
+
+// TestClassifyLargeInput checks the verdict's invariants on hostile 4 MiB
+// inputs; their cost is measured by BenchmarkClassifyHostile, not timed here.
+func TestClassifyLargeInput(t *testing.T) {
+	for name, text := range hostileShapes() {
 		f := FromText(ToolAuto, text, 1)
-		d := time.Since(start)
-		if d > limit {
-			t.Errorf("%s: %v for %d bytes", name, d, len(text))
-		}
 		if err := textInvariants(f, text, 1); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// BenchmarkClassifyHostile measures the hostile 4 MiB shapes.
+func BenchmarkClassifyHostile(b *testing.B) {
+	for name, text := range hostileShapes() {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				FromText(ToolAuto, text, 1)
+			}
+		})
 	}
 }

@@ -27,7 +27,7 @@ const (
 	// maxCandidates bounds the lines handed to the regexps: only the last
 	// ones of a text where more lines hold a gate are examined. Realistic
 	// logs have a few dozen; this keeps adversarial input cheap.
-	maxCandidates = 1024
+	maxCandidates = 256
 	// lookAhead bounds the lines read after a GH006/GH013 line for its rules.
 	lookAhead = 16
 )

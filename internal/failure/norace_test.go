@@ -1,5 +1,0 @@
-//go:build !race
-
-package failure
-
-const raceEnabled = false
