@@ -219,6 +219,9 @@ func TestConcurrentUse(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	if st := reg.Get("h:443", Settings{Threshold: 3}).State(); st != Closed && st != Open && st != HalfOpen {
+		t.Errorf("state %d after concurrent use", st)
+	}
 }
 
 func TestStateString(t *testing.T) {

@@ -269,6 +269,21 @@ func TestHTTPRetryAfter(t *testing.T) {
 		}
 	})
 
+	t.Run("GitHub 403 secondary rate-limit body", func(t *testing.T) {
+		srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int64) {
+			if n == 1 {
+				w.WriteHeader(http.StatusForbidden)
+				io.WriteString(w, `{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`)
+				return
+			}
+			io.WriteString(w, "ok")
+		})
+		r := newProc(t).run("http", srv.URL)
+		if r.code != exitcode.OK || srv.hits.Load() != 2 || !slices.Equal(r.waits, []time.Duration{10 * time.Second}) {
+			t.Fatalf("403 rate-limit body: exit %d, %d requests, waits %v\n%s", r.code, srv.hits.Load(), r.waits, r.stderr)
+		}
+	})
+
 	t.Run("beyond the cap", func(t *testing.T) {
 		srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int64) {
 			w.Header().Set("Retry-After", "600")
@@ -685,5 +700,26 @@ func TestBinaryHTTP(t *testing.T) {
 	}
 	if stdout.String() != `{"v":1}` || !strings.Contains(stderr.String(), "v=1\n") || !strings.Contains(stderr.String(), "retrywise http succeeded") {
 		t.Errorf("stdout %q\nstderr:\n%s", stdout.String(), stderr.String())
+	}
+}
+
+func TestHTTPDataFile(t *testing.T) {
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, _ int64) {
+		fmt.Fprintf(w, "%s %s", r.Method, r.Header.Get("Content-Length"))
+	})
+	file := filepath.Join(t.TempDir(), "body.json")
+	os.WriteFile(file, []byte(`{"price":"${NOT_EXPANDED}"}`), 0o644)
+	r := runCLI(t, "", nil, "http", "--data-file", file, srv.URL)
+	if r.code != exitcode.OK || r.stdout != "POST 27" {
+		t.Errorf("--data-file: exit %d stdout %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, "from stdin", nil, "http", "-X", "PUT", "--data-file", "-", srv.URL)
+	if r.code != exitcode.OK || r.stdout != "PUT 10" {
+		t.Errorf("--data-file -: exit %d stdout %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if !slices.Equal(srv.bodies, []string{`{"price":"${NOT_EXPANDED}"}`, "from stdin"}) {
+		t.Errorf("bodies %q: a --data-file is sent as it is", srv.bodies)
 	}
 }

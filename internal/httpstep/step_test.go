@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -122,7 +121,7 @@ func TestBreakerCountsOnlyRealFailures(t *testing.T) {
 	}))
 	defer srv.Close()
 	clk := clock.NewFake(t0, false)
-	reg := NewRegistryForTest(clk)
+	reg := breaker.NewRegistry(clk)
 	send := func(path string, mod func(*Options)) *failure.Failure {
 		t.Helper()
 		u, _ := url.Parse(srv.URL)
@@ -171,9 +170,6 @@ func TestBreakerCountsOnlyRealFailures(t *testing.T) {
 		t.Fatalf("short-circuit: %v", f)
 	}
 }
-
-// NewRegistryForTest returns a breaker registry on clk.
-func NewRegistryForTest(clk clock.Clock) *breaker.Registry { return breaker.NewRegistry(clk) }
 
 func TestNewRejects(t *testing.T) {
 	for _, o := range []Options{
@@ -226,5 +222,3 @@ func BenchmarkOverhead(b *testing.B) {
 		}
 	})
 }
-
-func TestMain(m *testing.M) { os.Exit(m.Run()) }
