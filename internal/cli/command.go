@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/retrywise/retrywise/internal/breaker"
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/redact"
@@ -27,6 +28,9 @@ type Command struct {
 	Clock clock.Clock
 	// Version is printed by `retrywise version`.
 	Version string
+	// Breakers holds the per-host circuit breakers shared by every HTTP step of
+	// this process (http, github-quota); nil means Main creates one on first use.
+	Breakers *breaker.Registry
 }
 
 // subcommand is one verb of the CLI.
@@ -41,6 +45,9 @@ func (c *Command) subcommands() map[string]subcommand {
 		"classify": {"explain a failure text without running anything", (*Command).runClassify},
 		"probe":    {"ask the egress proxy whether targets are allowed, denied or unreachable", (*Command).runProbe},
 		"version":  {"print the version", (*Command).runVersion},
+
+		"http":         {"send an HTTP request, retrying only transient failures", (*Command).runHTTP},
+		"github-quota": {"check the GitHub API rate-limit quota, waiting for its reset if allowed", (*Command).runGitHubQuota},
 	}
 }
 
@@ -51,6 +58,9 @@ func (c *Command) Main(ctx context.Context, args []string) int {
 	}
 	if c.Stdin == nil {
 		c.Stdin = strings.NewReader("")
+	}
+	if c.Breakers == nil {
+		c.Breakers = breaker.NewRegistry(c.Clock)
 	}
 	if len(args) < 2 {
 		c.usage(c.Stderr)
@@ -122,7 +132,11 @@ func newFlagSet(name, synopsis string) *flag.FlagSet {
 			if kind != "" {
 				kind = " " + kind
 			}
-			fmt.Fprintf(fs.Output(), "  --%s%s\n    \t%s", f.Name, kind, strings.ReplaceAll(usage, "\n", "\n    \t"))
+			dash := "--"
+			if len(f.Name) == 1 {
+				dash = "-" // short aliases such as -X and -H
+			}
+			fmt.Fprintf(fs.Output(), "  %s%s%s\n    \t%s", dash, f.Name, kind, strings.ReplaceAll(usage, "\n", "\n    \t"))
 			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "[]" {
 				fmt.Fprintf(fs.Output(), " (default %s)", f.DefValue)
 			}

@@ -46,6 +46,9 @@ type Report struct {
 	Policy retry.Policy `json:"policy"`
 	// Elapsed is the loop's total time.
 	Elapsed time.Duration `json:"elapsed_ns"`
+	// Result is the step's answer when it has one (http: status, found, value,
+	// fields; github-quota: the bucket read); omitted otherwise.
+	Result any `json:"result,omitempty"`
 }
 
 // New builds the report of a loop's outcome.

@@ -1,0 +1,233 @@
+package breaker
+
+import (
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/retrywise/retrywise/internal/clock"
+	"github.com/retrywise/retrywise/internal/failure"
+)
+
+var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+
+func newBreaker(t *testing.T) (*Breaker, *clock.Fake) {
+	t.Helper()
+	clk := clock.NewFake(t0, false)
+	return NewRegistry(clk).Get("api.example.com:443", Settings{Threshold: DefaultThreshold}), clk
+}
+
+// record asks for a ticket and records r; it fails the test if the breaker refuses.
+func record(t *testing.T, b *Breaker, r Result) {
+	t.Helper()
+	tk, err := b.Allow()
+	if err != nil {
+		t.Fatalf("Allow: %v (state %s)", err, b.State())
+	}
+	b.Done(tk, r, "HTTP 500 Internal Server Error")
+}
+
+func TestResultOf(t *testing.T) {
+	tests := []struct {
+		f    *failure.Failure
+		want Result
+	}{
+		{nil, Success},
+		{failure.New(failure.Transient, "HTTP 503", ""), Failure},
+		{failure.New(failure.Unknown, "unrecognised", ""), Failure},
+		{failure.New(failure.Absent, "HTTP 404", ""), Neutral},
+		{failure.New(failure.Policy, "HTTP 403", ""), Neutral},
+		{failure.New(failure.Structural, "HTTP 422", ""), Neutral},
+	}
+	for _, tt := range tests {
+		if got := ResultOf(tt.f); got != tt.want {
+			t.Errorf("ResultOf(%v) = %d, want %d", tt.f, got, tt.want)
+		}
+	}
+}
+
+func TestOpensAfterThresholdConsecutiveFailures(t *testing.T) {
+	b, _ := newBreaker(t)
+	record(t, b, Failure)
+	record(t, b, Failure)
+	if b.State() != Closed {
+		t.Fatalf("open after 2 failures")
+	}
+	record(t, b, Failure)
+	if b.State() != Open {
+		t.Fatalf("state %s after 3 failures, want open", b.State())
+	}
+	_, err := b.Allow()
+	var oe *OpenError
+	if !errors.As(err, &oe) || oe.Failures != 3 || oe.Key != "api.example.com:443" || oe.Last != "HTTP 500 Internal Server Error" || !oe.Until.Equal(t0.Add(DefaultCooldown)) {
+		t.Fatalf("Allow on open breaker = %#v", err)
+	}
+	if got := err.Error(); got != "circuit breaker open for api.example.com:443 after 3 consecutive failures" {
+		t.Errorf("Error() = %q", got)
+	}
+}
+
+func TestNeutralAnswersNeverCount(t *testing.T) {
+	b, _ := newBreaker(t)
+	record(t, b, Failure)
+	record(t, b, Failure)
+	// A storm of absent/policy answers neither opens nor resets the breaker.
+	for i := 0; i < 50; i++ {
+		record(t, b, ResultOf(failure.New(failure.Absent, "HTTP 404 Not Found", "")))
+		record(t, b, ResultOf(failure.New(failure.Policy, "HTTP 403 Forbidden", "")))
+	}
+	if n, _ := b.Failures(); n != 2 || b.State() != Closed {
+		t.Fatalf("failures %d, state %s: neutral answers changed the count", n, b.State())
+	}
+	record(t, b, Failure)
+	if b.State() != Open {
+		t.Fatalf("the third real failure did not open the breaker")
+	}
+}
+
+func TestSuccessResets(t *testing.T) {
+	b, _ := newBreaker(t)
+	record(t, b, Failure)
+	record(t, b, Failure)
+	record(t, b, Success)
+	record(t, b, Failure)
+	record(t, b, Failure)
+	if n, last := b.Failures(); n != 2 || last == "" || b.State() != Closed {
+		t.Fatalf("failures %d (%q), state %s: success did not reset the count", n, last, b.State())
+	}
+}
+
+func TestCooldownOnTheClockThenOneHalfOpenTrial(t *testing.T) {
+	b, clk := newBreaker(t)
+	for i := 0; i < 3; i++ {
+		record(t, b, Failure)
+	}
+	clk.Advance(DefaultCooldown - time.Nanosecond)
+	if _, err := b.Allow(); err == nil || b.State() != Open {
+		t.Fatalf("allowed before the cooldown ended")
+	}
+	clk.Advance(time.Nanosecond)
+	if b.State() != HalfOpen {
+		t.Fatalf("state %s after the cooldown, want half-open", b.State())
+	}
+	trial, err := b.Allow()
+	if err != nil {
+		t.Fatalf("half-open refused its trial: %v", err)
+	}
+	// While the trial runs, every other request is short-circuited.
+	_, err = b.Allow()
+	var oe *OpenError
+	if !errors.As(err, &oe) || !oe.TrialInFlight {
+		t.Fatalf("second request during the trial: %v", err)
+	}
+	b.Done(trial, Success, "")
+	if b.State() != Closed {
+		t.Fatalf("state %s after a successful trial, want closed", b.State())
+	}
+	if n, _ := b.Failures(); n != 0 {
+		t.Fatalf("count %d after a successful trial", n)
+	}
+}
+
+func TestFailedTrialReopensForAnotherCooldown(t *testing.T) {
+	b, clk := newBreaker(t)
+	for i := 0; i < 3; i++ {
+		record(t, b, Failure)
+	}
+	clk.Advance(DefaultCooldown)
+	trial, err := b.Allow()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Done(trial, Failure, "connection refused")
+	_, err = b.Allow()
+	var oe *OpenError
+	if !errors.As(err, &oe) || oe.Last != "connection refused" || !oe.Until.Equal(clk.Now().Add(DefaultCooldown)) {
+		t.Fatalf("after a failed trial: %v", err)
+	}
+}
+
+func TestNeutralTrialReleasesTheSlot(t *testing.T) {
+	b, clk := newBreaker(t)
+	for i := 0; i < 3; i++ {
+		record(t, b, Failure)
+	}
+	clk.Advance(DefaultCooldown)
+	trial, _ := b.Allow()
+	b.Done(trial, Neutral, "")
+	if b.State() != HalfOpen {
+		t.Fatalf("state %s after a neutral trial, want half-open", b.State())
+	}
+	if _, err := b.Allow(); err != nil {
+		t.Fatalf("the next trial was refused after a neutral one: %v", err)
+	}
+}
+
+func TestStaleTicketsAreIgnored(t *testing.T) {
+	b, _ := newBreaker(t)
+	early, _ := b.Allow() // granted while closed
+	for i := 0; i < 3; i++ {
+		record(t, b, Failure)
+	}
+	b.Done(early, Success, "") // a slow request from before the outage
+	if b.State() != Open {
+		t.Fatalf("a stale success closed the breaker")
+	}
+}
+
+func TestDisabledAndSettings(t *testing.T) {
+	clk := clock.NewFake(t0, false)
+	reg := NewRegistry(clk)
+	b := reg.Get("h:80", Settings{Threshold: 0})
+	for i := 0; i < 10; i++ {
+		record(t, b, Failure)
+	}
+	if b.State() != Closed {
+		t.Fatalf("a disabled breaker opened")
+	}
+	if reg.Get("h:80", Settings{Threshold: 1}) != b {
+		t.Fatalf("Get returned a new breaker for the same key")
+	}
+	if reg.Get("h:8080", Settings{Threshold: 1}) == b {
+		t.Fatalf("different ports share a breaker")
+	}
+	record(t, b, Failure)
+	if b.State() != Open {
+		t.Fatalf("threshold 1 did not open on the first failure")
+	}
+	if b2 := reg.Get("h:80", Settings{Threshold: 1, Cooldown: time.Minute}); b2.State() != Open {
+		t.Fatalf("state lost")
+	}
+}
+
+func TestConcurrentUse(t *testing.T) {
+	clk := clock.NewFake(t0, false)
+	reg := NewRegistry(clk)
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b := reg.Get("h:443", Settings{Threshold: 3})
+			for i := 0; i < 200; i++ {
+				if tk, err := b.Allow(); err == nil {
+					b.Done(tk, Result(i%3), "x")
+				}
+				b.State()
+			}
+		}()
+	}
+	wg.Wait()
+	if st := reg.Get("h:443", Settings{Threshold: 3}).State(); st != Closed && st != Open && st != HalfOpen {
+		t.Errorf("state %d after concurrent use", st)
+	}
+}
+
+func TestStateString(t *testing.T) {
+	for s, want := range map[State]string{Closed: "closed", Open: "open", HalfOpen: "half-open"} {
+		if s.String() != want {
+			t.Errorf("%d: %q", s, s.String())
+		}
+	}
+}

@@ -1,0 +1,314 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/retrywise/retrywise/internal/breaker"
+	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/expand"
+	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/httpstep"
+	"github.com/retrywise/retrywise/internal/redact"
+	"github.com/retrywise/retrywise/internal/report"
+	"github.com/retrywise/retrywise/internal/retry"
+)
+
+const httpSynopsis = `Usage: retrywise http [flags] URL
+
+Sends one HTTP request, classifies the answer, and retries only transient
+failures on the schedule. A 404/410 on a lookup is an answer, not a failure:
+exit 66, or 0 with --absent-ok. GET, HEAD, PUT, DELETE and OPTIONS are
+retried; POST and PATCH only when the request cannot have been processed
+(DNS failure, connection refused, 429), with an Idempotency-Key header, or
+with --retry-unsafe. A per-host circuit breaker, shared by every HTTP step of
+the process, stops after --breaker-threshold consecutive transient or
+unknown failures.
+
+${NAME} in the URL, header values and --data is replaced by the environment
+variable NAME ($$ is a literal $); an unset NAME exits 78.
+
+The body of an expected answer goes to stdout (or --output FILE) and nothing
+else does; progress, --field values and the report go to stderr.`
+
+// httpFlags are the request flags of `retrywise http`.
+type httpFlags struct {
+	method      string
+	headers     stringList
+	data        string
+	dataFile    string
+	timeout     time.Duration
+	noFollow    bool
+	expect      string
+	absentOK    bool
+	output      string
+	fields      stringList
+	retryUnsafe bool
+	threshold   int
+	masks       stringList
+}
+
+func (c *Command) runHTTP(ctx context.Context, args []string) int {
+	fs := newFlagSet("http", httpSynopsis)
+	rf := addRetryFlags(fs, "10s,20s,60s")
+	var hf httpFlags
+	fs.StringVar(&hf.method, "X", "", "request `METHOD` (same as --method)")
+	fs.StringVar(&hf.method, "method", "", "request `METHOD`; empty means GET, or POST with --data/--data-file")
+	fs.Var(&hf.headers, "H", "request header `'Name: value'` (same as --header)")
+	fs.Var(&hf.headers, "header", "request header `'Name: value'` (repeatable)")
+	fs.StringVar(&hf.data, "data", "", "request body `STRING`, ${NAME} expanded")
+	fs.StringVar(&hf.dataFile, "data-file", "", "read the request body from `FILE` as it is (- for stdin)")
+	fs.DurationVar(&hf.timeout, "timeout", 30*time.Second, "bound on each request, up to the body's last byte; 0 means none")
+	fs.BoolVar(&hf.noFollow, "no-follow", false, fmt.Sprintf("do not follow redirects (followed by default, at most %d)", httpstep.MaxRedirects))
+	fs.StringVar(&hf.expect, "expect", "", "`STATUSES` that succeed, e.g. 200,201 or 200-299; empty means any 2xx")
+	fs.BoolVar(&hf.absentOK, "absent-ok", false, "exit 0 with found=false and a null value when the answer is 404/410 (not there)")
+	fs.StringVar(&hf.output, "output", "", "write the body to `FILE` instead of stdout (replaced only on success)")
+	fs.Var(&hf.fields, "field", "print the JSON value at PATH as `NAME=PATH`, e.g. id=.items[0].id (repeatable)")
+	fs.BoolVar(&hf.retryUnsafe, "retry-unsafe", false, "retry POST and PATCH even when the server may have processed them")
+	fs.IntVar(&hf.threshold, "breaker-threshold", breaker.DefaultThreshold, "consecutive transient/unknown failures of a host that open its circuit breaker; 0 disables it")
+	fs.Var(&hf.masks, "mask", "also mask `VALUE` wherever it appears (repeatable)")
+
+	pos, code, done := c.parseInterspersed(fs, args)
+	if done {
+		return code
+	}
+	if len(pos) != 1 {
+		return c.fail(exitcode.Usage, fmt.Sprintf("want exactly one URL, got %d arguments: use retrywise http [flags] URL", len(pos)))
+	}
+	pol, err := rf.policy()
+	if err != nil {
+		return c.fail(exitcode.Usage, err.Error())
+	}
+	expect, err := httpstep.ParseExpect(hf.expect)
+	if err != nil {
+		return c.fail(exitcode.Usage, err.Error())
+	}
+	var fields []httpstep.Field
+	for _, s := range hf.fields {
+		fd, err := httpstep.ParseField(s)
+		if err != nil {
+			return c.fail(exitcode.Usage, err.Error())
+		}
+		fields = append(fields, fd)
+	}
+	dataSet := flagSet(fs, "data")
+	switch {
+	case hf.timeout < 0:
+		return c.fail(exitcode.Usage, "--timeout must not be negative")
+	case hf.threshold < 0:
+		return c.fail(exitcode.Usage, "--breaker-threshold must not be negative (0 disables the breaker)")
+	case dataSet && hf.dataFile != "":
+		return c.fail(exitcode.Usage, "--data and --data-file exclude each other")
+	}
+	headers, err := parseHeaders(hf.headers)
+	if err != nil {
+		return c.fail(exitcode.Usage, err.Error())
+	}
+
+	red := c.redactor(hf.masks)
+	// Expand ${NAME} before anything is printed, and register every credential
+	// the request carries, so that it is masked wherever it shows up.
+	lookup := expand.EnvLookup(c.Env)
+	rawURL, code, ok := c.expandArg(pos[0], "the URL", lookup)
+	if !ok {
+		return code
+	}
+	for name, vs := range headers {
+		for i, v := range vs {
+			if vs[i], code, ok = c.expandArg(v, "--header "+name, lookup); !ok {
+				return code
+			}
+		}
+	}
+	var body []byte
+	switch {
+	case dataSet:
+		d, code, ok := c.expandArg(hf.data, "--data", lookup)
+		if !ok {
+			return code
+		}
+		body = []byte(d)
+	case hf.dataFile == "-":
+		if body, err = io.ReadAll(c.Stdin); err != nil {
+			return c.fail(exitcode.Config, "cannot read --data-file - (stdin): "+err.Error())
+		}
+	case hf.dataFile != "":
+		if body, err = os.ReadFile(hf.dataFile); err != nil {
+			return c.fail(exitcode.Config, red.String("cannot read --data-file: "+err.Error()))
+		}
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return c.fail(exitcode.Usage, red.String(fmt.Sprintf("invalid URL %q: want http(s)://host/path", rawURL)))
+	}
+	registerCredentials(red, u, headers)
+
+	method := strings.ToUpper(hf.method)
+	if method == "" {
+		method = http.MethodGet
+		if body != nil {
+			method = http.MethodPost
+		}
+	}
+
+	stdout, stderr := red.Writer(c.Stdout), red.Writer(c.Stderr)
+	defer stdout.Close()
+	defer stderr.Close()
+	rfile, err := openReport(rf.report)
+	if err != nil {
+		return c.fail(exitcode.Config, err.Error())
+	}
+	key := httpstep.HostKey(u.Scheme, u.Host)
+	tr := c.httpTransport()
+	defer tr.CloseIdleConnections()
+	step, err := httpstep.New(httpstep.Options{
+		Method: method, URL: rawURL, Header: headers, Body: body, Timeout: hf.timeout,
+		Client: httpstep.NewClient(tr, !hf.noFollow), Expect: expect, Fields: fields,
+		Stdout: stdout, OutputFile: hf.output, RetryUnsafe: hf.retryUnsafe,
+		Breaker: c.Breakers.Get(key, breaker.Settings{Threshold: hf.threshold}),
+		Clock:   c.Clock, UserAgent: c.userAgent(),
+	})
+	if err != nil {
+		if rfile != nil {
+			rfile.Close()
+		}
+		return c.fail(exitcode.Config, red.String(err.Error()))
+	}
+	out, err := c.netCoordinator(pol, stderr).Run(ctx, step)
+	if err != nil {
+		return c.fail(exitcode.Usage, err.Error())
+	}
+	stdout.Flush()
+	code = exitcode.For(out, hf.absentOK)
+	rep := report.New("http", method+" "+rawURL, out, code)
+	if r := step.RefusalRemedy(); out.Stop == retry.StopCannotRetry && r != "" {
+		rep.Remedy = r
+	}
+	res := step.Result()
+	rep.Result = res
+	if done := out.OK() || (out.Final != nil && out.Final.Class == failure.Absent); done {
+		stderr.Flush()
+		if !res.Found {
+			fmt.Fprintln(stderr, "found=false")
+		}
+		for _, fd := range fields {
+			fmt.Fprintf(stderr, "%s=%s\n", fd.Name, httpstep.FormatValue(res.Fields[fd.Name]))
+		}
+	}
+	return c.finish(rep, red, stderr, rfile)
+}
+
+// parseInterspersed parses flags that may come before or after the
+// positional arguments (as curl allows); "--" ends the flags.
+func (c *Command) parseInterspersed(fs *flag.FlagSet, args []string) (pos []string, code int, done bool) {
+	for {
+		if code, done := c.parse(fs, args); done {
+			return nil, code, true
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, 0, false
+		}
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), 0, false
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// expandArg expands ${NAME} in v; on failure it prints the reason and returns
+// the exit code: 78 for an unset variable, 64 for a malformed reference.
+func (c *Command) expandArg(v, where string, lookup expand.Lookup) (string, int, bool) {
+	out, err := expand.String(v, lookup)
+	var unset *expand.UnsetError
+	var syn *expand.SyntaxError
+	switch {
+	case errors.As(err, &unset):
+		return "", c.fail(exitcode.Config, fmt.Sprintf("%s in %s: set the variable (an unset one is never sent as empty), or write $$ for a literal $", unset.Error(), where)), false
+	case errors.As(err, &syn):
+		return "", c.fail(exitcode.Usage, fmt.Sprintf("malformed ${NAME} in %s %s", where, syn.Error())), false
+	}
+	return out, 0, true
+}
+
+// registerCredentials adds the request's credentials to the redactor, so
+// they are masked wherever they appear (an error echoing them, a body): the
+// URL's userinfo, secret-looking query parameters, and the values of
+// credential headers (those the redactor masks in header form).
+func registerCredentials(red *redact.Redactor, u *url.URL, h http.Header) {
+	if u.User != nil {
+		if pw, ok := u.User.Password(); ok {
+			red.Add(pw)
+		} else {
+			red.Add(u.User.Username())
+		}
+	}
+	secret := func(name, v string) bool {
+		line := name + ": " + v
+		return red.String(line) != line
+	}
+	add := func(v string) {
+		red.Add(v)
+		if _, cred, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
+			red.Add(cred) // "Bearer TOKEN": the token alone
+		}
+	}
+	for name, vs := range u.Query() {
+		for _, v := range vs {
+			if secret(name, v) {
+				add(v)
+			}
+		}
+	}
+	for name, vs := range h {
+		for _, v := range vs {
+			if secret(name, v) {
+				add(v)
+			}
+		}
+	}
+}
+
+// httpTransport returns the transport of this command's HTTP requests, from
+// httpstep.NewTransport, the one place where transports are built; the
+// caller closes its idle connections when the command ends.
+func (c *Command) httpTransport() *http.Transport {
+	return httpstep.NewTransport(httpstep.TransportOptions{})
+}
+
+// netCoordinator returns the retry loop of network steps (http,
+// github-quota); it is where an egress Diagnose hook belongs.
+func (c *Command) netCoordinator(pol retry.Policy, stderr *redact.Writer) *retry.Coordinator {
+	return &retry.Coordinator{
+		Policy: pol,
+		Clock:  c.Clock,
+		Progress: func(a retry.Attempt, max int) {
+			stderr.Flush()
+			fmt.Fprintf(stderr, "retrywise: %s\n", report.ProgressLine(a, max))
+		},
+	}
+}
+
+// userAgent is the User-Agent of retrywise's own requests.
+func (c *Command) userAgent() string {
+	if c.Version == "" {
+		return "retrywise"
+	}
+	return "retrywise/" + c.Version
+}

@@ -1,0 +1,260 @@
+package ghapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-github/v60/github"
+
+	"github.com/retrywise/retrywise/internal/breaker"
+	"github.com/retrywise/retrywise/internal/clock"
+	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/retry"
+)
+
+// rateLimitJSON is GitHub's documented GET /rate_limit answer.
+const rateLimitJSON = `{
+  "resources": {
+    "core": {"limit": 5000, "used": 1, "remaining": 4999, "reset": 1796032800},
+    "search": {"limit": 30, "used": 12, "remaining": 18, "reset": 1796029260},
+    "graphql": {"limit": 5000, "used": 7, "remaining": 4993, "reset": 1796032801},
+    "integration_manifest": {"limit": 5000, "used": 1, "remaining": 4999, "reset": 1796032802},
+    "source_import": {"limit": 100, "used": 1, "remaining": 99, "reset": 1796029260},
+    "code_scanning_upload": {"limit": 500, "used": 1, "remaining": 499, "reset": 1796032803},
+    "actions_runner_registration": {"limit": 10000, "used": 0, "remaining": 10000, "reset": 1796032804},
+    "scim": {"limit": 15000, "used": 0, "remaining": 15000, "reset": 1796032805},
+    "dependency_snapshots": {"limit": 100, "used": 0, "remaining": 100, "reset": 1796029261},
+    "code_search": {"limit": 10, "used": 0, "remaining": 10, "reset": 1796029262}
+  },
+  "rate": {"limit": 5000, "used": 1, "remaining": 4999, "reset": 1796032800}
+}`
+
+func newAPI(t *testing.T, h http.HandlerFunc) (*Client, *atomic.Int64, *httptest.Server) {
+	t.Helper()
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		h(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(Options{BaseURL: srv.URL + "/api/v3", Token: "tok-123456"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, &hits, srv
+}
+
+func TestQuotaReadsEveryResource(t *testing.T) {
+	c, hits, _ := newAPI(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/v3/rate_limit" || r.Header.Get("Authorization") != "Bearer tok-123456" {
+			t.Errorf("request %s %s auth %q", r.Method, r.URL.Path, r.Header.Get("Authorization"))
+		}
+		w.Header().Set("X-RateLimit-Limit", "5000")
+		w.Header().Set("X-RateLimit-Remaining", "4999")
+		w.Header().Set("X-RateLimit-Reset", "1796032800")
+		w.Header().Set("X-RateLimit-Resource", "core")
+		fmt.Fprint(w, rateLimitJSON)
+	})
+	q, err := c.Quota(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[Resource]Rate{
+		Core:          {5000, 4999, time.Unix(1796032800, 0)},
+		Search:        {30, 18, time.Unix(1796029260, 0)},
+		GraphQL:       {5000, 4993, time.Unix(1796032801, 0)},
+		"code_search": {10, 10, time.Unix(1796029262, 0)},
+		"scim":        {15000, 15000, time.Unix(1796032805, 0)},
+	}
+	for r, w := range want {
+		got := q[r]
+		if got.Limit != w.Limit || got.Remaining != w.Remaining || !got.Reset.Equal(w.Reset) {
+			t.Errorf("%s = %+v, want %+v", r, got, w)
+		}
+	}
+	if len(q) != 10 || hits.Load() != 1 {
+		t.Errorf("%d resources, %d requests", len(q), hits.Load())
+	}
+}
+
+func TestClassify(t *testing.T) {
+	now := time.Now()
+	reset := now.Add(time.Hour).Truncate(time.Second)
+	tests := []struct {
+		name    string
+		handler http.HandlerFunc
+		class   failure.Class
+		wait    time.Duration // 0: none expected; -1: about the hour to reset
+		reason  string
+	}{
+		{"429 is a plain ErrorResponse", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", "7")
+			w.WriteHeader(http.StatusTooManyRequests)
+			fmt.Fprint(w, `{"message":"Too Many Requests"}`)
+		}, failure.Transient, 7 * time.Second, "rate limited (HTTP 429"},
+		{"403 primary rate limit", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-RateLimit-Remaining", "0")
+			w.Header().Set("X-RateLimit-Limit", "60")
+			w.Header().Set("X-RateLimit-Reset", fmt.Sprint(reset.Unix()))
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprint(w, `{"message":"API rate limit exceeded for 127.0.0.1."}`)
+		}, failure.Transient, -1, "GitHub API rate limit of 60 exhausted until"},
+		{"403 secondary rate limit", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", "42")
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprint(w, `{"message":"You have exceeded a secondary rate limit.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`)
+		}, failure.Transient, 42 * time.Second, "secondary rate limit"},
+		{"401 bad credentials", func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprint(w, `{"message":"Bad credentials","documentation_url":"https://docs.github.com/rest"}`)
+		}, failure.Policy, 0, "bad credentials"},
+		{"404 on a lookup", func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"message":"Not Found"}`)
+		}, failure.Absent, 0, "HTTP 404"},
+		{"503", func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}, failure.Transient, 0, "HTTP 503"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, _, _ := newAPI(t, tt.handler)
+			_, err := c.Quota(context.Background())
+			var f *failure.Failure
+			if !errors.As(err, &f) {
+				t.Fatalf("error %v is not a *failure.Failure", err)
+			}
+			if f.Class != tt.class || !strings.Contains(f.Reason, tt.reason) {
+				t.Errorf("%s: %s", f.Class, f.Reason)
+			}
+			switch {
+			case tt.wait == -1:
+				if f.RetryAfter < 59*time.Minute || f.RetryAfter > time.Hour {
+					t.Errorf("RetryAfter %s, want about 1h", f.RetryAfter)
+				}
+			case f.RetryAfter != tt.wait:
+				t.Errorf("RetryAfter %s, want %s", f.RetryAfter, tt.wait)
+			}
+		})
+	}
+}
+
+// TestClassifySelfImposedRefusal: after a rate-limit error a go-github client
+// refuses further calls until the reset without sending anything; the refusal
+// is transient with the reset as its wait.
+func TestClassifySelfImposedRefusal(t *testing.T) {
+	reset := time.Now().Add(30 * time.Minute).Truncate(time.Second)
+	for _, tt := range []struct {
+		name  string
+		write func(w http.ResponseWriter)
+		min   time.Duration
+	}{
+		{"primary", func(w http.ResponseWriter) {
+			w.Header().Set("X-RateLimit-Remaining", "0")
+			w.Header().Set("X-RateLimit-Limit", "5000")
+			w.Header().Set("X-RateLimit-Reset", fmt.Sprint(reset.Unix()))
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprint(w, `{"message":"API rate limit exceeded for user ID 1."}`)
+		}, 29 * time.Minute},
+		{"secondary", func(w http.ResponseWriter) {
+			w.Header().Set("Retry-After", "600")
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprint(w, `{"message":"You have exceeded a secondary rate limit.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`)
+		}, 9 * time.Minute},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, hits, _ := newAPI(t, func(w http.ResponseWriter, r *http.Request) { tt.write(w) })
+			ctx := context.Background()
+			_, _, first := c.gh.Users.Get(ctx, "octocat")
+			_, _, second := c.gh.Users.Get(ctx, "octocat")
+			if hits.Load() != 1 {
+				t.Fatalf("go-github sent %d requests; the second should have been refused locally", hits.Load())
+			}
+			var rle *github.RateLimitError
+			var abuse *github.AbuseRateLimitError
+			if !errors.As(second, &rle) && !errors.As(second, &abuse) {
+				t.Fatalf("second call: %T %v", second, second)
+			}
+			for i, err := range []error{first, second} {
+				f := Classify(err, time.Now())
+				if f.Class != failure.Transient || f.RetryAfter < tt.min || f.RetryAfter > tt.min+2*time.Minute {
+					t.Errorf("call %d: %s %q, wait %s", i+1, f.Class, f.Reason, f.RetryAfter)
+				}
+			}
+			if f := Classify(second, time.Now()); !strings.Contains(strings.Join(f.Evidence, "\n"), "refused the call without sending it") {
+				t.Errorf("refusal evidence: %q", f.Evidence)
+			}
+		})
+	}
+}
+
+func TestClassifyNetworkError(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	c, err := New(Options{BaseURL: "http://" + addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Quota(context.Background())
+	var f *failure.Failure
+	if !errors.As(err, &f) || f.Class != failure.Transient || !strings.Contains(f.Reason, "connection refused") {
+		t.Fatalf("%v", err)
+	}
+}
+
+func TestNewAndResource(t *testing.T) {
+	c, err := New(Options{BaseURL: "https://ghe.example.com/api/v3"})
+	if err != nil || c.BaseURL().String() != "https://ghe.example.com/api/v3/" {
+		t.Errorf("base %v, %v", c.BaseURL(), err)
+	}
+	if c, err := New(Options{}); err != nil || c.BaseURL().String() != DefaultBaseURL {
+		t.Errorf("default base %v, %v", c.BaseURL(), err)
+	}
+	for _, bad := range []string{"ftp://x/", "not a url", "https://"} {
+		if _, err := New(Options{BaseURL: bad}); err == nil {
+			t.Errorf("New(%q) accepted", bad)
+		}
+	}
+	for in, want := range map[string]Resource{"core": Core, "Search": Search, " graphql ": GraphQL} {
+		if got, err := ParseResource(in); err != nil || got != want {
+			t.Errorf("ParseResource(%q) = %q, %v", in, got, err)
+		}
+	}
+	if _, err := ParseResource("actions"); err == nil {
+		t.Errorf("ParseResource accepted actions")
+	}
+}
+
+// TestQuotaStepWithBreaker runs the step in the retry loop: an outage opens
+// the breaker after 3 requests and a later read short-circuits.
+func TestQuotaStepWithBreaker(t *testing.T) {
+	c, hits, srv := newAPI(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusBadGateway) })
+	clk := clock.NewFake(time.Now(), true)
+	reg := breaker.NewRegistry(clk)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	step := &QuotaStep{Client: c, Breaker: reg.Get(host, breaker.Settings{Threshold: 3}), Clock: clk}
+	coord := &retry.Coordinator{Policy: retry.Policy{Schedule: []time.Duration{time.Second}, MaxAttempts: 10, MaxElapsed: time.Hour}, Clock: clk}
+	out, err := coord.Run(context.Background(), step)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Stop != retry.StopCannotRetry || hits.Load() != 3 || !strings.Contains(out.Detail, "circuit breaker open for "+host) {
+		t.Fatalf("stop %s after %d requests: %s", out.Stop, hits.Load(), out.Detail)
+	}
+	out, _ = coord.Run(context.Background(), step)
+	if hits.Load() != 3 || out.Final == nil || !strings.HasPrefix(out.Final.Reason, "circuit breaker open") {
+		t.Fatalf("second run sent requests (%d) or did not short-circuit: %v", hits.Load(), out.Final)
+	}
+}

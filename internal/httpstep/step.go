@@ -1,0 +1,517 @@
+// Package httpstep sends one HTTP request per attempt as a retry.Step: it
+// classifies the answer (or the transport error) through internal/failure,
+// keeps a per-host circuit breaker informed, delivers the body of an expected
+// answer, extracts --field values, and says when a failed request may not be
+// sent again (idempotency).
+//
+// Absence is an answer: a 404/410 on a lookup is classified absent; it is
+// never retried and never counts against the host's breaker.
+package httpstep
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/retrywise/retrywise/internal/breaker"
+	"github.com/retrywise/retrywise/internal/clock"
+	"github.com/retrywise/retrywise/internal/failure"
+)
+
+// Limits on what is kept of a response body.
+const (
+	// maxFailureBody is how much of a failure answer's body is read for classification (64 KiB).
+	maxFailureBody = 64 << 10
+	// MaxFieldBody is the largest body --field extracts from (8 MiB).
+	MaxFieldBody = 8 << 20
+	// maxValueBody is the largest JSON body carried in Result.Value (64 KiB).
+	maxValueBody = 64 << 10
+)
+
+// Options configures a Step.
+type Options struct {
+	// Method is the request method; "" means GET.
+	Method string
+	// URL is the request URL, already expanded.
+	URL string
+	// Header holds the request headers; it is not modified.
+	Header http.Header
+	// Body is the request body, sent again on every attempt; nil means none.
+	Body []byte
+	// Timeout bounds each attempt, from sending to the last byte of the body; 0 means none.
+	Timeout time.Duration
+	// Client sends the requests; nil means NewClient(NewTransport(TransportOptions{}), true).
+	Client *http.Client
+	// Expect is the set of statuses that succeed; empty means any 2xx.
+	Expect Expect
+	// Fields are the values to extract from a successful JSON answer.
+	Fields []Field
+	// Stdout receives the body of a successful answer when OutputFile is "" (the caller masks secrets).
+	Stdout io.Writer
+	// OutputFile, when set, receives the body instead; it is written to a
+	// temporary file beside it and renamed on success, so a retry never appends.
+	OutputFile string
+	// RetryUnsafe allows retrying POST and PATCH requests after they may have reached the server.
+	RetryUnsafe bool
+	// Breaker is the target host's circuit breaker; nil means none.
+	Breaker *breaker.Breaker
+	// Clock gives the time for Retry-After dates and X-RateLimit-Reset; nil means the wall clock.
+	Clock clock.Clock
+	// UserAgent is sent when Header has none; "" means "retrywise".
+	UserAgent string
+}
+
+// Result is what the step found: the JSON report's "result".
+type Result struct {
+	// Method and URL are the request's (the caller masks secrets in the report).
+	Method string `json:"method"`
+	URL    string `json:"url"`
+	// Status is the last answer's HTTP status; 0 when none arrived.
+	Status int `json:"status,omitempty"`
+	// Found is false when the answer was absent (404/410, or a --field path that leads nowhere).
+	Found bool `json:"found"`
+	// Value is the body of a successful answer when it is JSON of at most 64 KiB; null otherwise.
+	Value json.RawMessage `json:"value"`
+	// Fields holds each --field's value by NAME; null when absent.
+	Fields map[string]any `json:"fields,omitempty"`
+}
+
+// Step sends the request once per attempt; it implements retry.Step.
+type Step struct {
+	opts   Options
+	method string
+	key    string // host:port, the breaker's key
+	clk    clock.Clock
+	last   attemptState
+	result Result
+}
+
+// attemptState is what the last attempt left for CanRetry.
+type attemptState struct {
+	status   int                // HTTP status; 0 when no answer arrived
+	sent     bool               // the request may have reached the server
+	timedOut bool               // --timeout ended the attempt
+	partial  bool               // part of the body already went to Stdout
+	open     *breaker.OpenError // the breaker short-circuited the attempt
+	refusal  string             // CanRetry's remedy when it refused
+}
+
+// New validates opts and returns a Step.
+func New(opts Options) (*Step, error) {
+	m := strings.ToUpper(strings.TrimSpace(opts.Method))
+	if m == "" {
+		m = http.MethodGet
+	}
+	req, err := http.NewRequest(m, opts.URL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("invalid request: %w", err)
+	}
+	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+		return nil, fmt.Errorf("invalid URL %q: want an http:// or https:// URL", req.URL.Redacted())
+	}
+	if req.URL.Host == "" {
+		return nil, fmt.Errorf("invalid URL %q: no host", req.URL.Redacted())
+	}
+	if opts.Client == nil {
+		opts.Client = NewClient(NewTransport(TransportOptions{}), true)
+	}
+	if opts.Stdout == nil {
+		opts.Stdout = io.Discard
+	}
+	if opts.Header == nil {
+		opts.Header = http.Header{}
+	}
+	if opts.UserAgent == "" {
+		opts.UserAgent = "retrywise"
+	}
+	if opts.OutputFile != "" {
+		// Fail before anything is sent when the file's folder cannot be written.
+		f, err := os.CreateTemp(filepath.Dir(opts.OutputFile), "."+filepath.Base(opts.OutputFile)+".check-*")
+		if err != nil {
+			return nil, fmt.Errorf("cannot write --output %s: %w", opts.OutputFile, err)
+		}
+		f.Close()
+		os.Remove(f.Name())
+	}
+	clk := opts.Clock
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	s := &Step{opts: opts, method: m, key: HostKey(req.URL.Scheme, req.URL.Host), clk: clk}
+	s.result = Result{Method: m, URL: opts.URL}
+	return s, nil
+}
+
+// HostKey returns the breaker key "host:port" of a URL's scheme and host,
+// with the scheme's default port when none is given.
+func HostKey(scheme, host string) string {
+	h, p, err := net.SplitHostPort(host)
+	if err != nil {
+		h, p = strings.Trim(host, "[]"), "443"
+		if strings.EqualFold(scheme, "http") {
+			p = "80"
+		}
+	}
+	return net.JoinHostPort(strings.ToLower(h), p)
+}
+
+// Key returns the target's host:port, the key of its breaker.
+func (s *Step) Key() string { return s.key }
+
+// Method returns the request method.
+func (s *Step) Method() string { return s.method }
+
+// Result returns what the last attempt found.
+func (s *Step) Result() Result { return s.result }
+
+// SafeMethod reports whether m may be sent again after it reached the server:
+// GET, HEAD, PUT, DELETE, OPTIONS and TRACE are idempotent (RFC 9110 9.2.2).
+func SafeMethod(m string) bool {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodOptions, http.MethodTrace:
+		return true
+	}
+	return false
+}
+
+// CanRetry answers whether the failure of the last attempt may be retried by
+// sending the same request again. Never while the host's breaker is open.
+// Idempotent methods always may; POST and PATCH only when the request cannot
+// have been processed (it failed before reaching the server: DNS failure,
+// connection refused; or the server answered 429), when an Idempotency-Key
+// header is set, or with RetryUnsafe. A body already partly written to stdout
+// is never repeated. RefusalRemedy then says what to do.
+func (s *Step) CanRetry(*failure.Failure) (bool, string) {
+	st := &s.last
+	st.refusal = ""
+	if st.open != nil {
+		return false, "no request was sent while the breaker is open"
+	}
+	if b := s.opts.Breaker; b != nil && b.State() == breaker.Open {
+		n, _ := b.Failures()
+		st.refusal = fmt.Sprintf("the host failed %d times in a row in this run, so its circuit breaker opened: retrywise sends it nothing until the cooldown ends; wait for the outage to end", n)
+		return false, fmt.Sprintf("circuit breaker open for %s after %d consecutive failures: no more requests to it in this run until its cooldown ends", s.key, n)
+	}
+	if st.partial {
+		st.refusal = "run it again, or use --output FILE so that a cut-off download can be retried"
+		return false, "part of the response body was already written to stdout, so a retry would repeat it"
+	}
+	switch {
+	case SafeMethod(s.method), s.opts.RetryUnsafe, s.opts.Header.Get("Idempotency-Key") != "":
+		return true, ""
+	case !st.sent:
+		return true, "" // nothing reached the server
+	case st.status == http.StatusTooManyRequests:
+		return true, "" // a 429 is answered before the request is processed
+	}
+	st.refusal = "find out whether the server acted on the request (look the resource up) before sending it again; an Idempotency-Key the server honours makes such retries safe"
+	const how = "set an Idempotency-Key header, or --retry-unsafe if repeating it is harmless"
+	switch {
+	case st.timedOut:
+		return false, fmt.Sprintf("the %s timed out after it was sent, so the server may have processed it: not replayed (%s)", s.method, how)
+	case st.status != 0:
+		return false, fmt.Sprintf("the %s was answered HTTP %d and may already have been processed: not replayed (%s)", s.method, st.status, how)
+	}
+	return false, fmt.Sprintf("the %s failed after it was sent, so the server may have processed it: not replayed (%s)", s.method, how)
+}
+
+// RefusalRemedy returns what to do about the last CanRetry refusal (an
+// unsafe request not replayed, a breaker that opened, a body already
+// written); "" when CanRetry did not refuse, or when the failure's own
+// remedy says it (an attempt the breaker short-circuited).
+func (s *Step) RefusalRemedy() string { return s.last.refusal }
+
+// Attempt sends the request once. It returns nil when the answer's status is
+// expected (and every --field was found), else the classified failure.
+func (s *Step) Attempt(ctx context.Context, n int) error {
+	s.last = attemptState{}
+	s.result = Result{Method: s.method, URL: s.opts.URL}
+	var ticket breaker.Ticket
+	if b := s.opts.Breaker; b != nil {
+		t, err := b.Allow()
+		var oe *breaker.OpenError
+		if errors.As(err, &oe) {
+			s.last.open = oe
+			return oe.Failure(s.clk.Now())
+		}
+		ticket = t
+	}
+	f, neutral := s.do(ctx)
+	if b := s.opts.Breaker; b != nil {
+		r := breaker.ResultOf(f)
+		if neutral || ctx.Err() != nil {
+			r = breaker.Neutral
+		}
+		reason := ""
+		if f != nil {
+			reason = f.Class.String() + ": " + f.Reason
+		}
+		b.Done(ticket, r, reason)
+	}
+	if f == nil {
+		return nil
+	}
+	return f
+}
+
+// do sends the request and handles the answer; neutral says the failure
+// tells nothing about the host's health (a status --expect did not list, a
+// local write error).
+func (s *Step) do(ctx context.Context) (f *failure.Failure, neutral bool) {
+	actx, cancel := ctx, context.CancelFunc(func() {})
+	if s.opts.Timeout > 0 {
+		actx, cancel = context.WithTimeout(ctx, s.opts.Timeout)
+	}
+	defer cancel()
+	var body io.Reader
+	if s.opts.Body != nil {
+		body = bytes.NewReader(s.opts.Body)
+	}
+	req, err := http.NewRequestWithContext(actx, s.method, s.opts.URL, body)
+	if err != nil {
+		return failure.New(failure.Structural, "invalid request: "+err.Error(), "fix the URL or method"), true
+	}
+	req.Header = s.opts.Header.Clone()
+	if req.Header.Get("User-Agent") == "" {
+		req.Header.Set("User-Agent", s.opts.UserAgent)
+	}
+	if h := req.Header.Get("Host"); h != "" {
+		req.Host = h
+	}
+	s.last.sent = true
+	resp, err := s.opts.Client.Do(req)
+	if err != nil {
+		return s.transportFailure(ctx, actx, err), false
+	}
+	defer resp.Body.Close()
+	s.last.status = resp.StatusCode
+	s.result.Status = resp.StatusCode
+	if s.opts.Expect.Has(resp.StatusCode) {
+		return s.deliver(ctx, actx, resp)
+	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxFailureBody))
+	if resp.StatusCode < 400 {
+		return s.unexpected(resp, b), true
+	}
+	f = failure.FromHTTP(failure.Response{Method: s.method, Status: resp.StatusCode, Header: resp.Header, Body: b, Now: s.clk.Now()})
+	if f.Class == failure.Absent {
+		s.absent()
+	}
+	return f, false
+}
+
+// unexpected is the failure of a status below 400 that --expect did not list.
+func (s *Step) unexpected(resp *http.Response, body []byte) *failure.Failure {
+	st := strconv.Itoa(resp.StatusCode)
+	if t := http.StatusText(resp.StatusCode); t != "" {
+		st += " " + t
+	}
+	remedy := "if this status is a valid answer, list it in --expect"
+	var ev []string
+	if loc := resp.Header.Get("Location"); loc != "" && resp.StatusCode >= 300 {
+		ev = append(ev, "Location: "+loc)
+		remedy = "follow the redirect (drop --no-follow), request the new location, or list the status in --expect"
+	}
+	f := failure.New(failure.Unknown, fmt.Sprintf("HTTP %s is not an expected status (%s)", st, s.opts.Expect), remedy, append([]string{"HTTP " + st}, ev...)...)
+	if len(body) > 0 {
+		f.Evidence = append(f.Evidence, firstLine(string(body)))
+	}
+	return f
+}
+
+// transportFailure classifies an error of Client.Do and records whether the
+// request can have reached the server.
+func (s *Step) transportFailure(ctx, actx context.Context, err error) *failure.Failure {
+	s.last.sent = !notSent(err)
+	if errors.Is(err, errTooManyRedirects) {
+		f := failure.New(failure.Structural, fmt.Sprintf("more than %d redirects", MaxRedirects), "the URL redirects in a loop or too far: request the final location, or use --no-follow to see the first answer", firstLine(err.Error()))
+		f.Err = err
+		return f
+	}
+	if ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
+		s.last.timedOut = true
+		f := failure.New(failure.Transient, fmt.Sprintf("no complete answer within --timeout %s", s.opts.Timeout),
+			"the server or the network was too slow: retrying (raise --timeout if it keeps happening)", firstLine(err.Error()))
+		f.Err = err
+		return f
+	}
+	return failure.FromError(err)
+}
+
+// notSent reports whether err proves the request never reached the server:
+// the name did not resolve, or the connection (or the proxy's tunnel) could
+// not be opened.
+func notSent(err error) bool {
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return true
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && (op.Op == "dial" || op.Op == "proxyconnect") {
+		return true
+	}
+	return false
+}
+
+// absent records an answer that says "not there".
+func (s *Step) absent() {
+	s.result.Found = false
+	s.result.Value = nil
+	s.result.Fields = nil
+	if len(s.opts.Fields) > 0 {
+		s.result.Fields = make(map[string]any, len(s.opts.Fields))
+		for _, fd := range s.opts.Fields {
+			s.result.Fields[fd.Name] = nil
+		}
+	}
+}
+
+// deliver writes the body of an expected answer and extracts the fields.
+func (s *Step) deliver(ctx, actx context.Context, resp *http.Response) (*failure.Failure, bool) {
+	var dst io.Writer
+	var tmp *os.File
+	if s.opts.OutputFile != "" {
+		var err error
+		tmp, err = os.CreateTemp(filepath.Dir(s.opts.OutputFile), "."+filepath.Base(s.opts.OutputFile)+".retrywise-*")
+		if err != nil {
+			return failure.New(failure.Unknown, "cannot write --output: "+err.Error(), "check the folder and its permissions"), true
+		}
+		defer func() {
+			if tmp != nil {
+				tmp.Close()
+				os.Remove(tmp.Name())
+			}
+		}()
+		dst = tmp
+	} else {
+		dst = &countingWriter{w: s.opts.Stdout, partial: &s.last.partial}
+	}
+	limit := maxValueBody
+	if len(s.opts.Fields) > 0 {
+		limit = MaxFieldBody
+	}
+	kept := &capture{limit: limit}
+	src := &readErrReader{r: resp.Body}
+	size := 32 << 10
+	if n := resp.ContentLength; n >= 0 && n < int64(size) {
+		size = int(n) + 1 // small answers need no 32 KiB copy buffer
+	}
+	_, err := io.CopyBuffer(io.MultiWriter(dst, kept), src, make([]byte, size))
+	if err != nil {
+		if src.err == nil {
+			return failure.New(failure.Unknown, "cannot write the response body: "+err.Error(), "check where the output goes (disk space, a closed pipe)"), true
+		}
+		if ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
+			return s.transportFailure(ctx, actx, src.err), false
+		}
+		return failure.FromError(src.err), false
+	}
+	if tmp != nil {
+		if err := tmp.Close(); err != nil {
+			return failure.New(failure.Unknown, "cannot write --output: "+err.Error(), "check the disk"), true
+		}
+		if err := os.Rename(tmp.Name(), s.opts.OutputFile); err != nil {
+			return failure.New(failure.Unknown, "cannot write --output: "+err.Error(), "check the folder and its permissions"), true
+		}
+		tmp = nil
+	}
+	s.result.Found = true
+	s.result.Value = nil
+	if !kept.over && len(kept.b) <= maxValueBody && json.Valid(kept.b) {
+		s.result.Value = json.RawMessage(bytes.Clone(kept.b))
+	}
+	if len(s.opts.Fields) == 0 {
+		return nil, false
+	}
+	return s.extract(kept), false
+}
+
+// extract fills Result.Fields; a path that leads nowhere makes the answer absent.
+func (s *Step) extract(kept *capture) *failure.Failure {
+	if kept.over {
+		return failure.New(failure.Structural, fmt.Sprintf("the response body is over %d MiB, too large for --field", MaxFieldBody>>20), "request a smaller document (filter or paginate)")
+	}
+	doc, err := decodeJSON(kept.b)
+	if err != nil {
+		return failure.New(failure.Structural, "the response is not JSON, so --field cannot read it: "+err.Error(), "request a JSON answer (an Accept: application/json header) or drop --field", firstLine(string(kept.b)))
+	}
+	s.result.Fields = make(map[string]any, len(s.opts.Fields))
+	var missing []string
+	for _, fd := range s.opts.Fields {
+		v, ok := fd.Path.Lookup(doc)
+		s.result.Fields[fd.Name] = v
+		if !ok {
+			missing = append(missing, fd.Name+"="+fd.Path.String())
+		}
+	}
+	if len(missing) > 0 {
+		s.result.Found = false
+		return failure.New(failure.Absent, "not in the response: "+strings.Join(missing, ", "), "not there: treat it as not found (--absent-ok), or fix the path")
+	}
+	return nil
+}
+
+// countingWriter notes when a byte reached the caller's stdout.
+type countingWriter struct {
+	w       io.Writer
+	partial *bool
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if n > 0 {
+		*c.partial = true
+	}
+	return n, err
+}
+
+// capture keeps the first limit bytes written to it and notes an overflow.
+type capture struct {
+	b     []byte
+	limit int
+	over  bool
+}
+
+func (c *capture) Write(p []byte) (int, error) {
+	keep := p
+	if room := c.limit - len(c.b); len(p) > room {
+		c.over = true
+		keep = p[:max(room, 0)]
+	}
+	c.b = append(c.b, keep...)
+	return len(p), nil
+}
+
+// readErrReader remembers the read error, to tell it from a write error in io.Copy.
+type readErrReader struct {
+	r   io.Reader
+	err error
+}
+
+func (r *readErrReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF {
+		r.err = err
+	}
+	return n, err
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
