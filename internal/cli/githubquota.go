@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/retrywise/retrywise/internal/breaker"
+	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/ghapi"
@@ -46,8 +47,13 @@ func (c *Command) runGitHubQuota(ctx context.Context, args []string) int {
 	threshold := fs.Int("breaker-threshold", breaker.DefaultThreshold, "consecutive transient/unknown failures of the API host that open its circuit breaker; 0 disables it")
 	var masks stringList
 	fs.Var(&masks, "mask", "also mask `VALUE` wherever it appears (repeatable)")
+	ef := addEgressFlags(fs)
 	if code, done := c.parse(fs, args); done {
 		return code
+	}
+	prober, err := ef.prober(c.Env, 0)
+	if err != nil {
+		return c.fail(exitcode.Usage, err.Error())
 	}
 	if fs.NArg() > 0 {
 		return c.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", fs.Arg(0)))
@@ -69,7 +75,7 @@ func (c *Command) runGitHubQuota(ctx context.Context, args []string) int {
 	if tok == "" {
 		tok = env["GITHUB_TOKEN"]
 	}
-	red := c.redactor(masks)
+	red := c.redactor(append(masks, egress.ProxyCredentials(c.Env)...))
 	red.Add(tok)
 	stdout, stderr := red.Writer(c.Stdout), red.Writer(c.Stderr)
 	defer stdout.Close()
@@ -92,7 +98,7 @@ func (c *Command) runGitHubQuota(ctx context.Context, args []string) int {
 		Timeout: *timeout,
 		Clock:   c.Clock,
 	}
-	coord := c.netCoordinator(pol, stderr)
+	coord := c.netCoordinator(pol, stderr, prober.DiagnoseFor(egress.ClientGo, base.String()))
 	target := "GET " + base.JoinPath("rate_limit").String() + " (" + string(res) + ")"
 	start := c.Clock.Now()
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/retrywise/retrywise/internal/breaker"
+	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/expand"
 	"github.com/retrywise/retrywise/internal/failure"
@@ -75,10 +76,15 @@ func (c *Command) runHTTP(ctx context.Context, args []string) int {
 	fs.BoolVar(&hf.retryUnsafe, "retry-unsafe", false, "retry POST and PATCH even when the server may have processed them")
 	fs.IntVar(&hf.threshold, "breaker-threshold", breaker.DefaultThreshold, "consecutive transient/unknown failures of a host that open its circuit breaker; 0 disables it")
 	fs.Var(&hf.masks, "mask", "also mask `VALUE` wherever it appears (repeatable)")
+	ef := addEgressFlags(fs)
 
 	pos, code, done := c.parseInterspersed(fs, args)
 	if done {
 		return code
+	}
+	prober, err := ef.prober(c.Env, 0)
+	if err != nil {
+		return c.fail(exitcode.Usage, err.Error())
 	}
 	if len(pos) != 1 {
 		return c.fail(exitcode.Usage, fmt.Sprintf("want exactly one URL, got %d arguments: use retrywise http [flags] URL", len(pos)))
@@ -113,7 +119,7 @@ func (c *Command) runHTTP(ctx context.Context, args []string) int {
 		return c.fail(exitcode.Usage, err.Error())
 	}
 
-	red := c.redactor(hf.masks)
+	red := c.redactor(append(hf.masks, egress.ProxyCredentials(c.Env)...))
 	// Expand ${NAME} before anything is printed, and register every credential
 	// the request carries, so that it is masked wherever it shows up.
 	lookup := expand.EnvLookup(c.Env)
@@ -182,7 +188,7 @@ func (c *Command) runHTTP(ctx context.Context, args []string) int {
 		}
 		return c.fail(exitcode.Config, red.String(err.Error()))
 	}
-	out, err := c.netCoordinator(pol, stderr).Run(ctx, step)
+	out, err := c.netCoordinator(pol, stderr, prober.DiagnoseFor(egress.ClientGo, rawURL)).Run(ctx, step)
 	if err != nil {
 		return c.fail(exitcode.Usage, err.Error())
 	}
@@ -286,18 +292,23 @@ func registerCredentials(red *redact.Redactor, u *url.URL, h http.Header) {
 }
 
 // httpTransport returns the transport of this command's HTTP requests, from
-// httpstep.NewTransport, the one place where transports are built; the
-// caller closes its idle connections when the command ends.
+// httpstep.NewTransport, the one place where transports are built: it takes
+// the proxy from the command's environment with Go's rules (the same rules the
+// egress probe applies) and captures a proxy's CONNECT refusal with its status
+// and headers. The caller closes its idle connections when the command ends.
 func (c *Command) httpTransport() *http.Transport {
-	return httpstep.NewTransport(httpstep.TransportOptions{})
+	t := httpstep.NewTransport(httpstep.TransportOptions{Proxy: egress.GoProxyFunc(c.Env)})
+	egress.CaptureConnect(t)
+	return t
 }
 
 // netCoordinator returns the retry loop of network steps (http,
-// github-quota); it is where an egress Diagnose hook belongs.
-func (c *Command) netCoordinator(pol retry.Policy, stderr *redact.Writer) *retry.Coordinator {
+// github-quota), with the egress probe as its Diagnose.
+func (c *Command) netCoordinator(pol retry.Policy, stderr *redact.Writer, diagnose egress.DiagnoseFunc) *retry.Coordinator {
 	return &retry.Coordinator{
-		Policy: pol,
-		Clock:  c.Clock,
+		Policy:   pol,
+		Clock:    c.Clock,
+		Diagnose: diagnose,
 		Progress: func(a retry.Attempt, max int) {
 			stderr.Flush()
 			fmt.Fprintf(stderr, "retrywise: %s\n", report.ProgressLine(a, max))

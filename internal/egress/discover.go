@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/netip"
 	"net/url"
 	"os"
@@ -118,17 +119,30 @@ func (e envMap) first(names ...string) (value, name string) {
 	return "", ""
 }
 
-// goProxy applies net/http's rules through golang.org/x/net/http/httpproxy.
-// The variables are read in net/http's order (upper case first), which
-// httpproxy.FromEnvironment no longer follows since x/net v0.4x.
-func (d *Discovery) goProxy(t Target) (*Proxy, error) {
+// goConfig is net/http's proxy configuration from the environment, read in
+// net/http's order (upper case first), which httpproxy.FromEnvironment no
+// longer follows since x/net v0.4x; it also returns the variables' names.
+func (d *Discovery) goConfig() (cfg httpproxy.Config, httpsName, httpName string) {
 	e := d.env()
-	var cfg httpproxy.Config
-	var httpsName, httpName string
 	cfg.HTTPSProxy, httpsName = e.first("HTTPS_PROXY", "https_proxy")
 	cfg.HTTPProxy, httpName = e.first("HTTP_PROXY", "http_proxy")
 	cfg.NoProxy, _ = e.first("NO_PROXY", "no_proxy")
 	cfg.CGI = e["REQUEST_METHOD"] != ""
+	return cfg, httpsName, httpName
+}
+
+// GoProxyFunc returns the Transport.Proxy function for Go requests under env
+// (KEY=VALUE pairs), with the rules Probe applies to ClientGo, so that an HTTP
+// step and its diagnosis agree on the proxy whatever the process environment.
+func GoProxyFunc(env []string) func(*http.Request) (*url.URL, error) {
+	cfg, _, _ := (&Discovery{Env: env}).goConfig()
+	f := cfg.ProxyFunc()
+	return func(r *http.Request) (*url.URL, error) { return f(r.URL) }
+}
+
+// goProxy applies net/http's rules through golang.org/x/net/http/httpproxy.
+func (d *Discovery) goProxy(t Target) (*Proxy, error) {
+	cfg, httpsName, httpName := d.goConfig()
 	u, err := cfg.ProxyFunc()(t.URL())
 	if err != nil {
 		return nil, fmt.Errorf("proxy for %s: %v", t, redactURLError(err))
