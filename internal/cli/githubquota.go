@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/retrywise/retrywise/internal/breaker"
+	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
@@ -121,7 +122,7 @@ func (c *Command) runGitHubQuota(ctx context.Context, args []string) int {
 				stderr.Flush()
 				fmt.Fprintf(stderr, "retrywise: %s quota %d of %d is under --min-remaining %d; waiting %s for the reset at %s\n",
 					res, rate.Remaining, rate.Limit, *minRemaining, wait.Round(time.Second), rate.Reset.UTC().Format(time.RFC3339))
-				if !sleepOn(ctx, c, wait) {
+				if !clock.Sleep(ctx, c.Clock, wait) {
 					out.Stop, out.Cause = retry.StopCancelled, context.Cause(ctx)
 					out.Detail = "cancelled: " + out.Cause.Error()
 				} else {
@@ -179,18 +180,6 @@ func joinOutcomes(a, b *retry.Outcome) *retry.Outcome {
 		out.Attempts[i].N = i + 1
 	}
 	return &out
-}
-
-// sleepOn waits d on the command's clock; it returns false if ctx ended first.
-func sleepOn(ctx context.Context, c *Command, d time.Duration) bool {
-	t := c.Clock.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C():
-		return true
-	}
 }
 
 // envMap indexes KEY=VALUE pairs; the last pair for a key wins.

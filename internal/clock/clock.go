@@ -3,6 +3,7 @@
 package clock
 
 import (
+	"context"
 	"sort"
 	"sync"
 	"time"
@@ -137,4 +138,16 @@ func (t *fakeTimer) Stop() bool {
 		}
 	}
 	return false
+}
+
+// Sleep waits d on clk; it returns false, at once, if ctx ends first.
+func Sleep(ctx context.Context, clk Clock, d time.Duration) bool {
+	t := clk.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C():
+		return true
+	}
 }

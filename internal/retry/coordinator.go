@@ -198,7 +198,7 @@ func (c *Coordinator) Run(ctx context.Context, step Step) (*Outcome, error) {
 		if c.Progress != nil {
 			c.Progress(*last, pol.MaxAttempts)
 		}
-		if !sleep(ctx, clk, wait) {
+		if !clock.Sleep(ctx, clk, wait) {
 			return c.cancelled(ctx, out), nil
 		}
 	}
@@ -216,16 +216,4 @@ func (c *Coordinator) cancelled(ctx context.Context, out *Outcome) *Outcome {
 	}
 	out.Detail = "cancelled: " + out.Cause.Error()
 	return out
-}
-
-// sleep waits d on clk; it returns false if ctx ended first.
-func sleep(ctx context.Context, clk clock.Clock, d time.Duration) bool {
-	t := clk.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C():
-		return true
-	}
 }
