@@ -39,6 +39,7 @@ func (c *Command) subcommands() map[string]subcommand {
 	return map[string]subcommand{
 		"exec":     {"run a command, retrying only transient failures", (*Command).runExec},
 		"classify": {"explain a failure text without running anything", (*Command).runClassify},
+		"push":     {"git push, retrying only network failures", (*Command).runPush},
 		"version":  {"print the version", (*Command).runVersion},
 	}
 }

@@ -3,6 +3,7 @@ package failure
 import (
 	"errors"
 	"strings"
+	"sync"
 )
 
 // A diagnosis that runs after a failure (the egress probe asks the proxy
@@ -79,10 +80,11 @@ type Traits struct {
 	Auth bool
 }
 
-// netKeys are the gates of the network recognisers alone.
+// netOnly are the network recognisers alone; netKeys, their gates, are built
+// on first use (only after a failure).
 var (
 	netOnly = concatMatchers(netMatchers, lowSpeedMatchers)
-	netKeys = newKeyIndex(collectGates(netOnly))
+	netKeys = sync.OnceValue(func() *keyIndex { return newKeyIndex(collectGates(netOnly)) })
 )
 
 // TraitsOf reads the traits of a failure text (a tool's output).
@@ -96,7 +98,7 @@ func TraitsOf(text string) Traits {
 	if !ok {
 		return t
 	}
-	net := (&scanCtx{text: text, tool: ToolGit, ms: netOnly, keys: netKeys}).scan()
+	net := (&scanCtx{text: text, tool: ToolGit, ms: netOnly, keys: netKeys()}).scan()
 	netBest, netOK := bestHit(net)
 	for _, h := range net {
 		l := strings.ToLower(h.line)

@@ -2,7 +2,6 @@ package failure
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -10,7 +9,7 @@ import (
 // a recogniser knows it (a 403 from a proxy, a certificate problem inside a
 // 35); otherwise the exit code does.
 
-var reCurlLine = regexp.MustCompile(`curl: \((\d{1,3})\)[ \t]*(.*)`)
+var reCurlLine = compileLazy(`curl: \((\d{1,3})\)[ \t]*(.*)`)
 
 var curlMatchers = []matcher{
 	{

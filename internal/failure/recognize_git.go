@@ -2,7 +2,6 @@ package failure
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -20,29 +19,29 @@ const (
 )
 
 var (
-	reRejected    = regexp.MustCompile(`!\s*\[(rejected|remote rejected)\]\s+(\S+)\s+->\s+(\S+)\s+\((.+)\)`)
-	reGHCode      = regexp.MustCompile(`\bGH0(\d\d)\b`)
-	reGHRef       = regexp.MustCompile(`refs/heads/(\S+?)\.?(?:\s|$)`)
-	rePermTo      = regexp.MustCompile(`Permission to (\S+?) denied to (.+?)\.?\s*$`)
-	reAuthFailed  = regexp.MustCompile(`(?i)authentication failed(?: for '([^']*)')?`)
-	reCouldRead   = regexp.MustCompile(`could not read (Username|Password) for '([^']*)'`)
-	rePwdRemoved  = regexp.MustCompile(`(?i)password authentication (?:was removed|is not supported)|invalid username or (?:password|token)|invalid credentials`)
-	reRepoMissing = regexp.MustCompile(`(?i)repository not found|repository:? '([^']*)'\s*not found|project you were looking for could not be found`)
-	reRemoteRef   = regexp.MustCompile(`(?i)couldn't find remote ref (\S+)|remote branch (\S+) not found in upstream`)
-	reNotRepo     = regexp.MustCompile(`'([^']*)' does not appear to be a git repository`)
-	reRefspec     = regexp.MustCompile(`src refspec (\S+) does not match any`)
-	reDubious     = regexp.MustCompile(`detected dubious ownership in repository at '([^']*)'`)
-	reWorkflow    = regexp.MustCompile(`refusing to allow an? (GitHub App|OAuth App|Personal Access Token|\S+(?: \S+)?) to create or update workflow ` + "`?" + `([^` + "`" + `\s]*)`)
-	reSizeLimit   = regexp.MustCompile(`(?i)file size limit|large files detected|exceeds maximum allowed size|pack exceeds|is larger than the maximum|object too large`)
-	reSizeFile    = regexp.MustCompile(`File (\S+) is ([\d.]+ ?[KMG]i?B)`)
-	reRPCcurl     = regexp.MustCompile(`RPC failed; (?:HTTP (\d{3}) )?curl (\d+)[ \t]*(.*)`)
-	reRPCresult   = regexp.MustCompile(`RPC failed; result=(\d+), HTTP code = (\d{3})`)
-	reUnableTo    = regexp.MustCompile(`unable to access '([^']*)': (.*)`)
-	reRateLimited = regexp.MustCompile(`rate limited by '([^']*)', please try again (?:in (\S+) seconds?|later)`)
-	reAftermath   = regexp.MustCompile(`(?i)hung up unexpectedly|early EOF|unexpected disconnect while reading sideband packet|index-pack failed|invalid index-pack output|remote failed to report status|did not send all necessary objects|protocol error: bad pack header`)
-	reRemote5xx   = regexp.MustCompile(`remote:.*?(Internal Server Error|Bad Gateway|Service Unavailable|Gateway Time-?out)`)
-	reHintRejects = regexp.MustCompile(`Updates were rejected because (.*)`)
-	reGitLabProt  = regexp.MustCompile(`You are not allowed to (push code to protected branches|force push code to a protected branch|push code to this project|\S+)`)
+	reRejected    = compileLazy(`!\s*\[(rejected|remote rejected)\]\s+(\S+)\s+->\s+(\S+)\s+\((.+)\)`)
+	reGHCode      = compileLazy(`\bGH0(\d\d)\b`)
+	reGHRef       = compileLazy(`refs/heads/(\S+?)\.?(?:\s|$)`)
+	rePermTo      = compileLazy(`Permission to (\S+?) denied to (.+?)\.?\s*$`)
+	reAuthFailed  = compileLazy(`(?i)authentication failed(?: for '([^']*)')?`)
+	reCouldRead   = compileLazy(`could not read (Username|Password) for '([^']*)'`)
+	rePwdRemoved  = compileLazy(`(?i)password authentication (?:was removed|is not supported)|invalid username or (?:password|token)|invalid credentials`)
+	reRepoMissing = compileLazy(`(?i)repository not found|repository:? '([^']*)'\s*not found|project you were looking for could not be found`)
+	reRemoteRef   = compileLazy(`(?i)couldn't find remote ref (\S+)|remote branch (\S+) not found in upstream`)
+	reNotRepo     = compileLazy(`'([^']*)' does not appear to be a git repository`)
+	reRefspec     = compileLazy(`src refspec (\S+) does not match any`)
+	reDubious     = compileLazy(`detected dubious ownership in repository at '([^']*)'`)
+	reWorkflow    = compileLazy(`refusing to allow an? (GitHub App|OAuth App|Personal Access Token|\S+(?: \S+)?) to create or update workflow ` + "`?" + `([^` + "`" + `\s]*)`)
+	reSizeLimit   = compileLazy(`(?i)file size limit|large files detected|exceeds maximum allowed size|pack exceeds|is larger than the maximum|object too large`)
+	reSizeFile    = compileLazy(`File (\S+) is ([\d.]+ ?[KMG]i?B)`)
+	reRPCcurl     = compileLazy(`RPC failed; (?:HTTP (\d{3}) )?curl (\d+)[ \t]*(.*)`)
+	reRPCresult   = compileLazy(`RPC failed; result=(\d+), HTTP code = (\d{3})`)
+	reUnableTo    = compileLazy(`unable to access '([^']*)': (.*)`)
+	reRateLimited = compileLazy(`rate limited by '([^']*)', please try again (?:in (\S+) seconds?|later)`)
+	reAftermath   = compileLazy(`(?i)hung up unexpectedly|early EOF|unexpected disconnect while reading sideband packet|index-pack failed|invalid index-pack output|remote failed to report status|did not send all necessary objects|protocol error: bad pack header`)
+	reRemote5xx   = compileLazy(`remote:.*?(Internal Server Error|Bad Gateway|Service Unavailable|Gateway Time-?out)`)
+	reHintRejects = compileLazy(`Updates were rejected because (.*)`)
+	reGitLabProt  = compileLazy(`You are not allowed to (push code to protected branches|force push code to a protected branch|push code to this project|\S+)`)
 )
 
 var gitMatchers = []matcher{

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"regexp"
 	"strings"
 	"syscall"
 )
@@ -20,11 +19,11 @@ import (
 const remedyNotTLS = "the server speaks plain HTTP: use an http:// URL for it, or declare it insecure (docker: insecure-registries); retrying will not help"
 
 var (
-	reNotTLS      = regexp.MustCompile(`server gave HTTP response to HTTPS client|first record does not look like a TLS handshake`)
-	reGoEOF       = regexp.MustCompile(`unexpected EOF|: EOF\s*$|: EOF[;)]`)
-	reGoCancelled = regexp.MustCompile(`context canceled|operation was canceled`)
+	reNotTLS      = compileLazy(`server gave HTTP response to HTTPS client|first record does not look like a TLS handshake`)
+	reGoEOF       = compileLazy(`unexpected EOF|: EOF\s*$|: EOF[;)]`)
+	reGoCancelled = compileLazy(`context canceled|operation was canceled`)
 	// `Get "https://h/": Service Unavailable` (Go ≥1.14) or `Get https://h/: Forbidden`.
-	reGoBarePhrase = regexp.MustCompile(`\b(?:Get|Head|Post|Put|Patch|Delete|Options) "?https?://[^\s"]+"?: ([A-Za-z][A-Za-z -]*[A-Za-z])\s*$`)
+	reGoBarePhrase = compileLazy(`\b(?:Get|Head|Post|Put|Patch|Delete|Options) "?https?://[^\s"]+"?: ([A-Za-z][A-Za-z -]*[A-Za-z])\s*$`)
 )
 
 var goTextMatchers = []matcher{

@@ -3,7 +3,6 @@ package failure
 import (
 	"fmt"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -274,14 +273,14 @@ func squidVerdict(code string) (verdict, bool) {
 }
 
 var (
-	reReturnedError = regexp.MustCompile(`returned error: (\d{3})`)
-	reHTTPNum       = regexp.MustCompile(`(?i)\bHTTP(?:/[\d.]+)?(?:[ _-]?(?:error|status|code|status code|response))?[ :=]+([45]\d\d)\b`)
-	reMethodURL     = regexp.MustCompile(`\b(GET|HEAD|POST|PUT|PATCH|DELETE) (?:https?://\S+?):? ([45]\d\d)\b`)
-	reStatusWord    = regexp.MustCompile(`(?i)\bstatus(?:[ _]code)?[ :=]+([45]\d\d)\b`)
-	reCodePhrase    = regexp.MustCompile(`\b([45]\d\d)(?:\s*[-:]\s*|\s+)([A-Za-z][A-Za-z' -]*[A-Za-z])`)
-	reRateLimit     = regexp.MustCompile(`(?i)API rate limit exceeded|secondary rate limit|rate limit exceeded|abuse detection|exceeded a (?:secondary )?rate limit|rate limit reached|reached your (?:\w+ )?rate limit|toomanyrequests`)
-	reGraphQLType   = regexp.MustCompile(`"type"\s*:\s*"([A-Z_]+)"`)
-	reSquidCode     = regexp.MustCompile(`\bERR_[A-Z_]+\b`)
+	reReturnedError = compileLazy(`returned error: (\d{3})`)
+	reHTTPNum       = compileLazy(`(?i)\bHTTP(?:/[\d.]+)?(?:[ _-]?(?:error|status|code|status code|response))?[ :=]+([45]\d\d)\b`)
+	reMethodURL     = compileLazy(`\b(GET|HEAD|POST|PUT|PATCH|DELETE) (?:https?://\S+?):? ([45]\d\d)\b`)
+	reStatusWord    = compileLazy(`(?i)\bstatus(?:[ _]code)?[ :=]+([45]\d\d)\b`)
+	reCodePhrase    = compileLazy(`\b([45]\d\d)(?:\s*[-:]\s*|\s+)([A-Za-z][A-Za-z' -]*[A-Za-z])`)
+	reRateLimit     = compileLazy(`(?i)API rate limit exceeded|secondary rate limit|rate limit exceeded|abuse detection|exceeded a (?:secondary )?rate limit|rate limit reached|reached your (?:\w+ )?rate limit|toomanyrequests`)
+	reGraphQLType   = compileLazy(`"type"\s*:\s*"([A-Z_]+)"`)
+	reSquidCode     = compileLazy(`\bERR_[A-Z_]+\b`)
 )
 
 // statusHit is the hit of an HTTP status quoted in tool output.

@@ -1,12 +1,10 @@
 package failure
 
-import "regexp"
-
 // curl's low-speed limit (git's http.lowSpeedLimit/lowSpeedTime and
 // GIT_HTTP_LOW_SPEED_LIMIT/_TIME): a transfer that stayed below the limit for
 // the whole window is a stalled server or network, and stalls pass.
 
-var reLowSpeed = regexp.MustCompile(`Operation too slow\. Less than (\d+) bytes/sec transferred the last (\d+) seconds?`)
+var reLowSpeed = compileLazy(`Operation too slow\. Less than (\d+) bytes/sec transferred the last (\d+) seconds?`)
 
 var lowSpeedMatchers = []matcher{
 	{

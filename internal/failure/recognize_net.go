@@ -1,7 +1,6 @@
 package failure
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -21,22 +20,22 @@ const (
 )
 
 var (
-	reDNS        = regexp.MustCompile(`(?i)resolve (?:host(?:name)?|proxy)|(?:could ?n[o']t|unable to|failed to|cannot) resolve|failure resolving|name resolution|name or service not known|no such host|nodename nor servname|server misbehaving|getaddrinfo|no address associated with hostname`)
-	reDNSName    = regexp.MustCompile(`(?i)resolve (host(?:name)?|proxy)?[: ]*'?([^\s:'",;()]+)|resolving '([^\s:']+)|lookup ([^\s:]+)`)
-	reRefused    = regexp.MustCompile(`(?i)connection refused|actively refused|ECONNREFUSED`)
-	reConnectTo  = regexp.MustCompile(`(?i)(?:failed to connect to|connect to host) (\S+) port (\d+)|dial tcp (\[[^\]]*\]:\d+|[^\s:]+:\d+)`)
-	reConnect    = regexp.MustCompile(`(?i)failed to connect to|could ?n[o']t connect to server|connect to host \S+ port \d+`)
-	reTimeout    = regexp.MustCompile(`(?i)timed out|i/o timeout|handshake timeout|deadline exceeded|Client\.Timeout exceeded|gateway time-?out|request time-?out|timeout (?:was |has been )?(?:reached|exceeded|expired)|(?:connection|read|operation|connect) timeout|did not properly respond after a period of time|ETIMEDOUT`)
-	reReset      = regexp.MustCompile(`(?i)connection (?:was )?reset|reset by peer|ECONNRESET|forcibly closed by the remote host|connection (?:was )?aborted|ECONNABORTED|broken pipe|EPIPE|send failure|recv failure|failure when receiving data from the peer|failed sending data to the peer|connection closed by (?:remote host|foreign host|\S+ port \d+)|closed by remote host|use of closed network connection|server closed idle connection|transport connection broken`)
-	reUnreach    = regexp.MustCompile(`(?i)network is unreachable|no route to host|host is unreachable|EHOSTUNREACH|ENETUNREACH|network is down`)
-	reTLSRecv    = regexp.MustCompile(`(?i)GnuTLS (?:recv|send) error|SSL_read|SSL_write|unexpected eof while reading|closed abruptly|non-properly terminated|SSL_ERROR_SYSCALL|failed to receive handshake|TLS connect error|SSL connect error|failed to read data from server|bad record mac|Error in the (?:pull|push) function`)
-	reHTTP2      = regexp.MustCompile(`(?i)HTTP/2 stream \d+ was not closed cleanly|not closed cleanly|HTTP2 framing layer|GOAWAY|stream error: stream ID|received from peer`)
-	reEmptyReply = regexp.MustCompile(`(?i)empty reply from server`)
-	rePartial    = regexp.MustCompile(`(?i)transfer closed with .*remaining|end of response with \d+ bytes missing|partial file|outstanding read data remaining`)
-	reCert       = regexp.MustCompile(`(?i)x509:|certificate (?:problem|verif|has expired|is not (?:yet )?valid|not trusted|signed by|chain|revoked|subject|rejected|required|unknown)|(?:ssl|server|peer|self[- ]signed|untrusted|invalid|expired|bad|client) certificate|failed to verify certificate|unable to get (?:local )?issuer|self[- ]signed|SEC_E_(?:UNTRUSTED_ROOT|CERT\w*|WRONG_PRINCIPAL)|CRYPT_E_\w+|CERT_TRUST_\w+|alert unknown ca|verify locations`)
-	reTLSNeg     = regexp.MustCompile(`(?i)wrong version number|handshake failure|alert protocol version|unsupported protocol|no protocols available|no (?:shared )?cipher|inappropriate fallback|packet length too long|record layer failure`)
-	reProxyCode  = regexp.MustCompile(`Received HTTP code (\d{3}) from proxy after CONNECT|CONNECT tunnel failed, response (\d{3})`)
-	reHostKey    = regexp.MustCompile(`(?i)host key verification failed|remote host identification has changed`)
+	reDNS        = compileLazy(`(?i)resolve (?:host(?:name)?|proxy)|(?:could ?n[o']t|unable to|failed to|cannot) resolve|failure resolving|name resolution|name or service not known|no such host|nodename nor servname|server misbehaving|getaddrinfo|no address associated with hostname`)
+	reDNSName    = compileLazy(`(?i)resolve (host(?:name)?|proxy)?[: ]*'?([^\s:'",;()]+)|resolving '([^\s:']+)|lookup ([^\s:]+)`)
+	reRefused    = compileLazy(`(?i)connection refused|actively refused|ECONNREFUSED`)
+	reConnectTo  = compileLazy(`(?i)(?:failed to connect to|connect to host) (\S+) port (\d+)|dial tcp (\[[^\]]*\]:\d+|[^\s:]+:\d+)`)
+	reConnect    = compileLazy(`(?i)failed to connect to|could ?n[o']t connect to server|connect to host \S+ port \d+`)
+	reTimeout    = compileLazy(`(?i)timed out|i/o timeout|handshake timeout|deadline exceeded|Client\.Timeout exceeded|gateway time-?out|request time-?out|timeout (?:was |has been )?(?:reached|exceeded|expired)|(?:connection|read|operation|connect) timeout|did not properly respond after a period of time|ETIMEDOUT`)
+	reReset      = compileLazy(`(?i)connection (?:was )?reset|reset by peer|ECONNRESET|forcibly closed by the remote host|connection (?:was )?aborted|ECONNABORTED|broken pipe|EPIPE|send failure|recv failure|failure when receiving data from the peer|failed sending data to the peer|connection closed by (?:remote host|foreign host|\S+ port \d+)|closed by remote host|use of closed network connection|server closed idle connection|transport connection broken`)
+	reUnreach    = compileLazy(`(?i)network is unreachable|no route to host|host is unreachable|EHOSTUNREACH|ENETUNREACH|network is down`)
+	reTLSRecv    = compileLazy(`(?i)GnuTLS (?:recv|send) error|SSL_read|SSL_write|unexpected eof while reading|closed abruptly|non-properly terminated|SSL_ERROR_SYSCALL|failed to receive handshake|TLS connect error|SSL connect error|failed to read data from server|bad record mac|Error in the (?:pull|push) function`)
+	reHTTP2      = compileLazy(`(?i)HTTP/2 stream \d+ was not closed cleanly|not closed cleanly|HTTP2 framing layer|GOAWAY|stream error: stream ID|received from peer`)
+	reEmptyReply = compileLazy(`(?i)empty reply from server`)
+	rePartial    = compileLazy(`(?i)transfer closed with .*remaining|end of response with \d+ bytes missing|partial file|outstanding read data remaining`)
+	reCert       = compileLazy(`(?i)x509:|certificate (?:problem|verif|has expired|is not (?:yet )?valid|not trusted|signed by|chain|revoked|subject|rejected|required|unknown)|(?:ssl|server|peer|self[- ]signed|untrusted|invalid|expired|bad|client) certificate|failed to verify certificate|unable to get (?:local )?issuer|self[- ]signed|SEC_E_(?:UNTRUSTED_ROOT|CERT\w*|WRONG_PRINCIPAL)|CRYPT_E_\w+|CERT_TRUST_\w+|alert unknown ca|verify locations`)
+	reTLSNeg     = compileLazy(`(?i)wrong version number|handshake failure|alert protocol version|unsupported protocol|no protocols available|no (?:shared )?cipher|inappropriate fallback|packet length too long|record layer failure`)
+	reProxyCode  = compileLazy(`Received HTTP code (\d{3}) from proxy after CONNECT|CONNECT tunnel failed, response (\d{3})`)
+	reHostKey    = compileLazy(`(?i)host key verification failed|remote host identification has changed`)
 )
 
 var netMatchers = []matcher{

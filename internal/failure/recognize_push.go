@@ -85,6 +85,10 @@ type PushVerdict struct {
 	Refs []*Failure
 }
 
+// remedyPushAuth is the remedy of a push whose credentials were refused
+// when the recogniser's own remedy does not already name the token.
+const remedyPushAuth = "the server refused these credentials for a push: in GitHub Actions give the job `permissions: contents: write` and push with a token that has write access to this repository; elsewhere check the token (its scopes, expiry and access to the repository)"
+
 // maxPushEvidence bounds the evidence of a push failure: the rejection and
 // the remote's own lines.
 const maxPushEvidence = 8
@@ -116,6 +120,9 @@ func FromPush(in PushInput) PushVerdict {
 	if worst < 0 {
 		if !ok {
 			text = unrecognised(in.Text, in.ExitCode)
+		}
+		if text.Class == Policy && !strings.Contains(text.Remedy, "token") && TraitsOf(in.Text).Auth {
+			text.Remedy = remedyPushAuth
 		}
 		v.Failure = text
 		return v

@@ -1,7 +1,6 @@
 package failure
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -71,7 +70,7 @@ type matcher struct {
 	// Every match of re must contain one of them.
 	gates []string
 	// re, when set, must match the line; its submatches go to build.
-	re *regexp.Regexp
+	re lineMatcher
 	// frame matchers wrap a message (curl's "(N) msg", git's "unable to access
 	// 'url': msg") and classify the message with the other matchers.
 	frame bool

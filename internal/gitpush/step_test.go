@@ -221,14 +221,14 @@ func TestPushHookRejectionsQuoteTheRemote(t *testing.T) {
 	}{
 		{
 			name: "GH006",
-			hook: "remote: error: GH006: Protected branch update failed for refs/heads/main.\nerror: Changes must be made through a pull request.",
 			// git prefixes the hook's lines with "remote: " itself
+			hook:     "error: GH006: Protected branch update failed for refs/heads/main.\nerror: Changes must be made through a pull request.",
 			reason:   "protected branch on main (GH006)",
 			evidence: []string{"GH006: Protected branch update failed for refs/heads/main.", "remote: error: Changes must be made through a pull request."},
 		},
 		{
-			name: "GH013",
-			hook: "error: GH013: Repository rule violations found for refs/heads/main.\nReview all repository rules at https://github.com/acme/site/rules?ref=refs%2Fheads%2Fmain\n\n- Changes must be made through a pull request.\n\n- Commits must have verified signatures.\n  Found 1 violation:",
+			name:     "GH013",
+			hook:     "error: GH013: Repository rule violations found for refs/heads/main.\nReview all repository rules at https://github.com/acme/site/rules?ref=refs%2Fheads%2Fmain\n\n- Changes must be made through a pull request.\n\n- Commits must have verified signatures.\n  Found 1 violation:",
 			reason:   "repository rule violations on main (GH013)",
 			evidence: []string{"GH013: Repository rule violations found for refs/heads/main.", "remote: - Changes must be made through a pull request.", "remote: - Commits must have verified signatures."},
 		},
@@ -243,8 +243,7 @@ func TestPushHookRejectionsQuoteTheRemote(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			bare, work, env := fileRepo(t)
-			hook := strings.TrimPrefix(tt.hook, "remote: ")
-			gittest.Hook(t, bare, "pre-receive", "cat >&2 <<'EOF'\n"+hook+"\nEOF\nexit 1\n")
+			gittest.Hook(t, bare, "pre-receive", "cat >&2 <<'EOF'\n"+tt.hook+"\nEOF\nexit 1\n")
 			gittest.Commit(t, env, work, "x.txt", "x\n", "change")
 			r := run(t, Options{Dir: work, Env: env, Args: []string{"origin", "main"}})
 			if len(r.out.Attempts) != 1 || r.code() != exitcode.Structural {
