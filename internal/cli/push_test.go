@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -270,5 +271,44 @@ func TestBinaryPushRetriesWithMillisecondSchedule(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "failed after 5 attempts") {
 		t.Errorf("stderr:\n%s", stderr.String())
+	}
+}
+
+// TestBinaryPushSIGTERMDuringStall: SIGTERM while git push hangs on a stalled
+// server ends the run within a second, with exit 143 and the report written.
+func TestBinaryPushSIGTERMDuringStall(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	fx := newPushFixture(t)
+	fx.srv.Inject(gittest.Stall, 1)
+	before := len(fx.srv.Requests())
+	rep := filepath.Join(t.TempDir(), "r.json")
+	cmd := exec.Command(bin, "push", "--report", rep, "--", "origin", "main")
+	cmd.Dir, cmd.Env = fx.work, fx.env
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(30 * time.Second)
+	for len(fx.srv.Requests()) == before {
+		select {
+		case <-fx.srv.Received():
+		case <-deadline:
+			t.Fatal("git push never reached the server")
+		}
+	}
+	sent := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	err := cmd.Wait()
+	took := time.Since(sent)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitcode.Terminated {
+		t.Fatalf("exit = %v, want 143\n%s", err, stderr.String())
+	}
+	if took > time.Second {
+		t.Errorf("exit took %s after SIGTERM, want under 1s", took)
+	}
+	if got, _ := readReport(t, rep); got.Stop != "cancelled" || len(got.Attempts) != 1 {
+		t.Errorf("report = %+v", got)
 	}
 }

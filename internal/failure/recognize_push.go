@@ -283,3 +283,39 @@ next:
 	}
 	return ev
 }
+
+// git push's refusals before it contacts the remote, when the command line
+// does not say what to push: they are structural (the command must change).
+var (
+	reNoUpstream = compileLazy(`The current branch (\S+) has no upstream branch`)
+	reDetached   = compileLazy(`You are not currently on a branch`)
+	reUpstreamNm = compileLazy(`upstream branch of your current branch does not match`)
+)
+
+var pushMatchers = []matcher{
+	{
+		gates: []string{"has no upstream branch"},
+		re:    reNoUpstream,
+		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
+			b := clip(m[1])
+			return hit{class: Structural, rank: rankRefusal, reason: "git push: the current branch " + b + " has no upstream branch",
+				remedy: "name the remote and the branch: git push --set-upstream origin " + b + " (retrywise push -- -u origin " + b + ")"}, true
+		},
+	},
+	{
+		gates: []string{"not currently on a branch"},
+		re:    reDetached,
+		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+			return hit{class: Structural, rank: rankRefusal, reason: "git push: HEAD is detached, so there is no current branch to push",
+				remedy: "name what to push: git push origin HEAD:refs/heads/BRANCH"}, true
+		},
+	},
+	{
+		gates: []string{"does not match"},
+		re:    reUpstreamNm,
+		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+			return hit{class: Structural, rank: rankRefusal, reason: "git push: the upstream branch's name differs from the current branch's (push.default=simple)",
+				remedy: "name the destination: git push origin HEAD:UPSTREAM-BRANCH, or git push origin HEAD to push a branch of the same name"}, true
+		},
+	},
+}

@@ -177,3 +177,23 @@ func TestPushRefStatus(t *testing.T) {
 		}
 	}
 }
+
+func TestPushCommandLineRefusals(t *testing.T) {
+	runTextCases(t, []textCase{
+		{
+			name: "no upstream", tool: ToolGit, exit: 128,
+			text:  "fatal: The current branch feature/x has no upstream branch.\nTo push the current branch and set the remote as upstream, use\n\n    git push --set-upstream origin feature/x\n",
+			class: Structural, reason: "feature/x has no upstream branch", remedy: "git push --set-upstream origin feature/x",
+		},
+		{
+			name: "detached HEAD", tool: ToolGit, exit: 128,
+			text:  "fatal: You are not currently on a branch.\nTo push the history leading to the current (detached HEAD)\nstate now, use\n\n    git push origin HEAD:<name-of-remote-branch>\n",
+			class: Structural, reason: "HEAD is detached", remedy: "HEAD:refs/heads/BRANCH",
+		},
+		{
+			name: "upstream name differs", tool: ToolGit, exit: 128,
+			text:  "fatal: The upstream branch of your current branch does not match\nthe name of your current branch.  To push to the upstream branch\non the remote, use\n\n    git push origin HEAD:main\n",
+			class: Structural, reason: "upstream branch's name differs", remedy: "HEAD:UPSTREAM-BRANCH",
+		},
+	})
+}

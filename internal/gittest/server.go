@@ -62,10 +62,11 @@ type Server struct {
 	// Root holds the bare repositories (GIT_PROJECT_ROOT).
 	Root string
 
-	env     []string
-	backend *cgi.Handler
-	srv     *httptest.Server
-	done    chan struct{}
+	env      []string
+	backend  *cgi.Handler
+	srv      *httptest.Server
+	done     chan struct{}
+	received chan struct{}
 
 	mu       sync.Mutex
 	faults   []Fault
@@ -80,7 +81,7 @@ type Server struct {
 func NewServer(t testing.TB, env []string) *Server {
 	t.Helper()
 	execPath := RequireGit(t)
-	s := &Server{Root: t.TempDir(), env: env, done: make(chan struct{})}
+	s := &Server{Root: t.TempDir(), env: env, done: make(chan struct{}), received: make(chan struct{}, 1)}
 	backendEnv := []string{"GIT_PROJECT_ROOT=" + s.Root, "GIT_HTTP_EXPORT_ALL=1"}
 	for _, kv := range env {
 		if strings.HasPrefix(kv, "HOME=") || strings.HasPrefix(kv, "GIT_CONFIG_") {
@@ -172,7 +173,15 @@ func (s *Server) record(r *http.Request, f Fault, status int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Fault: f, Status: status})
+	select {
+	case s.received <- struct{}{}:
+	default:
+	}
 }
+
+// Received returns a channel that receives after a request is recorded; use
+// it to wait, without sleeping, for a request to arrive (a stall to begin).
+func (s *Server) Received() <-chan struct{} { return s.received }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	f, user, pass := s.next(r)
