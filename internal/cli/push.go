@@ -31,6 +31,11 @@ func (c *Command) pushDiagnoser() func(context.Context, *failure.Failure) *failu
 }
 
 func (c *Command) runPush(ctx context.Context, args []string) int {
+	return c.runPushWith(ctx, args, c.pushDiagnoser())
+}
+
+// runPushWith runs `retrywise push` with diagnose as the coordinator's Diagnose.
+func (c *Command) runPushWith(ctx context.Context, args []string, diagnose func(context.Context, *failure.Failure) *failure.Failure) int {
 	fs := newFlagSet("push", pushSynopsis)
 	rf := addRetryFlags(fs, "2s,4s,8s,16s")
 	timeout := fs.Duration("timeout", gitpush.DefaultTimeout, "bound on each git push: SIGTERM to its process group, then SIGKILL 10s later; a timeout is transient")
@@ -72,7 +77,6 @@ func (c *Command) runPush(ctx context.Context, args []string) int {
 		stderr.Close()
 		return c.fail(exitcode.Config, red.String(err.Error()))
 	}
-	diagnose := c.pushDiagnoser()
 	coord := &retry.Coordinator{
 		Policy:   pol,
 		Clock:    c.Clock,

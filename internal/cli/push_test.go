@@ -15,8 +15,10 @@ import (
 
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/gittest"
 	"github.com/retrywise/retrywise/internal/report"
+	"github.com/retrywise/retrywise/internal/retry"
 )
 
 // runPushCLI runs `retrywise push` in-process with exactly env (no inherited
@@ -310,5 +312,58 @@ func TestBinaryPushSIGTERMDuringStall(t *testing.T) {
 	}
 	if got, _ := readReport(t, rep); got.Stop != "cancelled" || len(got.Attempts) != 1 {
 		t.Errorf("report = %+v", got)
+	}
+}
+
+// TestPushDiagnoseHook plugs a diagnosis into push the way the egress probe
+// will: it is called before each wait on a network failure, with the remote
+// (without credentials) in failure.EndpointOf, and its verdict is the report's.
+func TestPushDiagnoseHook(t *testing.T) {
+	t.Parallel()
+	fx := newPushFixture(t)
+	fx.srv.Inject(gittest.Status503, 10)
+	gittest.Git(t, fx.env, fx.work, "remote", "set-url", "origin", strings.Replace(fx.url, "http://", "http://x-access-token:hook-secret-value@", 1))
+	var seen []*failure.Endpoint
+	diagnose := func(_ context.Context, f *failure.Failure) *failure.Failure {
+		e, _ := failure.EndpointOf(f)
+		seen = append(seen, e)
+		return &failure.Failure{Class: failure.Policy, Reason: "the egress proxy denies " + e.URL, Remedy: "add the host to the allowlist", Evidence: f.Evidence, Err: f.Err}
+	}
+	var out, errb bytes.Buffer
+	c := &Command{Stdout: &out, Stderr: &errb, Env: fx.env, Clock: clock.NewFake(time.Now(), true)}
+	code := c.runPushWith(context.Background(), []string{"--dir", fx.work, "--", "origin", "main"}, diagnose)
+	if code != exitcode.Policy || len(seen) != 1 {
+		t.Fatalf("exit %d after %d diagnoses, want 77 after 1:\n%s", code, len(seen), errb.String())
+	}
+	if e := seen[0]; e == nil || e.URL != fx.url || !e.Network {
+		t.Errorf("endpoint = %+v, want %s without credentials", e, fx.url)
+	}
+	if !strings.Contains(errb.String(), "the egress proxy denies "+fx.url) || strings.Contains(errb.String(), "hook-secret-value") {
+		t.Errorf("stderr:\n%s", errb.String())
+	}
+}
+
+func TestDiagnoseStoppedProxyFailure(t *testing.T) {
+	proxyFail := failure.WithEndpoint(failure.New(failure.Policy, "proxy refused CONNECT with 403 Forbidden", ""),
+		&failure.Endpoint{URL: "https://github.com/o/r.git", Traits: failure.Traits{Network: true, Proxy: true}})
+	serverFail := failure.WithEndpoint(failure.New(failure.Policy, "authentication failed", ""),
+		&failure.Endpoint{URL: "https://github.com/o/r.git", Traits: failure.Traits{Auth: true}})
+	for _, tt := range []struct {
+		name  string
+		final *failure.Failure
+		calls int
+	}{{"proxy refusal", proxyFail, 1}, {"server refusal", serverFail, 0}, {"no endpoint", failure.New(failure.Structural, "rejected", ""), 0}} {
+		calls := 0
+		out := &retry.Outcome{Final: tt.final, Stop: retry.StopNotRetryable, Attempts: []retry.Attempt{{N: 1, Failure: tt.final}}}
+		diagnoseStoppedProxyFailure(context.Background(), func(_ context.Context, f *failure.Failure) *failure.Failure {
+			calls++
+			return &failure.Failure{Class: failure.Policy, Reason: "not on the allowlist", Err: f.Err}
+		}, out)
+		if calls != tt.calls {
+			t.Errorf("%s: diagnosed %d times, want %d", tt.name, calls, tt.calls)
+		}
+		if tt.calls == 1 && (out.Final.Reason != "not on the allowlist" || out.Attempts[0].Reason != "not on the allowlist") {
+			t.Errorf("%s: the diagnosis did not replace the final failure: %+v", tt.name, out)
+		}
 	}
 }
