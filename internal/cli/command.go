@@ -44,6 +44,7 @@ func (c *Command) subcommands() map[string]subcommand {
 		"exec":     {"run a command, retrying only transient failures", (*Command).runExec},
 		"classify": {"explain a failure text without running anything", (*Command).runClassify},
 		"probe":    {"ask the egress proxy whether targets are allowed, denied or unreachable", (*Command).runProbe},
+		"push":     {"git push, retrying only network failures", (*Command).runPush},
 		"version":  {"print the version", (*Command).runVersion},
 
 		"http":         {"send an HTTP request, retrying only transient failures", (*Command).runHTTP},

@@ -54,6 +54,10 @@ type Options struct {
 	Rules failure.Rules
 	// MaxStdin is the replay buffer's size; 0 means DefaultMaxStdin.
 	MaxStdin int
+	// Classify, when set, is called after every attempt whose process ran,
+	// with the built-in verdict in Result.Err; its answer replaces that
+	// verdict (nil means success). Tool and Rules still shape Result.Err.
+	Classify ClassifyFunc
 }
 
 // Step runs the command once per attempt; it implements retry.Step.
@@ -188,7 +192,12 @@ func (s *Step) Attempt(ctx context.Context, n int) error {
 	case sent = <-killed:
 	default:
 	}
-	return s.classify(ctx, attemptCtx, cmd.ProcessState, werr, sent)
+	verdict := s.classify(ctx, attemptCtx, cmd.ProcessState, werr, sent)
+	if s.opts.Classify != nil && cmd.ProcessState != nil {
+		ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+		return s.opts.Classify(ctx, s.result(attemptCtx, ws, sent, verdict))
+	}
+	return verdict
 }
 
 // watch stops the process group when ctx ends: it forwards the signal that

@@ -49,7 +49,7 @@ type Input struct {
 // them whatever the tool (a git log quotes curl's messages, an exec step may
 // print anything); the tool only decides how an exit status and an HTTP 400
 // are read.
-var allMatchers = concatMatchers(gitMatchers, curlMatchers, netMatchers, httpTextMatchers, goTextMatchers)
+var allMatchers = concatMatchers(gitMatchers, pushMatchers, curlMatchers, netMatchers, lowSpeedMatchers, httpTextMatchers, goTextMatchers)
 
 // gateKeys are the distinct literal gates of allMatchers.
 var gateKeys = newKeyIndex(collectGates(allMatchers))

@@ -2,7 +2,6 @@ package failure
 
 import (
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -358,9 +357,8 @@ type ClientTrace struct {
 
 var (
 	// `Get "https://h/": Forbidden` (Go >= 1.14) or `Get https://h/: proxyconnect tcp: ...`
-	reGoURL    = regexp.MustCompile(`\b(?:Get|Head|Post|Put|Patch|Delete|Options) "?(https?://[^\s"]+?)"?: (.*)`)
-	reTunnelTo = regexp.MustCompile(`(?:Establish HTTP proxy tunnel to|> CONNECT) (\[[^\]]+\]:\d+|[^\s:/]+:\d+)`)
-	netKeys    = newKeyIndex(collectGates(netMatchers))
+	reGoURL    = lazyRE(`\b(?:Get|Head|Post|Put|Patch|Delete|Options) "?(https?://[^\s"]+?)"?: (.*)`)
+	reTunnelTo = lazyRE(`(?:Establish HTTP proxy tunnel to|> CONNECT) (\[[^\]]+\]:\d+|[^\s:/]+:\d+)`)
 )
 
 // curlNetworkCodes are curl exit codes that mean a network-level failure.
@@ -373,7 +371,7 @@ func TraceClient(tool Tool, text string, exitCode int) ClientTrace {
 		tool = detectTool(text, ToolAuto)
 	}
 	tr := ClientTrace{Tool: tool}
-	c := &scanCtx{text: text, tool: tool, ms: netMatchers, keys: netKeys}
+	c := &scanCtx{text: text, tool: tool, ms: netOnly, keys: netKeys()}
 	for _, h := range c.scan() {
 		if h.class == Transient || h.class == Policy {
 			tr.Network = true

@@ -38,6 +38,8 @@ type Report struct {
 	Remedy string `json:"remedy,omitempty"`
 	// Notes are extra facts worth reading (a landed push, an unreplayable stdin).
 	Notes []string `json:"notes,omitempty"`
+	// Refs are the per-ref results of a multi-ref step (git push), in order.
+	Refs []Ref `json:"refs,omitempty"`
 	// ExitCode is the code retrywise exits with.
 	ExitCode int `json:"exit_code"`
 	// Attempts records every attempt.
@@ -107,6 +109,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	field("target", r.Target)
+	for _, ref := range r.Refs {
+		field("ref", refLine(ref))
+	}
 	if r.Class != "" {
 		field("class", fmt.Sprintf("%s (%s)", r.Class, describe(r)))
 	}

@@ -1,0 +1,352 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/retrywise/retrywise/internal/clock"
+	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/gittest"
+)
+
+// runPushCLI runs `retrywise push` in-process with exactly env (no inherited
+// git settings) and a fake clock that fires every wait at once.
+func runPushCLI(t *testing.T, env []string, args ...string) run {
+	t.Helper()
+	var out, errb bytes.Buffer
+	clk := clock.NewFake(time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC), true)
+	c := &Command{Stdout: &out, Stderr: &errb, Env: env, Clock: clk, Version: "test"}
+	code := c.Main(context.Background(), append([]string{"retrywise", "push"}, args...))
+	return run{code, out.String(), errb.String(), clk}
+}
+
+// pushFixture is a repository served over smart HTTP and a work clone with
+// one commit to push.
+type pushFixture struct {
+	srv  *gittest.Server
+	url  string
+	work string
+	env  []string
+}
+
+func newPushFixture(t *testing.T) pushFixture {
+	t.Helper()
+	env := gittest.Env(t)
+	srv := gittest.NewServer(t, env)
+	url, _ := srv.NewRepo(t, "site.git")
+	work := gittest.NewWork(t, env, url)
+	gittest.Git(t, env, work, "push", "--quiet", "origin", "main")
+	gittest.Commit(t, env, work, "page.html", "<p>new</p>\n", "add a page")
+	return pushFixture{srv, url, work, env}
+}
+
+func TestPushRecoversFromNetworkFaults(t *testing.T) {
+	t.Parallel()
+	fx := newPushFixture(t)
+	fx.srv.Inject(gittest.Status502, 1)
+	fx.srv.Inject(gittest.Reset, 1)
+	rep := filepath.Join(t.TempDir(), "r.json")
+	r := runPushCLI(t, fx.env, "--dir", fx.work, "--report", rep, "--", "origin", "main")
+	if r.code != exitcode.OK {
+		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+	}
+	if got := r.clock.Waits(); !slices.Equal(got, []time.Duration{2 * time.Second, 4 * time.Second}) {
+		t.Errorf("waits = %v, want [2s 4s]", got)
+	}
+	for _, want := range []string{"retrywise: attempt 1/5 failed (transient: git cannot access 127.0.0.1", "retrying in 2s", "attempt 2/5 failed (transient", "retrying in 4s", "retrywise push succeeded after 3 attempts"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if !strings.Contains(r.stdout, "refs/heads/main:refs/heads/main") {
+		t.Errorf("git's porcelain output was not relayed to stdout: %q", r.stdout)
+	}
+	got, _ := readReport(t, rep)
+	if !got.OK || len(got.Attempts) != 3 || got.Policy.MaxAttempts != 5 || len(got.Refs) != 1 || !got.Refs[0].OK {
+		t.Errorf("report = %+v", got)
+	}
+}
+
+func TestPushRejectionReport(t *testing.T) {
+	t.Parallel()
+	env := gittest.Env(t)
+	bare := gittest.NewBare(t, env, filepath.Join(t.TempDir(), "origin.git"))
+	work := gittest.NewWork(t, env, gittest.FileURL(bare))
+	gittest.Git(t, env, work, "push", "--quiet", "origin", "main")
+	other := gittest.Clone(t, env, gittest.FileURL(bare))
+	gittest.Commit(t, env, other, "theirs.txt", "x\n", "theirs")
+	gittest.Git(t, env, other, "push", "--quiet", "origin", "main")
+	gittest.Commit(t, env, work, "mine.txt", "y\n", "mine")
+	gittest.Git(t, env, work, "branch", "feature")
+
+	rep := filepath.Join(t.TempDir(), "r.json")
+	r := runPushCLI(t, env, "--dir", work, "--report", rep, "--", "origin", "main", "feature")
+	if r.code != exitcode.Structural || len(r.clock.Waits()) != 0 {
+		t.Fatalf("exit %d after waits %v, want 65 at once:\n%s", r.code, r.clock.Waits(), r.stderr)
+	}
+	for _, want := range []string{"ref:      feature: pushed (new branch)", "ref:      main: rejected (fetch first) [structural]", "git pull --rebase origin main", "after 1 attempt"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "retrywise: structural: git push rejected: fetch first on main") {
+		t.Errorf("last line = %q", last)
+	}
+	got, _ := readReport(t, rep)
+	if got.ExitCode != 65 || len(got.Refs) != 2 || got.Refs[1].Class != "structural" || got.Refs[0].Class != "" || !got.Refs[0].OK {
+		t.Errorf("report refs = %+v", got.Refs)
+	}
+}
+
+// TestPushTokenNeverPrinted proves a token in the remote URL (configured, or
+// given on the command line) reaches neither stdout, stderr nor the report.
+func TestPushTokenNeverPrinted(t *testing.T) {
+	t.Parallel()
+	const token = "ghs_PushToken0123456789abcdef"
+	tests := []struct {
+		name   string
+		setup  func(fx pushFixture) []string
+		reason string
+	}{
+		{
+			name: "credentials required and absent",
+			setup: func(fx pushFixture) []string {
+				fx.srv.RequireBasicAuth("x-access-token", token)
+				return []string{"origin", "main"}
+			},
+			reason: "no credentials",
+		},
+		{
+			name: "refused token in the configured remote",
+			setup: func(fx pushFixture) []string {
+				fx.srv.RequireBasicAuth("x-access-token", "another-token")
+				gittest.Git(t, fx.env, fx.work, "remote", "set-url", "origin", strings.Replace(fx.url, "http://", "http://x-access-token:"+token+"@", 1))
+				return []string{"origin", "main"}
+			},
+			reason: "authentication failed",
+		},
+		{
+			name: "403 for a token on the command line",
+			setup: func(fx pushFixture) []string {
+				fx.srv.Inject(gittest.Status403, 10)
+				return []string{strings.Replace(fx.url, "http://", "http://x-access-token:"+token+"@", 1), "main"}
+			},
+			reason: "403",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			fx := newPushFixture(t)
+			args := tt.setup(fx)
+			rep := filepath.Join(t.TempDir(), "r.json")
+			r := runPushCLI(t, fx.env, append([]string{"--dir", fx.work, "--report", rep, "--"}, args...)...)
+			_, raw := readReport(t, rep)
+			if r.code != exitcode.Policy {
+				t.Fatalf("exit %d, want 77:\n%s", r.code, r.stderr)
+			}
+			all := r.stdout + r.stderr + raw
+			if strings.Contains(all, token) || strings.Contains(all, "UHVzaFRva2Vu") {
+				t.Errorf("the token leaked:\n%s", all)
+			}
+			if !strings.Contains(r.stderr, tt.reason) || !strings.Contains(r.stderr, "token") {
+				t.Errorf("report lacks %q or a remedy naming the token:\n%s", tt.reason, r.stderr)
+			}
+		})
+	}
+}
+
+func TestPushAuthRecheckIsReported(t *testing.T) {
+	t.Parallel()
+	fx := newPushFixture(t)
+	fx.srv.Inject(gittest.Status403, 1)
+	rep := filepath.Join(t.TempDir(), "r.json")
+	r := runPushCLI(t, fx.env, "--dir", fx.work, "--auth-recheck", "10s", "--report", rep, "--", "origin", "main")
+	if r.code != exitcode.OK {
+		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+	}
+	got, _ := readReport(t, rep)
+	if len(got.Notes) != 1 || !strings.Contains(got.Notes[0], "--auth-recheck") || !strings.Contains(r.stderr, "note:") {
+		t.Errorf("the re-check is not in the report: %q\n%s", got.Notes, r.stderr)
+	}
+}
+
+func TestPushUsageAndConfigErrors(t *testing.T) {
+	t.Parallel()
+	env := gittest.Env(t)
+	work := gittest.NewWork(t, env, "")
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"--timeout", "0", "--", "origin"}, exitcode.Usage},
+		{[]string{"--rebase-on-reject", "-1"}, exitcode.Usage},
+		{[]string{"--schedule", "soon"}, exitcode.Usage},
+		{[]string{"--report", "/nonexistent/dir/r.json", "--dir", work}, exitcode.Config},
+		{[]string{"--safe-directory", "--dir", work, "--", "nosuchremote", "main"}, exitcode.Structural},
+	}
+	for _, tt := range tests {
+		r := runPushCLI(t, env, tt.args...)
+		if r.code != tt.code {
+			t.Errorf("%v: exit %d, want %d\n%s", tt.args, r.code, tt.code, r.stderr)
+		}
+	}
+}
+
+func TestPushHelpListsFlagsWithDefaults(t *testing.T) {
+	t.Parallel()
+	r := runPushCLI(t, nil, "--help")
+	if r.code != 0 || !strings.Contains(r.stdout, "Usage: retrywise push") {
+		t.Fatalf("exit %d:\n%s", r.code, r.stdout)
+	}
+	for _, want := range []string{"--schedule", "(default 2s,4s,8s,16s)", "--max-attempts", "--max-elapsed", "(default 15m0s)", "--timeout", "(default 10m0s)",
+		"--rebase-on-reject", "--auth-recheck", "--safe-directory", "--report", "--mask", "--dir", "--on-unknown", "--retry-after-cap"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("push --help lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
+// TestBinaryPushRetriesWithMillisecondSchedule runs the real binary against
+// the real http-backend: two faults, then success.
+func TestBinaryPushRetriesWithMillisecondSchedule(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	fx := newPushFixture(t)
+	fx.srv.Inject(gittest.Status503, 1)
+	fx.srv.Inject(gittest.Reset, 1)
+	rep := filepath.Join(t.TempDir(), "r.json")
+	cmd := exec.Command(bin, "push", "--schedule", "1ms,2ms,4ms,8ms", "--report", rep, "--", "origin", "main")
+	cmd.Dir, cmd.Env = fx.work, fx.env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("retrywise push: %v\n%s", err, stderr.String())
+	}
+	got, _ := readReport(t, rep)
+	if !got.OK || len(got.Attempts) != 3 || got.Attempts[0].Wait != time.Millisecond || got.Attempts[1].Wait != 2*time.Millisecond {
+		t.Errorf("report = %+v", got)
+	}
+	if !strings.Contains(stderr.String(), "attempt 2/5 failed (transient") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	if out := gittest.Git(t, fx.env, fx.work, "ls-remote", "origin", "refs/heads/main"); !strings.HasPrefix(out, gittest.Rev(t, fx.env, fx.work, "HEAD")) {
+		t.Errorf("remote main = %q", out)
+	}
+
+	// never recovers: exactly five attempts, exit 75
+	gittest.Commit(t, fx.env, fx.work, "more.html", "more\n", "more")
+	fx.srv.Inject(gittest.Status502, 100)
+	cmd = exec.Command(bin, "push", "--schedule", "1ms", "--max-attempts", "5", "--", "origin", "main")
+	cmd.Dir, cmd.Env = fx.work, fx.env
+	stderr.Reset()
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitcode.Transient {
+		t.Fatalf("exit = %v, want 75\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "failed after 5 attempts") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+}
+
+// TestBinaryPushSIGTERMDuringStall: SIGTERM while git push hangs on a stalled
+// server ends the run within a second, with exit 143 and the report written.
+func TestBinaryPushSIGTERMDuringStall(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	fx := newPushFixture(t)
+	fx.srv.Inject(gittest.Stall, 1)
+	before := len(fx.srv.Requests())
+	rep := filepath.Join(t.TempDir(), "r.json")
+	cmd := exec.Command(bin, "push", "--report", rep, "--", "origin", "main")
+	cmd.Dir, cmd.Env = fx.work, fx.env
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(30 * time.Second)
+	for len(fx.srv.Requests()) == before {
+		select {
+		case <-fx.srv.Received():
+		case <-deadline:
+			t.Fatal("git push never reached the server")
+		}
+	}
+	sent := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	err := cmd.Wait()
+	took := time.Since(sent)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitcode.Terminated {
+		t.Fatalf("exit = %v, want 143\n%s", err, stderr.String())
+	}
+	if took > time.Second {
+		t.Errorf("exit took %s after SIGTERM, want under 1s", took)
+	}
+	if got, _ := readReport(t, rep); got.Stop != "cancelled" || len(got.Attempts) != 1 {
+		t.Errorf("report = %+v", got)
+	}
+}
+
+// TestPushDiagnoseHook plugs a diagnosis into push the way the egress probe
+// will: it is called before each wait on a network failure, with the remote
+// (without credentials) in failure.EndpointOf, and its verdict is the report's.
+func TestPushDiagnoseHook(t *testing.T) {
+	t.Parallel()
+	fx := newPushFixture(t)
+	fx.srv.Inject(gittest.Status503, 10)
+	gittest.Git(t, fx.env, fx.work, "remote", "set-url", "origin", strings.Replace(fx.url, "http://", "http://x-access-token:hook-secret-value@", 1))
+	var seen []*failure.Endpoint
+	diagnose := func(_ context.Context, f *failure.Failure) *failure.Failure {
+		e, _ := failure.EndpointOf(f)
+		seen = append(seen, e)
+		return &failure.Failure{Class: failure.Policy, Reason: "the egress proxy denies " + e.URL, Remedy: "add the host to the allowlist", Evidence: f.Evidence, Err: f.Err}
+	}
+	var out, errb bytes.Buffer
+	c := &Command{Stdout: &out, Stderr: &errb, Env: fx.env, Clock: clock.NewFake(time.Now(), true)}
+	code := c.runPushWith(context.Background(), []string{"--dir", fx.work, "--", "origin", "main"}, diagnose)
+	if code != exitcode.Policy || len(seen) != 1 {
+		t.Fatalf("exit %d after %d diagnoses, want 77 after 1:\n%s", code, len(seen), errb.String())
+	}
+	if e := seen[0]; e == nil || e.URL != fx.url || !e.Network {
+		t.Errorf("endpoint = %+v, want %s without credentials", e, fx.url)
+	}
+	if !strings.Contains(errb.String(), "the egress proxy denies "+fx.url) || strings.Contains(errb.String(), "hook-secret-value") {
+		t.Errorf("stderr:\n%s", errb.String())
+	}
+}
+
+// TestPushThroughSquidDenied: git's CONNECT is refused by Squid's allowlist;
+// the egress probe adds Squid's evidence, and the push stops at once with 77.
+func TestPushThroughSquidDenied(t *testing.T) {
+	t.Parallel()
+	fx := newPushFixture(t)
+	host := uniqueHost("push-denied")
+	gittest.Git(t, fx.env, fx.work, "remote", "set-url", "origin", "https://x-access-token:push-proxy-secret@"+host+"/o/r.git")
+	rep := filepath.Join(t.TempDir(), "r.json")
+	r := runPushCLI(t, append(fx.env, "https_proxy="+squid.URL), "--dir", fx.work, "--report", rep, "--", "origin", "main")
+	if r.code != exitcode.Policy || len(r.clock.Waits()) != 0 {
+		t.Fatalf("exit %d waits %v, want 77 and no wait:\n%s", r.code, r.clock.Waits(), r.stderr)
+	}
+	reason := host + ":443 is not on the egress allowlist of proxy " + squid.Addr + " (Squid ERR_ACCESS_DENIED)"
+	b, _ := os.ReadFile(rep)
+	mustContain(t, "stderr", r.stderr, "reason:   "+reason, "X-Squid-Error: ERR_ACCESS_DENIED 0", "retrywise: policy: "+reason)
+	mustContain(t, "JSON report", string(b), "X-Squid-Error: ERR_ACCESS_DENIED 0")
+	if strings.Contains(r.stdout+r.stderr+string(b), "push-proxy-secret") {
+		t.Errorf("the token in the remote URL leaked:\n%s", r.stderr)
+	}
+	if n, err := squid.WaitLog(host, 2, 5*time.Second); err != nil || n != 2 {
+		t.Errorf("Squid saw %d requests for %s (%v), want 2: git's CONNECT and one probe", n, host, err)
+	}
+}

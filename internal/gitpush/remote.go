@@ -1,0 +1,105 @@
+package gitpush
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"regexp"
+	"strings"
+
+	"github.com/retrywise/retrywise/internal/execstep"
+	"github.com/retrywise/retrywise/internal/failure"
+)
+
+// remote is the push's destination, resolved only after a failure.
+type remote struct {
+	// name is the remote's name or the URL as given; "origin" when git chose the default.
+	name string
+	// url is the push URL, credentials included: never printed (see withoutUserinfo).
+	url string
+}
+
+// resolveRemote finds the remote the push went to: the repository argument,
+// or git's default for the checked-out branch (branch.<b>.pushRemote,
+// remote.pushDefault, branch.<b>.remote, then origin), and its push URL.
+func (s *Step) resolveRemote(ctx context.Context) *remote {
+	if s.remote != nil {
+		return s.remote
+	}
+	r := &remote{name: s.args.repo}
+	if r.name == "" {
+		r.name = s.defaultRemote(ctx)
+	}
+	r.url = r.name
+	if out, f := s.git(ctx, false, "remote", "get-url", "--push", r.name); f == nil {
+		if u := strings.TrimSpace(out); u != "" {
+			r.url = u
+		}
+	}
+	s.remote = r
+	return r
+}
+
+// defaultRemote applies git's rules for the remote of a push without one.
+func (s *Step) defaultRemote(ctx context.Context) string {
+	branch, f := s.git(ctx, false, "symbolic-ref", "--quiet", "--short", "HEAD")
+	branch = strings.TrimSpace(branch)
+	pattern := `^remote\.pushdefault$`
+	if f == nil && branch != "" {
+		pattern = `^(remote\.pushdefault|branch\.` + regexp.QuoteMeta(branch) + `\.(pushremote|remote))$`
+	}
+	out, _ := s.git(ctx, false, "config", "--get-regexp", pattern)
+	vals := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), " "); ok {
+			vals[strings.ToLower(k)] = v
+		}
+	}
+	b := "branch." + strings.ToLower(branch)
+	for _, k := range []string{b + ".pushremote", "remote.pushdefault", b + ".remote"} {
+		if v := vals[k]; v != "" {
+			return v
+		}
+	}
+	return "origin"
+}
+
+// withoutUserinfo removes the credentials from a URL ("scheme://user:pass@host/...").
+func withoutUserinfo(u string) string {
+	i := strings.Index(u, "://")
+	if i < 0 {
+		return u
+	}
+	host := i + 3
+	end := len(u)
+	if j := strings.IndexAny(u[host:], "/?#"); j >= 0 {
+		end = host + j
+	}
+	if at := strings.LastIndexByte(u[host:end], '@'); at >= 0 {
+		return u[:host] + u[host+at+1:]
+	}
+	return u
+}
+
+// git runs an auxiliary git command (rev-parse, ls-remote, fetch, rebase),
+// never on the success path, with the step's environment, directory and
+// timeout, in its own process group. With relay, its stderr goes to the
+// user. It returns stdout and, when git failed, its classified failure.
+func (s *Step) git(ctx context.Context, relay bool, args ...string) (string, *failure.Failure) {
+	var out bytes.Buffer
+	var errw io.Writer = io.Discard
+	if relay {
+		errw = s.opts.Stderr
+	}
+	st, err := execstep.New(execstep.Options{
+		Args: append([]string{"git"}, args...), Env: s.env, Dir: s.opts.Dir,
+		Stdout: &out, Stderr: errw, Timeout: s.opts.Timeout, KillGrace: s.opts.KillGrace, Tool: failure.ToolGit,
+	})
+	if err != nil {
+		return "", failure.New(failure.Unknown, err.Error(), "install git and check PATH")
+	}
+	if err := st.Attempt(ctx, 1); err != nil {
+		return out.String(), failure.FromError(err)
+	}
+	return out.String(), nil
+}

@@ -1,0 +1,285 @@
+// Package gitpush runs `git push` as one retry step: one attempt is one real
+// `git push --porcelain` with the user's arguments, its refs are read from
+// the porcelain lines and classified through internal/failure, and only
+// network failures are retried. After a failure, and only then, it may check
+// whether an earlier push landed (git ls-remote), rebase on a non-fast-forward
+// rejection (--rebase-on-reject), or re-check a refused token once
+// (--auth-recheck).
+package gitpush
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/retrywise/retrywise/internal/clock"
+	"github.com/retrywise/retrywise/internal/execstep"
+	"github.com/retrywise/retrywise/internal/failure"
+)
+
+// DefaultTimeout bounds one push attempt (10 minutes).
+const DefaultTimeout = 10 * time.Minute
+
+// Options configures a Step.
+type Options struct {
+	// Dir is the repository's working directory; "" means the current one.
+	Dir string
+	// Args are the user's git push arguments (remote, refspecs, options);
+	// --porcelain is added in front.
+	Args []string
+	// Env is the environment of every git run; nil means retrywise's own.
+	Env []string
+	// Stdout and Stderr receive git's output live (the caller masks secrets).
+	Stdout, Stderr io.Writer
+	// Timeout bounds each git run; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// KillGrace is the wait between SIGTERM and SIGKILL when a run is
+	// stopped; 0 means execstep.DefaultKillGrace.
+	KillGrace time.Duration
+	// RebaseOnReject is how many times a non-fast-forward rejection of the
+	// checked-out branch may be answered by fetch, rebase and push again; 0 never.
+	RebaseOnReject int
+	// AuthRecheck, when positive, allows exactly one more push after this
+	// wait when the server refuses the credentials (401/403): a freshly
+	// minted token may take a few seconds to propagate.
+	AuthRecheck time.Duration
+	// SafeDirectory adds the repository to safe.directory for retrywise's own
+	// git runs (through GIT_CONFIG_COUNT), for a workspace owned by another user.
+	SafeDirectory bool
+	// Clock drives the --auth-recheck wait; nil means the wall clock.
+	Clock clock.Clock
+}
+
+// RefResult is one ref's fate in the last attempt.
+type RefResult struct {
+	failure.PushRef
+	// Failure is the ref's classified failure; nil when it was pushed or is up to date.
+	Failure *failure.Failure
+	// Landed is true when an earlier attempt's push of this ref landed
+	// although its connection broke (checked with git ls-remote).
+	Landed bool
+}
+
+// Step runs `git push --porcelain` once per attempt; it implements retry.Step.
+type Step struct {
+	opts  Options
+	args  pushArgs
+	env   []string
+	clk   clock.Clock
+	push  *execstep.Step
+	out   porcelain
+	last  execstep.Result
+	ran   bool
+	n     int
+	notes []string
+	refs  []RefResult
+
+	// state carried across attempts, only touched after a failure
+	networkAttempt int // the last attempt that failed on the network; 0 when none
+	landedChecked  bool
+	rebases        int
+	rechecked      bool
+	remote         *remote
+	endpoint       *failure.Endpoint
+}
+
+// New validates opts and returns a Step; it runs nothing.
+func New(opts Options) (*Step, error) {
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.RebaseOnReject < 0 {
+		return nil, fmt.Errorf("--rebase-on-reject must not be negative, got %d", opts.RebaseOnReject)
+	}
+	if opts.AuthRecheck < 0 {
+		return nil, fmt.Errorf("--auth-recheck must not be negative, got %s", opts.AuthRecheck)
+	}
+	if opts.Stdout == nil {
+		opts.Stdout = io.Discard
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = io.Discard
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
+	env, err := gitEnv(opts.Env, opts.Dir, opts.SafeDirectory)
+	if err != nil {
+		return nil, err
+	}
+	s := &Step{opts: opts, args: parseArgs(opts.Args), env: env, clk: opts.Clock}
+	s.push, err = execstep.New(execstep.Options{
+		Args: append([]string{"git", "push", "--porcelain"}, opts.Args...),
+		Env:  env, Dir: opts.Dir,
+		Stdout: io.MultiWriter(opts.Stdout, &s.out), Stderr: opts.Stderr,
+		Timeout: opts.Timeout, KillGrace: opts.KillGrace, Tool: failure.ToolGit,
+		Classify: func(_ context.Context, r execstep.Result) error {
+			s.last, s.ran = r, true
+			return r.Err
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Command returns the git command line each attempt runs (not masked).
+func (s *Step) Command() []string {
+	return append([]string{"git", "push", "--porcelain"}, s.opts.Args...)
+}
+
+// Refs returns the per-ref results of the last attempt, in git's order.
+func (s *Step) Refs() []RefResult { return append([]RefResult(nil), s.refs...) }
+
+// Notes returns what the step did beyond pushing, in order: a landed push,
+// a rebase (which changed the request), an authentication re-check.
+func (s *Step) Notes() []string { return append([]string(nil), s.notes...) }
+
+// Endpoint returns where the last network failure went (URL without
+// credentials) and its traits; nil when no attempt failed on the network.
+// The same endpoint is in that failure's error chain (failure.EndpointOf).
+func (s *Step) Endpoint() *failure.Endpoint { return s.endpoint }
+
+// CanRetry always allows a retry: a push is idempotent, and a push that
+// landed although its connection broke is recognised on the next attempt.
+func (s *Step) CanRetry(*failure.Failure) (bool, string) { return true, "" }
+
+// Attempt pushes once and classifies the result; after a failure it may check
+// whether an earlier push landed, rebase, or re-check the credentials, each
+// within this attempt.
+func (s *Step) Attempt(ctx context.Context, n int) error {
+	s.n = n
+	res := s.pushOnce(ctx)
+	for {
+		if s.networkAttempt > 0 && !s.landedChecked && landedCandidate(res.refs) {
+			s.checkLanded(ctx, &res)
+			continue
+		}
+		if res.fail == nil {
+			break
+		}
+		if s.rebaseCandidate(res) {
+			if f := s.rebase(ctx, res); f != nil {
+				res.fail, res.traits = f, failure.TraitsOf(f.Reason)
+				break
+			}
+			res = s.pushOnce(ctx)
+			continue
+		}
+		if s.recheckCandidate(res) {
+			if !s.recheck(ctx, &res) {
+				break
+			}
+			continue
+		}
+		break
+	}
+	s.refs = res.refResults()
+	if res.fail == nil {
+		return nil
+	}
+	if res.fail.Class == failure.Transient {
+		s.networkAttempt = n
+	}
+	if res.traits.Network {
+		s.attachEndpoint(ctx, res)
+	}
+	return res.fail
+}
+
+// pushResult is one git push run.
+type pushResult struct {
+	refs    []failure.PushRef
+	verdict failure.PushVerdict
+	landed  []bool
+	fail    *failure.Failure
+	traits  failure.Traits
+	output  string
+	exit    int
+}
+
+func (r *pushResult) refResults() []RefResult {
+	out := make([]RefResult, len(r.refs))
+	for i, ref := range r.refs {
+		out[i] = RefResult{PushRef: ref}
+		if i < len(r.verdict.Refs) {
+			out[i].Failure = r.verdict.Refs[i]
+		}
+		if i < len(r.landed) {
+			out[i].Landed = r.landed[i]
+		}
+	}
+	return out
+}
+
+// pushOnce runs git push once and classifies what it printed.
+func (s *Step) pushOnce(ctx context.Context) pushResult {
+	s.out.reset()
+	s.ran = false
+	err := s.push.Attempt(ctx, s.n)
+	refs, _ := s.out.result()
+	res := pushResult{refs: refs, landed: make([]bool, len(refs))}
+	if !s.ran {
+		res.fail = failure.FromError(err)
+		return res
+	}
+	r := s.last
+	res.output, res.exit = r.Output, r.ExitCode
+	if r.TimedOut || r.Signal != 0 || ctx.Err() != nil {
+		// stopped by --timeout, a signal or the loop's own deadline: the
+		// built-in verdict says which
+		if err == nil {
+			return res
+		}
+		res.fail = failure.FromError(err)
+		res.traits = failure.TraitsOf(r.Output)
+		res.traits.Network = res.traits.Network || r.TimedOut
+		return res
+	}
+	in := failure.PushInput{Remote: s.args.repo, Refs: refs, Text: r.Output, ExitCode: r.ExitCode}
+	if in.Remote == "" && r.ExitCode != 0 && anyRejected(refs) {
+		in.Remote = s.resolveRemote(ctx).name
+	}
+	res.verdict = failure.FromPush(in)
+	res.fail = res.verdict.Failure
+	if res.fail != nil {
+		res.traits = failure.TraitsOf(r.Output)
+	}
+	return res
+}
+
+// attachEndpoint records where a network failure went, for a diagnosis.
+func (s *Step) attachEndpoint(ctx context.Context, res pushResult) {
+	rem := s.resolveRemote(ctx)
+	e := &failure.Endpoint{URL: withoutUserinfo(rem.url), Traits: res.traits}
+	failure.WithEndpoint(res.fail, e)
+	s.endpoint = e
+}
+
+// note records what the step did beyond pushing.
+func (s *Step) note(format string, args ...any) {
+	s.notes = append(s.notes, fmt.Sprintf(format, args...))
+}
+
+// sleep waits d on the step's clock; it returns false when ctx ended first.
+func (s *Step) sleep(ctx context.Context, d time.Duration) bool {
+	t := s.clk.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C():
+		return true
+	}
+}
+
+func anyRejected(refs []failure.PushRef) bool {
+	for _, r := range refs {
+		if r.Rejected() {
+			return true
+		}
+	}
+	return false
+}
