@@ -205,8 +205,15 @@ func TestPushNonFastForwardStopsWithRemedy(t *testing.T) {
 	if !strings.Contains(f.Reason, "main") || !slices.ContainsFunc(f.Evidence, func(e string) bool { return strings.Contains(e, "[rejected] (fetch first)") }) {
 		t.Errorf("reason %q / evidence %q: want the branch and the porcelain line", f.Reason, f.Evidence)
 	}
-	if len(r.diagnosed) != 0 || len(r.clock.Waits()) != 0 {
-		t.Errorf("a rejection was diagnosed or waited on")
+	if len(r.clock.Waits()) != 0 {
+		t.Errorf("a rejection was waited on")
+	}
+	// The coordinator shows every failure to its diagnosis; a rejection
+	// carries no network endpoint, so the egress probe leaves it alone.
+	for _, d := range r.diagnosed {
+		if e, ok := failure.EndpointOf(d); ok && e.Network {
+			t.Errorf("the rejection %q was handed to the diagnosis as a network failure", d.Reason)
+		}
 	}
 	if _, ok := failure.EndpointOf(f); ok {
 		t.Error("a rejection carries a network endpoint")
