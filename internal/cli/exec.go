@@ -3,19 +3,14 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
-	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/execstep"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
-	"github.com/retrywise/retrywise/internal/redact"
 	"github.com/retrywise/retrywise/internal/report"
-	"github.com/retrywise/retrywise/internal/retry"
 )
 
 const execSynopsis = `Usage: retrywise exec [flags] -- CMD [ARGS...]
@@ -69,79 +64,30 @@ func (c *Command) runExec(ctx context.Context, args []string) int {
 		return c.fail(exitcode.Usage, err.Error())
 	}
 
-	red := c.redactor(append(masks, egress.ProxyCredentials(c.Env)...))
-	stdout, stderr := red.Writer(c.Stdout), red.Writer(c.Stderr)
-	defer stdout.Close()
-	defer stderr.Close()
-
-	rfile, err := openReport(rf.report)
+	o, err := c.openOutput(masks, rf.report)
 	if err != nil {
-		stderr.Close()
 		return c.fail(exitcode.Config, err.Error())
 	}
+	defer o.close()
 
 	step, err := execstep.New(execstep.Options{
-		Args: argv, Env: c.Env, Stdin: c.Stdin, Stdout: stdout, Stderr: stderr,
+		Args: argv, Env: c.Env, Stdin: c.Stdin, Stdout: o.stdout, Stderr: o.stderr,
 		Timeout: *timeout, KillGrace: *killGrace, Tool: t, Rules: rules,
 	})
 	if err != nil {
-		stderr.Close()
-		return c.fail(exitcode.Config, red.String(err.Error()))
+		return o.fail(exitcode.Config, err.Error())
 	}
-	coord := &retry.Coordinator{
-		Policy: pol,
-		Clock:  c.Clock,
-		Progress: func(a retry.Attempt, max int) {
-			stderr.Flush()
-			fmt.Fprintf(stderr, "retrywise: %s\n", report.ProgressLine(a, max))
-		},
-		Diagnose: execDiagnose(prober, argv, t, step),
-	}
+	coord := c.coordinator(pol, o, execDiagnose(prober, argv, t, step))
 	out, err := coord.Run(ctx, step)
 	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+		return o.fail(exitcode.Usage, err.Error())
 	}
 	code := exitcode.For(out, *absentOK)
 	rep := report.New("exec", strings.Join(argv, " "), out, code)
 	if ok, why := step.CanRetry(nil); !ok {
 		rep.Notes = append(rep.Notes, why)
 	}
-	return c.finish(rep, red, stderr, rfile)
-}
-
-// finish writes the report to stderr (and the JSON file), then the one-line
-// reason last on a non-zero exit; it returns the report's exit code.
-func (c *Command) finish(rep *report.Report, red *redact.Redactor, stderr *redact.Writer, rfile *os.File) int {
-	stderr.Flush()
-	rep.WriteText(stderr)
-	if rfile != nil {
-		var b strings.Builder
-		rep.WriteJSON(&b)
-		_, werr := io.WriteString(rfile, red.String(b.String()))
-		if cerr := rfile.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			fmt.Fprintf(stderr, "retrywise: cannot write the JSON report: %v\n", werr)
-		}
-	}
-	if rep.ExitCode != exitcode.OK {
-		fmt.Fprintf(stderr, "retrywise: %s\n", rep.Headline())
-	}
-	stderr.Flush()
-	return rep.ExitCode
-}
-
-// openReport creates the JSON report file up front, so a bad path fails before anything runs.
-func openReport(path string) (*os.File, error) {
-	if path == "" {
-		return nil, nil
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("cannot create the report file: %w", err)
-	}
-	return f, nil
+	return o.finish(rep)
 }
 
 func buildRules(retryOn, stopOn []string, retryOnExit, stopOnExit string) (failure.Rules, error) {

@@ -76,21 +76,19 @@ func (c *Command) runGitHubQuota(ctx context.Context, args []string) int {
 	if tok == "" {
 		tok = env["GITHUB_TOKEN"]
 	}
-	red := c.redactor(append(masks, egress.ProxyCredentials(c.Env)...))
-	red.Add(tok)
-	stdout, stderr := red.Writer(c.Stdout), red.Writer(c.Stderr)
-	defer stdout.Close()
-	defer stderr.Close()
+	o, err := c.openOutput(masks, rf.report)
+	if err != nil {
+		return c.fail(exitcode.Config, err.Error())
+	}
+	defer o.close()
+	o.red.Add(tok)
+	stdout, stderr := o.stdout, o.stderr
 
 	tr := c.httpTransport()
 	defer tr.CloseIdleConnections()
 	gh, err := ghapi.New(ghapi.Options{HTTPClient: httpstep.NewClient(tr, true), BaseURL: env["GITHUB_API_URL"], Token: tok, UserAgent: c.userAgent(), Clock: c.Clock})
 	if err != nil {
-		return c.fail(exitcode.Config, red.String(err.Error()))
-	}
-	rfile, err := openReport(rf.report)
-	if err != nil {
-		return c.fail(exitcode.Config, err.Error())
+		return o.fail(exitcode.Config, err.Error())
 	}
 	base := gh.BaseURL()
 	step := &ghapi.QuotaStep{
@@ -99,13 +97,13 @@ func (c *Command) runGitHubQuota(ctx context.Context, args []string) int {
 		Timeout: *timeout,
 		Clock:   c.Clock,
 	}
-	coord := c.netCoordinator(pol, stderr, prober.DiagnoseFor(egress.ClientGo, base.String()))
+	coord := c.coordinator(pol, o, prober.DiagnoseFor(egress.ClientGo, base.String()))
 	target := "GET " + base.JoinPath("rate_limit").String() + " (" + string(res) + ")"
 	start := c.Clock.Now()
 
 	out, err := coord.Run(ctx, step)
 	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+		return o.fail(exitcode.Usage, err.Error())
 	}
 	var notes []string
 	var waited time.Duration
@@ -130,7 +128,7 @@ func (c *Command) runGitHubQuota(ctx context.Context, args []string) int {
 					notes = append(notes, fmt.Sprintf("waited %s for the %s quota's reset at %s", wait.Round(time.Second), res, rate.Reset.UTC().Format(time.RFC3339)))
 					out2, err := coord.Run(ctx, step)
 					if err != nil {
-						return c.fail(exitcode.Usage, err.Error())
+						return o.fail(exitcode.Usage, err.Error())
 					}
 					out = joinOutcomes(out, out2)
 					if out.OK() {
@@ -158,7 +156,7 @@ func (c *Command) runGitHubQuota(ctx context.Context, args []string) int {
 	} else if out.OK() {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("GitHub reported no %s bucket", res))
 	}
-	return c.finish(rep, red, stderr, rfile)
+	return o.finish(rep)
 }
 
 // lowQuota is the failure of a quota under --min-remaining: transient, with

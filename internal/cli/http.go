@@ -119,7 +119,12 @@ func (c *Command) runHTTP(ctx context.Context, args []string) int {
 		return c.fail(exitcode.Usage, err.Error())
 	}
 
-	red := c.redactor(append(hf.masks, egress.ProxyCredentials(c.Env)...))
+	o, err := c.openOutput(hf.masks, rf.report)
+	if err != nil {
+		return c.fail(exitcode.Config, err.Error())
+	}
+	defer o.close()
+	red := o.red
 	// Expand ${NAME} before anything is printed, and register every credential
 	// the request carries, so that it is masked wherever it shows up.
 	lookup := expand.EnvLookup(c.Env)
@@ -148,12 +153,12 @@ func (c *Command) runHTTP(ctx context.Context, args []string) int {
 		}
 	case hf.dataFile != "":
 		if body, err = os.ReadFile(hf.dataFile); err != nil {
-			return c.fail(exitcode.Config, red.String("cannot read --data-file: "+err.Error()))
+			return o.fail(exitcode.Config, "cannot read --data-file: "+err.Error())
 		}
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return c.fail(exitcode.Usage, red.String(fmt.Sprintf("invalid URL %q: want http(s)://host/path", rawURL)))
+		return o.fail(exitcode.Usage, fmt.Sprintf("invalid URL %q: want http(s)://host/path", rawURL))
 	}
 	registerCredentials(red, u, headers)
 
@@ -165,34 +170,24 @@ func (c *Command) runHTTP(ctx context.Context, args []string) int {
 		}
 	}
 
-	stdout, stderr := red.Writer(c.Stdout), red.Writer(c.Stderr)
-	defer stdout.Close()
-	defer stderr.Close()
-	rfile, err := openReport(rf.report)
-	if err != nil {
-		return c.fail(exitcode.Config, err.Error())
-	}
 	key := httpstep.HostKey(u.Scheme, u.Host)
 	tr := c.httpTransport()
 	defer tr.CloseIdleConnections()
 	step, err := httpstep.New(httpstep.Options{
 		Method: method, URL: rawURL, Header: headers, Body: body, Timeout: hf.timeout,
 		Client: httpstep.NewClient(tr, !hf.noFollow), Expect: expect, Fields: fields,
-		Stdout: stdout, OutputFile: hf.output, RetryUnsafe: hf.retryUnsafe,
+		Stdout: o.stdout, OutputFile: hf.output, RetryUnsafe: hf.retryUnsafe,
 		Breaker: c.Breakers.Get(key, breaker.Settings{Threshold: hf.threshold}),
 		Clock:   c.Clock, UserAgent: c.userAgent(),
 	})
 	if err != nil {
-		if rfile != nil {
-			rfile.Close()
-		}
-		return c.fail(exitcode.Config, red.String(err.Error()))
+		return o.fail(exitcode.Config, err.Error())
 	}
-	out, err := c.netCoordinator(pol, stderr, prober.DiagnoseFor(egress.ClientGo, rawURL)).Run(ctx, step)
+	out, err := c.coordinator(pol, o, prober.DiagnoseFor(egress.ClientGo, rawURL)).Run(ctx, step)
 	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+		return o.fail(exitcode.Usage, err.Error())
 	}
-	stdout.Flush()
+	o.stdout.Flush()
 	code = exitcode.For(out, hf.absentOK)
 	rep := report.New("http", method+" "+rawURL, out, code)
 	if r := step.RefusalRemedy(); out.Stop == retry.StopCannotRetry && r != "" {
@@ -201,15 +196,15 @@ func (c *Command) runHTTP(ctx context.Context, args []string) int {
 	res := step.Result()
 	rep.Result = res
 	if done := out.OK() || (out.Final != nil && out.Final.Class == failure.Absent); done {
-		stderr.Flush()
+		o.stderr.Flush()
 		if !res.Found {
-			fmt.Fprintln(stderr, "found=false")
+			fmt.Fprintln(o.stderr, "found=false")
 		}
 		for _, fd := range fields {
-			fmt.Fprintf(stderr, "%s=%s\n", fd.Name, httpstep.FormatValue(res.Fields[fd.Name]))
+			fmt.Fprintf(o.stderr, "%s=%s\n", fd.Name, httpstep.FormatValue(res.Fields[fd.Name]))
 		}
 	}
-	return c.finish(rep, red, stderr, rfile)
+	return o.finish(rep)
 }
 
 // parseInterspersed parses flags that may come before or after the
@@ -300,20 +295,6 @@ func (c *Command) httpTransport() *http.Transport {
 	t := httpstep.NewTransport(httpstep.TransportOptions{Proxy: egress.GoProxyFunc(c.Env)})
 	egress.CaptureConnect(t)
 	return t
-}
-
-// netCoordinator returns the retry loop of network steps (http,
-// github-quota), with the egress probe as its Diagnose.
-func (c *Command) netCoordinator(pol retry.Policy, stderr *redact.Writer, diagnose egress.DiagnoseFunc) *retry.Coordinator {
-	return &retry.Coordinator{
-		Policy:   pol,
-		Clock:    c.Clock,
-		Diagnose: diagnose,
-		Progress: func(a retry.Attempt, max int) {
-			stderr.Flush()
-			fmt.Fprintf(stderr, "retrywise: %s\n", report.ProgressLine(a, max))
-		},
-	}
 }
 
 // userAgent is the User-Agent of retrywise's own requests.

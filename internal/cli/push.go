@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/retrywise/retrywise/internal/egress"
@@ -10,7 +9,6 @@ import (
 	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/gitpush"
 	"github.com/retrywise/retrywise/internal/report"
-	"github.com/retrywise/retrywise/internal/retry"
 )
 
 const pushSynopsis = `Usage: retrywise push [flags] [-- GIT-PUSH-ARGS...]
@@ -71,39 +69,22 @@ func (c *Command) runPushWith(ctx context.Context, args []string, diagnose func(
 		return c.fail(exitcode.Usage, "--timeout must be positive, and --auth-recheck and --rebase-on-reject must not be negative")
 	}
 
-	red := c.redactor(append(masks, egress.ProxyCredentials(c.Env)...))
-	stdout, stderr := red.Writer(c.Stdout), red.Writer(c.Stderr)
-	defer stdout.Close()
-	defer stderr.Close()
-
-	rfile, err := openReport(rf.report)
+	o, err := c.openOutput(masks, rf.report)
 	if err != nil {
-		stderr.Close()
 		return c.fail(exitcode.Config, err.Error())
 	}
+	defer o.close()
 	step, err := gitpush.New(gitpush.Options{
-		Dir: *dir, Args: fs.Args(), Env: c.Env, Stdout: stdout, Stderr: stderr,
+		Dir: *dir, Args: fs.Args(), Env: c.Env, Stdout: o.stdout, Stderr: o.stderr,
 		Timeout: *timeout, RebaseOnReject: *rebase, AuthRecheck: *recheck, SafeDirectory: *safeDir, Clock: c.Clock,
 	})
 	if err != nil {
-		if rfile != nil {
-			rfile.Close()
-		}
-		stderr.Close()
-		return c.fail(exitcode.Config, red.String(err.Error()))
+		return o.fail(exitcode.Config, err.Error())
 	}
-	coord := &retry.Coordinator{
-		Policy:   pol,
-		Clock:    c.Clock,
-		Diagnose: diagnose,
-		Progress: func(a retry.Attempt, max int) {
-			stderr.Flush()
-			fmt.Fprintf(stderr, "retrywise: %s\n", report.ProgressLine(a, max))
-		},
-	}
+	coord := c.coordinator(pol, o, diagnose)
 	out, err := coord.Run(ctx, step)
 	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+		return o.fail(exitcode.Usage, err.Error())
 	}
 	code := exitcode.For(out, false)
 	rep := report.New("push", strings.Join(step.Command(), " "), out, code)
@@ -115,5 +96,5 @@ func (c *Command) runPushWith(ctx context.Context, args []string, diagnose func(
 		}
 		rep.Refs = append(rep.Refs, ref)
 	}
-	return c.finish(rep, red, stderr, rfile)
+	return o.finish(rep)
 }
