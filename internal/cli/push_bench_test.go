@@ -43,7 +43,10 @@ func BenchmarkPushVersusGit(b *testing.B) {
 	const pairs = 20
 	dir := b.TempDir()
 	bin := filepath.Join(dir, "retrywise")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/retrywise/retrywise/cmd/retrywise").CombinedOutput(); err != nil {
+	// Built as released (README: Install): static, so no dynamic loader runs at start.
+	build := exec.Command("go", "build", "-trimpath", "-o", bin, "github.com/retrywise/retrywise/cmd/retrywise")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
 	wrapper := filepath.Join(dir, "wrapper")
