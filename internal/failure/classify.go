@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -51,8 +52,9 @@ type Input struct {
 // are read.
 var allMatchers = concatMatchers(gitMatchers, pushMatchers, curlMatchers, netMatchers, lowSpeedMatchers, httpTextMatchers, goTextMatchers)
 
-// gateKeys are the distinct literal gates of allMatchers.
-var gateKeys = newKeyIndex(collectGates(allMatchers))
+// gateKeys are the distinct literal gates of allMatchers, indexed on first use
+// (the 64 KiB table costs a start-up that classifies nothing, such as --help).
+var gateKeys = sync.OnceValue(func() *keyIndex { return newKeyIndex(collectGates(allMatchers)) })
 
 func concatMatchers(lists ...[]matcher) []matcher {
 	var out []matcher
@@ -93,7 +95,7 @@ func classifyText(tool Tool, text string, exitCode int, method string) *Failure 
 	if tool == ToolAuto || tool == ToolHTTP || tool == ToolExec {
 		eff = detectTool(text, tool)
 	}
-	c := &scanCtx{text: text, tool: eff, method: strings.ToUpper(strings.TrimSpace(method)), ms: allMatchers, keys: gateKeys}
+	c := &scanCtx{text: text, tool: eff, method: strings.ToUpper(strings.TrimSpace(method)), ms: allMatchers, keys: gateKeys()}
 	hits := c.scan()
 	if eff == ToolCurl && exitCode > 0 {
 		hits = append(hits, curlExitHit(exitCode, len(text)))

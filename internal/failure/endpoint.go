@@ -93,7 +93,7 @@ func TraitsOf(text string) Traits {
 	if strings.TrimSpace(text) == "" {
 		return t
 	}
-	full := (&scanCtx{text: text, tool: ToolGit, ms: allMatchers, keys: gateKeys}).scan()
+	full := (&scanCtx{text: text, tool: ToolGit, ms: allMatchers, keys: gateKeys()}).scan()
 	best, ok := bestHit(full)
 	if !ok {
 		return t

@@ -65,7 +65,7 @@ func fromHTTP(method string, status int, h http.Header, body string, now time.Ti
 		}
 	}
 
-	c := &scanCtx{text: body, tool: ToolHTTP, method: method, ms: allMatchers, keys: gateKeys}
+	c := &scanCtx{text: body, tool: ToolHTTP, method: method, ms: allMatchers, keys: gateKeys()}
 	hits := c.scan()
 	bodyBest, haveBody := resolve(hits)
 	method = c.lookupMethod()
