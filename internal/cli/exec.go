@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
-	"strings"
 
 	"github.com/retrywise/retrywise/internal/execstep"
 	"github.com/retrywise/retrywise/internal/exitcode"
@@ -83,7 +82,7 @@ func (c *Command) runExec(ctx context.Context, args []string) int {
 		return o.fail(exitcode.Usage, err.Error())
 	}
 	code := exitcode.For(out, *absentOK)
-	rep := report.New("exec", strings.Join(argv, " "), out, code)
+	rep := report.New("exec", report.CommandLine(argv), out, code)
 	if ok, why := step.CanRetry(nil); !ok {
 		rep.Notes = append(rep.Notes, why)
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"strings"
 
 	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/exitcode"
@@ -87,7 +86,7 @@ func (c *Command) runPushWith(ctx context.Context, args []string, diagnose func(
 		return o.fail(exitcode.Usage, err.Error())
 	}
 	code := exitcode.For(out, false)
-	rep := report.New("push", strings.Join(step.Command(), " "), out, code)
+	rep := report.New("push", report.CommandLine(step.Command()), out, code)
 	rep.Notes = append(rep.Notes, step.Notes()...)
 	for _, r := range step.Refs() {
 		ref := report.Ref{From: r.From, To: r.To, Status: r.Status(), OK: r.Failure == nil, Landed: r.Landed}

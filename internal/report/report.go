@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -191,4 +192,19 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// CommandLine renders argv on one line for the report: arguments holding
+// spaces, quotes, shell characters or newlines are Go-quoted, so a multi-line
+// `sh -c` script stays one readable, unambiguous line.
+func CommandLine(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		if a == "" || strings.ContainsAny(a, " \t\r\n'\"\\$`;&|<>(){}*?!#~") {
+			parts[i] = strconv.Quote(a)
+		} else {
+			parts[i] = a
+		}
+	}
+	return strings.Join(parts, " ")
 }

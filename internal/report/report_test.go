@@ -89,3 +89,19 @@ func golden(t *testing.T, path string, got []byte) {
 		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }
+
+func TestCommandLine(t *testing.T) {
+	tests := []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"curl", "-fsS", "https://api.example.com/x"}, "curl -fsS https://api.example.com/x"},
+		{[]string{"sh", "-c", "echo hi\nexit 1"}, `sh -c "echo hi\nexit 1"`},
+		{[]string{"git", "commit", "-m", "it's done", ""}, `git commit -m "it's done" ""`},
+	}
+	for _, tt := range tests {
+		if got := CommandLine(tt.argv); got != tt.want {
+			t.Errorf("CommandLine(%q) = %s, want %s", tt.argv, got, tt.want)
+		}
+	}
+}
