@@ -247,10 +247,10 @@ func TestExecUsageErrors(t *testing.T) {
 }
 
 func TestHelpListsEveryFlagWithDefault(t *testing.T) {
-	for _, cmd := range []string{"exec", "classify", "version"} {
+	for cmd := range (&Command{}).subcommands() {
 		r := runCLI(t, "", nil, cmd, "--help")
-		if r.code != 0 || !strings.Contains(r.stdout, "Usage: retrywise "+cmd) {
-			t.Errorf("%s --help: exit %d\n%s", cmd, r.code, r.stdout)
+		if r.code != 0 || !strings.Contains(r.stdout, "Usage: retrywise "+cmd) || r.stderr != "" {
+			t.Errorf("%s --help: exit %d\nstdout:\n%s\nstderr:\n%s", cmd, r.code, r.stdout, r.stderr)
 		}
 	}
 	r := runCLI(t, "", nil, "exec", "--help")
