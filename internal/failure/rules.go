@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/retrywise/retrywise/internal/codes"
 )
 
 // Rules are user rules from the exec command line (--retry-on, --stop-on,
@@ -16,47 +17,14 @@ type Rules struct {
 	RetryOnExit, StopOnExit []int
 }
 
-// maxExitCode is the largest exit status a process can report on Unix.
-const maxExitCode = 255
-
-// ParseExitCodes parses a list such as "1,2,5-7" into sorted, distinct codes.
-// Blank input gives no codes.
+// ParseExitCodes parses a list such as "1,2,5-7" into sorted, distinct exit
+// codes (0-255). Blank input gives no codes.
 func ParseExitCodes(s string) ([]int, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, nil
+	out, err := codes.Parse(s, 0, 255, "exit code")
+	if err != nil {
+		return nil, fmt.Errorf("exit codes %q: %w", s, err)
 	}
-	var out []int
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := parseExitCode(lo)
-		if err != nil {
-			return nil, fmt.Errorf("exit codes %q: %w", s, err)
-		}
-		b := a
-		if isRange {
-			if b, err = parseExitCode(hi); err != nil {
-				return nil, fmt.Errorf("exit codes %q: %w", s, err)
-			}
-			if b < a {
-				return nil, fmt.Errorf("exit codes %q: range %q runs backwards", s, part)
-			}
-		}
-		for c := a; c <= b; c++ {
-			out = append(out, c)
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
-}
-
-func parseExitCode(s string) (int, error) {
-	s = strings.TrimSpace(s)
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || n > maxExitCode || s == "" || s[0] == '+' {
-		return 0, fmt.Errorf("%q is not an exit code (0-%d)", s, maxExitCode)
-	}
-	return n, nil
+	return out, nil
 }
 
 // Apply returns the classification after the user rules. Stop rules win: a

@@ -3,6 +3,7 @@ package gitpush
 import (
 	"context"
 
+	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/failure"
 )
 
@@ -22,7 +23,7 @@ func (s *Step) recheckCandidate(res pushResult) bool {
 func (s *Step) recheck(ctx context.Context, res *pushResult) bool {
 	s.rechecked = true
 	first := res.fail
-	if !s.sleep(ctx, s.opts.AuthRecheck) {
+	if !clock.Sleep(ctx, s.clk, s.opts.AuthRecheck) {
 		s.note("--auth-recheck: attempt %d was refused (%s); cancelled while waiting %s to check again", s.n, first.Reason, s.opts.AuthRecheck)
 		return false
 	}

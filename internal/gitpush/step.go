@@ -263,18 +263,6 @@ func (s *Step) note(format string, args ...any) {
 	s.notes = append(s.notes, fmt.Sprintf(format, args...))
 }
 
-// sleep waits d on the step's clock; it returns false when ctx ended first.
-func (s *Step) sleep(ctx context.Context, d time.Duration) bool {
-	t := s.clk.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C():
-		return true
-	}
-}
-
 func anyRejected(refs []failure.PushRef) bool {
 	for _, r := range refs {
 		if r.Rejected() {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/retrywise/retrywise/internal/codes"
 )
 
 // Expect is the set of statuses that count as success; empty means any 2xx.
@@ -13,40 +15,11 @@ type Expect []int
 // ParseExpect parses a comma-separated list of statuses and ranges such as
 // "200,201" or "200-299,304"; "" means any 2xx.
 func ParseExpect(s string) (Expect, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, nil
+	out, err := codes.Parse(s, 100, 599, "HTTP status")
+	if err != nil {
+		return nil, fmt.Errorf("invalid --expect %q: %w", s, err)
 	}
-	var out Expect
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
-		a, err := parseStatus(lo)
-		if err != nil {
-			return nil, fmt.Errorf("invalid --expect %q: %w", s, err)
-		}
-		b := a
-		if isRange {
-			if b, err = parseStatus(hi); err != nil {
-				return nil, fmt.Errorf("invalid --expect %q: %w", s, err)
-			}
-			if b < a {
-				return nil, fmt.Errorf("invalid --expect %q: range %q runs backwards", s, part)
-			}
-		}
-		for c := a; c <= b; c++ {
-			out = append(out, c)
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
-}
-
-func parseStatus(s string) (int, error) {
-	s = strings.TrimSpace(s)
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 100 || n > 599 || s[0] == '+' {
-		return 0, fmt.Errorf("%q is not an HTTP status (100-599)", s)
-	}
-	return n, nil
+	return out, nil
 }
 
 // Has reports whether status counts as success.
