@@ -8,8 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/retrywise/retrywise/internal/exitcode"
 )
 
 // TestMain provides a temp folder for the binary built by buildBinary and the
@@ -101,5 +104,25 @@ func waitFor(t *testing.T, b *syncBuffer, want string) {
 		case <-deadline:
 			t.Fatalf("timed out waiting for %q in:\n%s", want, b.String())
 		}
+	}
+}
+
+// terminate sends SIGTERM to the running binary and fails the test unless it
+// exits 143 within a second (the promise of every retry loop) with its
+// report on stderr.
+func terminate(t *testing.T, cmd *exec.Cmd, stderr *syncBuffer) {
+	t.Helper()
+	sent := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	err := cmd.Wait()
+	took := time.Since(sent)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitcode.Terminated {
+		t.Fatalf("exit = %v, want %d\n%s", err, exitcode.Terminated, stderr.String())
+	}
+	if took > time.Second {
+		t.Errorf("exit took %s after SIGTERM, want under 1s", took)
+	}
+	if !strings.Contains(stderr.String(), "cancelled") {
+		t.Errorf("no report on stderr:\n%s", stderr.String())
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -284,16 +283,7 @@ func TestBinaryPushSIGTERMDuringStall(t *testing.T) {
 			t.Fatal("git push never reached the server")
 		}
 	}
-	sent := time.Now()
-	cmd.Process.Signal(syscall.SIGTERM)
-	err := cmd.Wait()
-	took := time.Since(sent)
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitcode.Terminated {
-		t.Fatalf("exit = %v, want 143\n%s", err, stderr.String())
-	}
-	if took > time.Second {
-		t.Errorf("exit took %s after SIGTERM, want under 1s", took)
-	}
+	terminate(t, cmd, &stderr)
 	if got, _ := readReport(t, rep); got.Stop != "cancelled" || len(got.Attempts) != 1 {
 		t.Errorf("report = %+v", got)
 	}
