@@ -21,8 +21,8 @@ stdout carries only the command's stdout.`
 
 func (c *Command) runExec(ctx context.Context, args []string) int {
 	fs := newFlagSet("exec", execSynopsis)
-	rf := addRetryFlags(fs, "10s,20s,60s")
-	var retryOn, stopOn, masks stringList
+	rf := addStepFlags(fs, "10s,20s,60s")
+	var retryOn, stopOn stringList
 	fs.Var(&retryOn, "retry-on", "treat output matching `REGEX` as transient (repeatable)")
 	fs.Var(&stopOn, "stop-on", "stop when output matches `REGEX`; wins over --retry-on (repeatable)")
 	retryOnExit := fs.String("retry-on-exit", "", "treat these exit `CODES` as transient, e.g. 1,3-5")
@@ -31,8 +31,6 @@ func (c *Command) runExec(ctx context.Context, args []string) int {
 	killGrace := fs.Duration("kill-grace", execstep.DefaultKillGrace, "wait between SIGTERM and SIGKILL when an attempt is stopped")
 	tool := fs.String("tool", "auto", "whose output to expect: auto, git, curl or exec")
 	absentOK := fs.Bool("absent-ok", false, "exit 0 when the failure means \"not there\" (e.g. curl -f on a 404)")
-	fs.Var(&masks, "mask", "also mask `VALUE` wherever it appears (repeatable)")
-	ef := addEgressFlags(fs)
 	if code, done := c.parse(fs, args); done {
 		return code
 	}
@@ -58,12 +56,12 @@ func (c *Command) runExec(ctx context.Context, args []string) int {
 	if *timeout < 0 || *killGrace < 0 {
 		return c.fail(exitcode.Usage, "--timeout and --kill-grace must not be negative")
 	}
-	prober, err := ef.prober(c.Env, 0)
+	prober, err := rf.prober(c.Env)
 	if err != nil {
 		return c.fail(exitcode.Usage, err.Error())
 	}
 
-	o, err := c.openOutput(masks, rf.report)
+	o, err := c.output(rf)
 	if err != nil {
 		return c.fail(exitcode.Config, err.Error())
 	}

@@ -39,20 +39,17 @@ type quotaResult struct {
 
 func (c *Command) runGitHubQuota(ctx context.Context, args []string) int {
 	fs := newFlagSet("github-quota", githubQuotaSynopsis)
-	rf := addRetryFlags(fs, "10s,20s,60s")
+	rf := addStepFlags(fs, "10s,20s,60s")
 	token := fs.String("token", "", "GitHub `TOKEN`; empty means $GITHUB_TOKEN (and none sends no credentials)")
 	resource := fs.String("resource", string(ghapi.Core), "rate-limit bucket to check: core, search or graphql")
 	minRemaining := fs.Int("min-remaining", 100, "the least remaining quota that passes")
 	maxWait := fs.Duration("max-wait", 0, "longest wait for the reset when the quota is under --min-remaining; 0 means never wait")
 	timeout := fs.Duration("timeout", ghapi.DefaultTimeout, "bound on each read of the quota")
 	threshold := fs.Int("breaker-threshold", breaker.DefaultThreshold, "consecutive transient/unknown failures of the API host that open its circuit breaker; 0 disables it")
-	var masks stringList
-	fs.Var(&masks, "mask", "also mask `VALUE` wherever it appears (repeatable)")
-	ef := addEgressFlags(fs)
 	if code, done := c.parse(fs, args); done {
 		return code
 	}
-	prober, err := ef.prober(c.Env, 0)
+	prober, err := rf.prober(c.Env)
 	if err != nil {
 		return c.fail(exitcode.Usage, err.Error())
 	}
@@ -76,7 +73,7 @@ func (c *Command) runGitHubQuota(ctx context.Context, args []string) int {
 	if tok == "" {
 		tok = env["GITHUB_TOKEN"]
 	}
-	o, err := c.openOutput(masks, rf.report)
+	o, err := c.output(rf)
 	if err != nil {
 		return c.fail(exitcode.Config, err.Error())
 	}

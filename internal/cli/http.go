@@ -54,12 +54,11 @@ type httpFlags struct {
 	fields      stringList
 	retryUnsafe bool
 	threshold   int
-	masks       stringList
 }
 
 func (c *Command) runHTTP(ctx context.Context, args []string) int {
 	fs := newFlagSet("http", httpSynopsis)
-	rf := addRetryFlags(fs, "10s,20s,60s")
+	rf := addStepFlags(fs, "10s,20s,60s")
 	var hf httpFlags
 	fs.StringVar(&hf.method, "X", "", "request `METHOD` (same as --method)")
 	fs.StringVar(&hf.method, "method", "", "request `METHOD`; empty means GET, or POST with --data/--data-file")
@@ -75,14 +74,12 @@ func (c *Command) runHTTP(ctx context.Context, args []string) int {
 	fs.Var(&hf.fields, "field", "print the JSON value at PATH as `NAME=PATH`, e.g. id=.items[0].id (repeatable)")
 	fs.BoolVar(&hf.retryUnsafe, "retry-unsafe", false, "retry POST and PATCH even when the server may have processed them")
 	fs.IntVar(&hf.threshold, "breaker-threshold", breaker.DefaultThreshold, "consecutive transient/unknown failures of a host that open its circuit breaker; 0 disables it")
-	fs.Var(&hf.masks, "mask", "also mask `VALUE` wherever it appears (repeatable)")
-	ef := addEgressFlags(fs)
 
 	pos, code, done := c.parseInterspersed(fs, args)
 	if done {
 		return code
 	}
-	prober, err := ef.prober(c.Env, 0)
+	prober, err := rf.prober(c.Env)
 	if err != nil {
 		return c.fail(exitcode.Usage, err.Error())
 	}
@@ -119,7 +116,7 @@ func (c *Command) runHTTP(ctx context.Context, args []string) int {
 		return c.fail(exitcode.Usage, err.Error())
 	}
 
-	o, err := c.openOutput(hf.masks, rf.report)
+	o, err := c.output(rf)
 	if err != nil {
 		return c.fail(exitcode.Config, err.Error())
 	}

@@ -41,19 +41,16 @@ func pushDiagnose(p *egress.Prober, dir string, gitArgs []string) egress.Diagnos
 // egress probe as the coordinator's Diagnose (tests).
 func (c *Command) runPushWith(ctx context.Context, args []string, diagnose func(context.Context, *failure.Failure) *failure.Failure) int {
 	fs := newFlagSet("push", pushSynopsis)
-	rf := addRetryFlags(fs, "2s,4s,8s,16s")
+	rf := addStepFlags(fs, "2s,4s,8s,16s")
 	timeout := fs.Duration("timeout", gitpush.DefaultTimeout, "bound on each git push: SIGTERM to its process group, then SIGKILL 10s later; a timeout is transient")
 	rebase := fs.Int("rebase-on-reject", 0, "on a non-fast-forward rejection of the checked-out branch, fetch, rebase and push again, at most `N` times (changes the request; not a retry)")
 	recheck := fs.Duration("auth-recheck", 0, "on a 401/403 refusal of the credentials, wait this `duration` once and push again (a fresh token propagating); 0 means off")
 	safeDir := fs.Bool("safe-directory", false, "add the repository to safe.directory for retrywise's own git runs only (GIT_CONFIG_COUNT), for a workspace owned by another user")
 	dir := fs.String("dir", "", "the repository to push from (`DIR`); empty means the current directory")
-	var masks stringList
-	fs.Var(&masks, "mask", "also mask `VALUE` wherever it appears (repeatable)")
-	ef := addEgressFlags(fs)
 	if code, done := c.parse(fs, args); done {
 		return code
 	}
-	prober, err := ef.prober(c.Env, 0)
+	prober, err := rf.prober(c.Env)
 	if err != nil {
 		return c.fail(exitcode.Usage, err.Error())
 	}
@@ -68,7 +65,7 @@ func (c *Command) runPushWith(ctx context.Context, args []string, diagnose func(
 		return c.fail(exitcode.Usage, "--timeout must be positive, and --auth-recheck and --rebase-on-reject must not be negative")
 	}
 
-	o, err := c.openOutput(masks, rf.report)
+	o, err := c.output(rf)
 	if err != nil {
 		return c.fail(exitcode.Config, err.Error())
 	}

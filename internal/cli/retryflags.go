@@ -5,33 +5,39 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/retry"
 )
 
-// retryFlags are the loop's flags, shared by every command that retries.
-type retryFlags struct {
+// stepFlags are the flags every step command shares: the loop's policy, the
+// JSON report, extra values to mask and the egress probe's settings.
+type stepFlags struct {
 	schedule      string
 	maxAttempts   int
 	maxElapsed    time.Duration
 	retryAfterCap time.Duration
 	onUnknown     string
 	report        string
+	masks         stringList
+	egress        *egressFlags
 }
 
-// addRetryFlags registers the retry flags on fs with the given default schedule.
-func addRetryFlags(fs *flag.FlagSet, defaultSchedule string) *retryFlags {
-	r := &retryFlags{}
+// addStepFlags registers the step flags on fs with the given default schedule.
+func addStepFlags(fs *flag.FlagSet, defaultSchedule string) *stepFlags {
+	r := &stepFlags{}
 	fs.StringVar(&r.schedule, "schedule", defaultSchedule, "comma-separated `waits` before each retry; the last repeats")
 	fs.IntVar(&r.maxAttempts, "max-attempts", 0, "attempts in all, the first included; 0 means the schedule's length plus one")
 	fs.DurationVar(&r.maxElapsed, "max-elapsed", 15*time.Minute, "bound on the whole loop; a wait that would cross it is not started")
 	fs.DurationVar(&r.retryAfterCap, "retry-after-cap", 5*time.Minute, "longest server-requested wait (Retry-After) honoured; a longer one stops")
 	fs.StringVar(&r.onUnknown, "on-unknown", "stop", "what to do with an unrecognised failure: stop or retry")
 	fs.StringVar(&r.report, "report", "", "also write the report as JSON to `FILE`")
+	fs.Var(&r.masks, "mask", "also mask `VALUE` wherever it appears (repeatable)")
+	r.egress = addEgressFlags(fs)
 	return r
 }
 
 // policy resolves the flags into a normalised policy snapshot.
-func (r *retryFlags) policy() (retry.Policy, error) {
+func (r *stepFlags) policy() (retry.Policy, error) {
 	sched, err := retry.ParseSchedule(r.schedule)
 	if err != nil {
 		return retry.Policy{}, err
@@ -45,3 +51,9 @@ func (r *retryFlags) policy() (retry.Policy, error) {
 	}
 	return retry.Policy{Schedule: sched, MaxAttempts: r.maxAttempts, MaxElapsed: r.maxElapsed, RetryAfterCap: r.retryAfterCap, OnUnknown: ou}.Normalize()
 }
+
+// prober builds the run's egress prober from the flags.
+func (r *stepFlags) prober(env []string) (*egress.Prober, error) { return r.egress.prober(env, 0) }
+
+// output opens the command's masked streams and report file from the flags.
+func (c *Command) output(r *stepFlags) (*output, error) { return c.openOutput(r.masks, r.report) }
