@@ -66,3 +66,12 @@ func (m *matcher) find(s string, dst []span) []span {
 	}
 	return dst
 }
+
+// literalSpans finds every occurrence of every literal secret, so that
+// overlapping secrets are masked as their union.
+func literalSpans(snap *snapshot, s string, dst []span) []span {
+	if snap.match == nil {
+		return dst
+	}
+	return snap.match.find(s, dst)
+}
