@@ -22,6 +22,9 @@
 // unpadded, since git sends "basic base64(user:token)"; a multi-line secret
 // is also masked line by line. Literal secrets are matched as a set in one
 // pass, so a secret that contains or overlaps another is masked in full.
+//
+// URL removes the userinfo from a single URL that is shown on purpose, such
+// as the endpoint of a failed push.
 package redact
 
 import (

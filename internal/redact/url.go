@@ -1,8 +1,28 @@
 package redact
 
-// The URL userinfo rule (rule 1).
+// The URL userinfo rule (rule 1), and URL for a single URL.
 
 import "strings"
+
+// URL returns raw with the userinfo (user and password) of its authority
+// removed; text that is not a URL is returned unchanged.
+func URL(raw string) string {
+	// Cut by hand rather than with url.Parse, so that scp-like remotes and
+	// URLs url.Parse rejects come back intact.
+	i := strings.Index(raw, "://")
+	if i < 0 {
+		return raw
+	}
+	host := i + 3
+	end := len(raw)
+	if j := strings.IndexAny(raw[host:], "/?#"); j >= 0 {
+		end = host + j
+	}
+	if at := strings.LastIndexByte(raw[host:end], '@'); at >= 0 {
+		return raw[:host] + raw[host+at+1:]
+	}
+	return raw
+}
 
 // urlSpans masks the userinfo of scheme://user:password@host URLs.
 func urlSpans(s string, dst []span) []span {

@@ -19,3 +19,30 @@ func TestStringURL(t *testing.T) {
 		{"scp-like untouched", "git@github.com:o/r.git", "git@github.com:o/r.git"},
 	})
 }
+
+func TestURL(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"https://x-access-token:ghs_abc@github.com/o/r.git", "https://github.com/o/r.git"},
+		{"https://tok@github.com/o/r.git?x=1", "https://github.com/o/r.git?x=1"},
+		{"ssh://git@github.com:22/o/r.git", "ssh://github.com:22/o/r.git"},
+		{"https://u:p@host", "https://host"},
+		{"https://u:p@host?q", "https://host?q"},
+		{"https://u:p@host#f", "https://host#f"},
+		{"https://:ghs_abc@host/r", "https://host/r"},
+		{"https://u:p@ss@host/r", "https://host/r"}, // an unescaped '@' in the password
+		{"https://u@[::1]:8080/r", "https://[::1]:8080/r"},
+		{"https://u:p%zz@host/r", "https://host/r"}, // url.Parse rejects it
+		{"https://github.com/o/r@v1", "https://github.com/o/r@v1"},
+		{"https://host/r?u=a@b", "https://host/r?u=a@b"},
+		{"https://host/r#a@b", "https://host/r#a@b"},
+		{"file:///srv/r@x.git", "file:///srv/r@x.git"},
+		{"git@github.com:o/r.git", "git@github.com:o/r.git"},
+		{"/srv/git/r@x.git", "/srv/git/r@x.git"},
+		{"origin", "origin"},
+		{"", ""},
+	} {
+		if got := URL(tt.in); got != tt.want {
+			t.Errorf("URL(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
