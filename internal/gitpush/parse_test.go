@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/retrywise/retrywise/internal/failure"
@@ -113,19 +112,5 @@ func TestGitEnv(t *testing.T) {
 	}
 	if _, err := gitEnv([]string{"GIT_CONFIG_COUNT=many"}, sub, true); err == nil {
 		t.Error("a malformed GIT_CONFIG_COUNT was accepted")
-	}
-}
-
-func TestWithoutUserinfo(t *testing.T) {
-	for in, want := range map[string]string{
-		"https://x-access-token:ghs_abc@github.com/o/r.git": "https://github.com/o/r.git",
-		"https://tok@github.com/o/r.git?x=1":                "https://github.com/o/r.git?x=1",
-		"https://github.com/o/r@v1":                         "https://github.com/o/r@v1",
-		"git@github.com:o/r.git":                            "git@github.com:o/r.git",
-		"origin":                                            "origin",
-	} {
-		if got := withoutUserinfo(in); got != want || strings.Contains(got, "ghs_") {
-			t.Errorf("withoutUserinfo(%q) = %q, want %q", in, got, want)
-		}
 	}
 }

@@ -15,7 +15,7 @@ import (
 type remote struct {
 	// name is the remote's name or the URL as given; "origin" when git chose the default.
 	name string
-	// url is the push URL, credentials included: never printed (see withoutUserinfo).
+	// url is the push URL, credentials included: never printed (see redact.URL).
 	url string
 }
 
@@ -62,23 +62,6 @@ func (s *Step) defaultRemote(ctx context.Context) string {
 		}
 	}
 	return "origin"
-}
-
-// withoutUserinfo removes the credentials from a URL ("scheme://user:pass@host/...").
-func withoutUserinfo(u string) string {
-	i := strings.Index(u, "://")
-	if i < 0 {
-		return u
-	}
-	host := i + 3
-	end := len(u)
-	if j := strings.IndexAny(u[host:], "/?#"); j >= 0 {
-		end = host + j
-	}
-	if at := strings.LastIndexByte(u[host:end], '@'); at >= 0 {
-		return u[:host] + u[host+at+1:]
-	}
-	return u
 }
 
 // git runs an auxiliary git command (rev-parse, ls-remote, fetch, rebase),

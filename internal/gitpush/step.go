@@ -16,6 +16,7 @@ import (
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/execstep"
 	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/redact"
 )
 
 // DefaultTimeout bounds one push attempt (10 minutes).
@@ -253,7 +254,7 @@ func (s *Step) pushOnce(ctx context.Context) pushResult {
 // attachEndpoint records where a network failure went, for a diagnosis.
 func (s *Step) attachEndpoint(ctx context.Context, res pushResult) {
 	rem := s.resolveRemote(ctx)
-	e := &failure.Endpoint{URL: withoutUserinfo(rem.url), Traits: res.traits}
+	e := &failure.Endpoint{URL: redact.URL(rem.url), Traits: res.traits}
 	failure.WithEndpoint(res.fail, e)
 	s.endpoint = e
 }
