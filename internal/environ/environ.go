@@ -1,0 +1,28 @@
+// Package environ reads KEY=VALUE environment lists such as os.Environ().
+package environ
+
+import "strings"
+
+// Map returns the variables of env by name; the last pair for a name wins,
+// as in os/exec, and entries without "=" are skipped. Names are compared
+// exactly, case included.
+func Map(env []string) map[string]string {
+	m := make(map[string]string, len(env))
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// Lookup returns the last value of name in env and whether it is set, as
+// Map(env)[name] would, without building the map.
+func Lookup(env []string, name string) (string, bool) {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == name {
+			return v, true
+		}
+	}
+	return "", false
+}
