@@ -11,6 +11,8 @@ package expand
 import (
 	"fmt"
 	"strings"
+
+	"github.com/retrywise/retrywise/internal/environ"
 )
 
 // UnsetError reports a ${NAME} whose variable is not set.
@@ -39,12 +41,7 @@ type Lookup func(name string) (string, bool)
 // EnvLookup returns a Lookup over KEY=VALUE pairs; the last pair for a key wins,
 // as in os/exec.
 func EnvLookup(env []string) Lookup {
-	m := make(map[string]string, len(env))
-	for _, kv := range env {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			m[k] = v
-		}
-	}
+	m := environ.Map(env)
 	return func(name string) (string, bool) {
 		v, ok := m[name]
 		return v, ok
