@@ -49,6 +49,7 @@ const MinEnvValueLen = 4
 type Options struct {
 	// Env holds KEY=VALUE pairs such as os.Environ(); values of variables
 	// with secret-looking names and at least MinEnvValueLen bytes are masked.
+	// Of a variable given twice only the last value counts, as in os/exec.
 	Env []string
 	// Values holds explicit secrets such as --mask arguments; values with at
 	// least MinValueLen bytes (after trimming white space) are masked.
@@ -77,13 +78,7 @@ var emptySnapshot = &snapshot{}
 // found in opts.
 func New(opts Options) *Redactor {
 	r := &Redactor{}
-	var vals []string
-	for _, kv := range opts.Env {
-		name, value, ok := strings.Cut(kv, "=")
-		if ok && secretEnvName(name) && !plainSetting(value) {
-			vals = appendSecret(vals, value, MinEnvValueLen)
-		}
-	}
+	vals := envSecrets(opts.Env)
 	for _, v := range opts.Values {
 		vals = appendSecret(vals, v, MinValueLen)
 	}

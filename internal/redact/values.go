@@ -6,6 +6,8 @@ package redact
 import (
 	"encoding/base64"
 	"strings"
+
+	"github.com/retrywise/retrywise/internal/environ"
 )
 
 // gitBasicUser is the user name git and GitHub use with token credentials.
@@ -14,6 +16,19 @@ const gitBasicUser = "x-access-token:"
 // envNameMarkers are the upper-case fragments that make an environment
 // variable secret.
 var envNameMarkers = []string{"TOKEN", "SECRET", "KEY", "PASSWORD", "CREDENTIAL"}
+
+// envSecrets returns the literal forms of the secret values in env, a
+// KEY=VALUE list; of a name given twice only the last value counts, as in
+// os/exec.
+func envSecrets(env []string) []string {
+	var vals []string
+	for name, value := range environ.Map(env) {
+		if secretEnvName(name) && !plainSetting(value) {
+			vals = appendSecret(vals, value, MinEnvValueLen)
+		}
+	}
+	return vals
+}
 
 // plainSetting reports whether a secret-named variable holds an ordinary
 // setting word (KEYCHAIN=true, GIT_ASKPASS_TOKEN=none) rather than a secret;

@@ -63,3 +63,11 @@ func TestPlainSettingsAreNotSecrets(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+func TestEnvNameGivenTwiceLastWins(t *testing.T) {
+	r := New(Options{Env: []string{"GITHUB_TOKEN=shadowed-value", "PATH=/bin", "GITHUB_TOKEN=effective-value"}})
+	got := r.String("shadowed-value effective-value")
+	if want := "shadowed-value ***"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
