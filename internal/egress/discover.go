@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/http/httpproxy"
+
+	"github.com/retrywise/retrywise/internal/environ"
 )
 
 // Client names the program whose proxy rules apply; they differ.
@@ -91,23 +93,13 @@ func (d *Discovery) ProxyFor(ctx context.Context, client Client, t Target) (*Pro
 
 func (d *Discovery) env() envMap {
 	if d.Env == nil {
-		return newEnvMap(os.Environ())
+		return envMap(environ.Map(os.Environ()))
 	}
-	return newEnvMap(d.Env)
+	return envMap(environ.Map(d.Env))
 }
 
 // envMap looks variables up by exact name.
 type envMap map[string]string
-
-func newEnvMap(kvs []string) envMap {
-	m := envMap{}
-	for _, kv := range kvs {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			m[k] = v
-		}
-	}
-	return m
-}
 
 // first returns the first non-empty variable of names and its name.
 func (e envMap) first(names ...string) (value, name string) {
@@ -330,7 +322,7 @@ func curlNoProxyMatch(host, list string) bool {
 // so that callers can mask them wherever they appear.
 func ProxyCredentials(env []string) []string {
 	var out []string
-	e := newEnvMap(env)
+	e := environ.Map(env)
 	for _, n := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"} {
 		v := strings.TrimSpace(e[n])
 		if v == "" {
