@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/retrywise/retrywise/internal/environ"
 )
 
 // Defaults for git's low-speed limit: a transfer below DefaultLowSpeedLimit
@@ -28,10 +30,10 @@ func gitEnv(base []string, dir string, safeDir bool) ([]string, error) {
 		base = os.Environ()
 	}
 	env := append([]string(nil), base...)
-	if _, ok := lookup(env, "GIT_HTTP_LOW_SPEED_LIMIT"); !ok {
+	if _, ok := environ.Lookup(env, "GIT_HTTP_LOW_SPEED_LIMIT"); !ok {
 		env = append(env, "GIT_HTTP_LOW_SPEED_LIMIT="+strconv.Itoa(DefaultLowSpeedLimit))
 	}
-	if _, ok := lookup(env, "GIT_HTTP_LOW_SPEED_TIME"); !ok {
+	if _, ok := environ.Lookup(env, "GIT_HTTP_LOW_SPEED_TIME"); !ok {
 		env = append(env, "GIT_HTTP_LOW_SPEED_TIME="+strconv.Itoa(DefaultLowSpeedTime))
 	}
 	if !safeDir {
@@ -48,7 +50,7 @@ func gitEnv(base []string, dir string, safeDir bool) ([]string, error) {
 // GIT_CONFIG_COUNT, after any entries already there.
 func addConfig(env []string, key, value string) ([]string, error) {
 	n := 0
-	if v, ok := lookup(env, "GIT_CONFIG_COUNT"); ok && strings.TrimSpace(v) != "" {
+	if v, ok := environ.Lookup(env, "GIT_CONFIG_COUNT"); ok && strings.TrimSpace(v) != "" {
 		var err error
 		if n, err = strconv.Atoi(strings.TrimSpace(v)); err != nil || n < 0 {
 			return nil, fmt.Errorf("GIT_CONFIG_COUNT=%q is not a count", v)
@@ -91,14 +93,4 @@ func repoTop(dir string) (string, error) {
 		}
 		d = parent
 	}
-}
-
-// lookup returns the last value of name in env.
-func lookup(env []string, name string) (string, bool) {
-	for i := len(env) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
-			return v, true
-		}
-	}
-	return "", false
 }

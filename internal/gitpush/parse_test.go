@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/retrywise/retrywise/internal/environ"
 	"github.com/retrywise/retrywise/internal/failure"
 )
 
@@ -80,14 +81,14 @@ func TestGitEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := lookup(env, "GIT_HTTP_LOW_SPEED_LIMIT"); v != "1024" {
+	if v, _ := environ.Lookup(env, "GIT_HTTP_LOW_SPEED_LIMIT"); v != "1024" {
 		t.Errorf("low speed limit = %q, want 1024", v)
 	}
-	if v, _ := lookup(env, "GIT_HTTP_LOW_SPEED_TIME"); v != "30" {
+	if v, _ := environ.Lookup(env, "GIT_HTTP_LOW_SPEED_TIME"); v != "30" {
 		t.Errorf("low speed time = %q, want 30", v)
 	}
 	env, _ = gitEnv([]string{"GIT_HTTP_LOW_SPEED_LIMIT=5", "GIT_HTTP_LOW_SPEED_TIME=7"}, "", false)
-	if a, _ := lookup(env, "GIT_HTTP_LOW_SPEED_LIMIT"); a != "5" || len(env) != 2 {
+	if a, _ := environ.Lookup(env, "GIT_HTTP_LOW_SPEED_LIMIT"); a != "5" || len(env) != 2 {
 		t.Errorf("the user's low-speed settings were overridden: %q", env)
 	}
 
