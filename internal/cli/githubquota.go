@@ -3,12 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/retrywise/retrywise/internal/breaker"
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/egress"
+	"github.com/retrywise/retrywise/internal/environ"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/ghapi"
@@ -68,7 +68,7 @@ func (c *Command) runGitHubQuota(ctx context.Context, args []string) int {
 	case *minRemaining < 0, *maxWait < 0, *timeout < 0, *threshold < 0:
 		return c.fail(exitcode.Usage, "--min-remaining, --max-wait, --timeout and --breaker-threshold must not be negative")
 	}
-	env := envMap(c.Env)
+	env := environ.Map(c.Env)
 	tok := *token
 	if tok == "" {
 		tok = env["GITHUB_TOKEN"]
@@ -175,15 +175,4 @@ func joinOutcomes(a, b *retry.Outcome) *retry.Outcome {
 		out.Attempts[i].N = i + 1
 	}
 	return &out
-}
-
-// envMap indexes KEY=VALUE pairs; the last pair for a key wins.
-func envMap(env []string) map[string]string {
-	m := make(map[string]string, len(env))
-	for _, kv := range env {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			m[k] = v
-		}
-	}
-	return m
 }
