@@ -276,22 +276,12 @@ func (r *Registry) Get(key string, s Settings) *Breaker {
 	return b
 }
 
-// Failure returns the classified failure of a short-circuited request:
-// transient (the host may recover), with the last counted failure as
-// evidence; now dates the cooldown's end.
+// Failure returns the classified failure of a short-circuited request
+// (failure.BreakerOpen); now dates the cooldown's end.
 func (e *OpenError) Failure(now time.Time) *failure.Failure {
-	remedy := fmt.Sprintf("the host failed %d times in a row in this run; retrywise sends it nothing until the cooldown ends", e.Failures)
-	if e.TrialInFlight {
-		remedy += " (a trial request is in flight)"
-	} else if d := e.Until.Sub(now); d > 0 {
-		remedy += fmt.Sprintf(" in %s", d.Round(time.Second))
+	var left time.Duration
+	if !e.TrialInFlight {
+		left = e.Until.Sub(now)
 	}
-	remedy += "; wait for the outage to end"
-	var ev []string
-	if e.Last != "" {
-		ev = append(ev, "last failure: "+e.Last)
-	}
-	f := failure.New(failure.Transient, e.Error(), remedy, ev...)
-	f.Err = e
-	return f
+	return failure.BreakerOpen(e, e.Failures, e.Last, left, e.TrialInFlight)
 }

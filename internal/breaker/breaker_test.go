@@ -34,11 +34,11 @@ func TestResultOf(t *testing.T) {
 		want Result
 	}{
 		{nil, Success},
-		{failure.New(failure.Transient, "HTTP 503", ""), Failure},
-		{failure.New(failure.Unknown, "unrecognised", ""), Failure},
-		{failure.New(failure.Absent, "HTTP 404", ""), Neutral},
-		{failure.New(failure.Policy, "HTTP 403", ""), Neutral},
-		{failure.New(failure.Structural, "HTTP 422", ""), Neutral},
+		{failure.New(failure.Transient, failure.CodeTimeout, "HTTP 503", ""), Failure},
+		{failure.New(failure.Unknown, failure.CodeUnknown, "unrecognised", ""), Failure},
+		{failure.New(failure.Absent, failure.HTTPCode(404), "HTTP 404", ""), Neutral},
+		{failure.New(failure.Policy, failure.HTTPCode(403), "HTTP 403", ""), Neutral},
+		{failure.New(failure.Structural, failure.CodeGitNonFastForward, "HTTP 422", ""), Neutral},
 	}
 	for _, tt := range tests {
 		if got := ResultOf(tt.f); got != tt.want {
@@ -74,8 +74,8 @@ func TestNeutralAnswersNeverCount(t *testing.T) {
 	record(t, b, Failure)
 	// A storm of absent/policy answers neither opens nor resets the breaker.
 	for i := 0; i < 50; i++ {
-		record(t, b, ResultOf(failure.New(failure.Absent, "HTTP 404 Not Found", "")))
-		record(t, b, ResultOf(failure.New(failure.Policy, "HTTP 403 Forbidden", "")))
+		record(t, b, ResultOf(failure.New(failure.Absent, failure.HTTPCode(404), "HTTP 404 Not Found", "")))
+		record(t, b, ResultOf(failure.New(failure.Policy, failure.HTTPCode(403), "HTTP 403 Forbidden", "")))
 	}
 	if n, _ := b.Failures(); n != 2 || b.State() != Closed {
 		t.Fatalf("failures %d, state %s: neutral answers changed the count", n, b.State())

@@ -120,6 +120,7 @@ func TestProbeCommandJSON(t *testing.T) {
 	var got struct {
 		Results []struct {
 			Verdict, Class, Target, Kind, Proxy, Dialect, Code, Reason, Remedy string
+			ProxyError                                                         string `json:"proxy_error"`
 			Evidence                                                           []string
 		}
 		ExitCode int `json:"exit_code"`
@@ -131,10 +132,10 @@ func TestProbeCommandJSON(t *testing.T) {
 		t.Fatalf("exit %d, %+v", r.code, got)
 	}
 	d, l := got.Results[0], got.Results[1]
-	if d.Verdict != "denied" || d.Class != "policy" || d.Dialect != "Squid" || d.Code != "ERR_ACCESS_DENIED" || d.Proxy != squid.Addr || d.Remedy == "" {
+	if d.Verdict != "denied" || d.Class != "policy" || d.Dialect != "Squid" || d.ProxyError != "ERR_ACCESS_DENIED" || d.Code != "proxy-denied" || d.Proxy != squid.Addr || d.Remedy == "" {
 		t.Errorf("denied result %+v", d)
 	}
-	if l.Verdict != "direct" || l.Class != "" || l.Proxy != "" {
+	if l.Verdict != "direct" || l.Class != "" || l.Proxy != "" || l.Code != "" {
 		t.Errorf("loopback result %+v (Go never proxies loopback)", l)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/retrywise/retrywise/internal/egress"
-	"github.com/retrywise/retrywise/internal/execstep"
 	"github.com/retrywise/retrywise/internal/failure"
 )
 
@@ -39,8 +38,8 @@ func (e *egressFlags) prober(env []string, timeout time.Duration) (*egress.Probe
 
 // execDiagnose returns the coordinator's Diagnose for a command: a curl or git
 // failure through a proxy is probed with that client's proxy rules; the
-// target comes from the command's URL argument or the failure's text.
-func execDiagnose(p *egress.Prober, argv []string, tool failure.Tool, step *execstep.Step) egress.DiagnoseFunc {
+// target comes from the command's URL argument or the failure's trace.
+func execDiagnose(p *egress.Prober, argv []string, tool failure.Tool) egress.DiagnoseFunc {
 	client := egress.ClientOf(argv)
 	if client == "" {
 		switch tool {
@@ -54,6 +53,5 @@ func execDiagnose(p *egress.Prober, argv []string, tool failure.Tool, step *exec
 		Client: client,
 		URL:    egress.URLFromArgs(argv),
 		Args:   argv,
-		Output: func() (string, int) { return step.LastOutput(), step.LastExitCode() },
 	})
 }

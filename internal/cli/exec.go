@@ -74,7 +74,7 @@ func (c *Command) runExec(ctx context.Context, args []string) int {
 	if err != nil {
 		return o.fail(exitcode.Config, err.Error())
 	}
-	coord := c.coordinator(pol, o, execDiagnose(prober, argv, t, step))
+	coord := c.coordinator(pol, o, execDiagnose(prober, argv, t))
 	out, err := coord.Run(ctx, step)
 	if err != nil {
 		return o.fail(exitcode.Usage, err.Error())

@@ -159,12 +159,8 @@ func (c *Command) runGitHubQuota(ctx context.Context, args []string) int {
 // lowQuota is the failure of a quota under --min-remaining: transient, with
 // the reset as the wait it asks for.
 func lowQuota(res ghapi.Resource, r ghapi.Rate, minRemaining int, wait time.Duration) *failure.Failure {
-	f := failure.New(failure.Transient,
-		fmt.Sprintf("GitHub %s quota %d of %d is under --min-remaining %d", res, r.Remaining, r.Limit, minRemaining),
-		"wait for the reset (raise --max-wait to let retrywise wait), or use a token with its own quota",
-		fmt.Sprintf("%s: remaining %d, limit %d, reset %s", res, r.Remaining, r.Limit, r.Reset.UTC().Format(time.RFC3339)))
-	f.RetryAfter = max(wait, 0)
-	return f
+	now := r.Reset.Add(-wait)
+	return failure.GitHubQuotaLow(string(res), r.Remaining, r.Limit, minRemaining, r.Reset, now)
 }
 
 // joinOutcomes appends the attempts of b (renumbered) to a's and keeps b's ending.

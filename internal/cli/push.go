@@ -24,16 +24,16 @@ func (c *Command) runPush(ctx context.Context, args []string) int {
 }
 
 // pushDiagnose returns the push coordinator's Diagnose: a failure on the way
-// to the remote (failure.EndpointOf: network or proxy) is probed with git's
-// proxy rules for the remote's URL, asked of git in the repository; any other
+// to the remote, whose trace names the remote's URL, is handed to the egress
+// probe with git's proxy rules, asked of git in the repository; the probe
+// itself decides from the trace whether the proxy is worth asking. Any other
 // failure is returned as it is, and nothing runs on success.
 func pushDiagnose(p *egress.Prober, dir string, gitArgs []string) egress.DiagnoseFunc {
 	return func(ctx context.Context, f *failure.Failure) *failure.Failure {
-		e, ok := failure.EndpointOf(f)
-		if !ok || !e.Network || e.URL == "" {
+		if f == nil || f.Trace.URL == "" {
 			return f
 		}
-		return p.Diagnose(egress.Step{Client: egress.ClientGit, URL: e.URL, Args: gitArgs, Dir: dir})(ctx, f)
+		return p.Diagnose(egress.Step{Client: egress.ClientGit, URL: f.Trace.URL, Args: gitArgs, Dir: dir})(ctx, f)
 	}
 }
 

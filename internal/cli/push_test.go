@@ -290,18 +290,18 @@ func TestBinaryPushSIGTERMDuringStall(t *testing.T) {
 }
 
 // TestPushDiagnoseHook plugs a diagnosis into push the way the egress probe
-// will: it is called before each wait on a network failure, with the remote
-// (without credentials) in failure.EndpointOf, and its verdict is the report's.
+// does: it is called before each wait on a failure on the way to the remote,
+// whose trace names the remote (without credentials), and its verdict is the
+// report's.
 func TestPushDiagnoseHook(t *testing.T) {
 	t.Parallel()
 	fx := newPushFixture(t)
 	fx.srv.Inject(gittest.Status503, 10)
 	gittest.Git(t, fx.env, fx.work, "remote", "set-url", "origin", strings.Replace(fx.url, "http://", "http://x-access-token:hook-secret-value@", 1))
-	var seen []*failure.Endpoint
+	var seen []failure.Trace
 	diagnose := func(_ context.Context, f *failure.Failure) *failure.Failure {
-		e, _ := failure.EndpointOf(f)
-		seen = append(seen, e)
-		return &failure.Failure{Class: failure.Policy, Reason: "the egress proxy denies " + e.URL, Remedy: "add the host to the allowlist", Evidence: f.Evidence, Err: f.Err}
+		seen = append(seen, f.Trace)
+		return &failure.Failure{Class: failure.Policy, Code: failure.CodeProxyDenied, Reason: "the egress proxy denies " + f.Trace.URL, Remedy: "add the host to the allowlist", Evidence: f.Evidence, Err: f.Err}
 	}
 	var out, errb bytes.Buffer
 	c := &Command{Stdout: &out, Stderr: &errb, Env: fx.env, Clock: clock.NewFake(time.Now(), true)}
@@ -309,10 +309,10 @@ func TestPushDiagnoseHook(t *testing.T) {
 	if code != exitcode.Policy || len(seen) != 1 {
 		t.Fatalf("exit %d after %d diagnoses, want 77 after 1:\n%s", code, len(seen), errb.String())
 	}
-	if e := seen[0]; e == nil || e.URL != fx.url || !e.Network {
-		t.Errorf("endpoint = %+v, want %s without credentials", e, fx.url)
+	if tr := seen[0]; strings.TrimSuffix(tr.URL, "/") != strings.TrimSuffix(fx.url, "/") || tr.Status != 503 {
+		t.Errorf("trace = %+v, want %s without credentials, status 503", tr, fx.url)
 	}
-	if !strings.Contains(errb.String(), "the egress proxy denies "+fx.url) || strings.Contains(errb.String(), "hook-secret-value") {
+	if !strings.Contains(errb.String(), "the egress proxy denies "+strings.TrimSuffix(fx.url, "/")) || strings.Contains(errb.String(), "hook-secret-value") {
 		t.Errorf("stderr:\n%s", errb.String())
 	}
 }

@@ -15,24 +15,18 @@ import (
 // reclassified.
 type DiagnoseFunc = func(ctx context.Context, f *failure.Failure) *failure.Failure
 
-// maxEvidence bounds the evidence of a diagnosed failure.
-const maxEvidence = 7
-
 // Step describes the step whose failures a Diagnose function examines.
 type Step struct {
-	// Client is whose proxy rules apply; "" means from the output (git or
-	// curl), else Go's.
+	// Client is whose proxy rules apply; "" means the client the failure's
+	// trace names (git or curl), else Go's.
 	Client Client
 	// URL is the target when known before running (curl's URL argument, the
-	// push remote); "" means it is read from the output.
+	// push remote); "" means the failure's trace names it.
 	URL string
 	// Args is the command line (curl's -x/--noproxy and git's -c count); optional.
 	Args []string
 	// Dir is the command's working directory (for git's configuration).
 	Dir string
-	// Output returns the failed attempt's output and exit status
-	// (failure.NoExitCode when not known); nil means the failure's evidence.
-	Output func() (text string, exitCode int)
 }
 
 // DiagnoseFor returns the Diagnose function for a step of client (curl, git,
@@ -43,15 +37,11 @@ func (p *Prober) DiagnoseFor(client Client, targetURL string) DiagnoseFunc {
 }
 
 // Diagnose returns the coordinator's Diagnose function for s. Given a failure
-// at the network or proxy level (a refused or timed-out connection, a
-// proxy's CONNECT answer) of traffic that went through a proxy under the
-// client's rules, it probes the proxy once (cached for the run) and returns:
-//   - a denial as a policy failure naming the host and the proxy, with the
-//     probe's evidence: waiting will not change it;
-//   - the failure kept transient, with the probe's evidence, when the proxy
-//     cannot reach the target, cannot itself be reached, or fails for
-//     everyone (canary);
-//   - otherwise the failure's class unchanged, with the probe's evidence.
+// whose trace (failure.Trace, read once by the recogniser that classified
+// it) is at the network or proxy level, of traffic that went through a proxy
+// under the client's rules, it probes the proxy once (cached for the run)
+// and folds the finding into the failure with failure.FromProbe: a denial
+// becomes policy, an outage stays transient, with the probe's evidence.
 //
 // Any other failure, and a target reached directly, is returned as it is,
 // without a probe. Nothing is probed on success: the coordinator calls it
@@ -65,24 +55,13 @@ func (p *Prober) Diagnose(s Step) DiagnoseFunc {
 		if errors.As(f, &ce) {
 			return p.diagnoseConnect(ctx, f, ce)
 		}
-		text, code := strings.Join(f.Evidence, "\n"), failure.NoExitCode
-		if s.Output != nil {
-			text, code = s.Output()
-		}
-		tool := failure.ToolAuto
-		switch s.Client {
-		case ClientGit:
-			tool = failure.ToolGit
-		case ClientCurl:
-			tool = failure.ToolCurl
-		}
-		tr := failure.TraceClient(tool, text, code)
+		tr := f.Trace
 		if !tr.Network && !proxyMayHaveAnswered(tr.Status) {
 			return f
 		}
 		client := s.Client
 		if client == "" {
-			switch tr.Tool {
+			switch tr.Client {
 			case failure.ToolGit:
 				client = ClientGit
 			case failure.ToolCurl:
@@ -101,7 +80,7 @@ func (p *Prober) Diagnose(s Step) DiagnoseFunc {
 			d.Dir = p.opts.Dir
 		}
 		r := p.probeWith(ctx, d, client, target)
-		return merge(f, r)
+		return failure.FromProbe(f, r.Probe())
 	}
 }
 
@@ -130,7 +109,7 @@ func (p *Prober) diagnoseConnect(ctx context.Context, f *failure.Failure, ce *Co
 	proxy := &Proxy{URL: &url.URL{Scheme: scheme, Host: ce.Proxy}, Addr: ce.Proxy}
 	r := &Result{Target: t.Addr(), Proxy: ce.Proxy}
 	p.judge(ctx, r, proxy, t, ce.Answer)
-	out := merge(f, r)
+	out := failure.FromProbe(f, r.settle().Probe())
 	if out != f {
 		out.Err = ce
 	}
@@ -139,7 +118,7 @@ func (p *Prober) diagnoseConnect(ctx context.Context, f *failure.Failure, ce *Co
 
 // diagnoseTarget picks the target: git's "unable to access" URL first (what
 // git actually accessed), then the step's URL, then curl's verbose tunnel line.
-func diagnoseTarget(client Client, stepURL string, tr failure.ClientTrace) (Target, bool) {
+func diagnoseTarget(client Client, stepURL string, tr failure.Trace) (Target, bool) {
 	var cands []string
 	if client == ClientGit {
 		cands = append(cands, tr.URL, stepURL)
@@ -171,38 +150,6 @@ func discoveryFor(env []string, s Step, client Client) *Discovery {
 		d.GitConfig = gitConfigArgs(s.Args)
 	}
 	return d
-}
-
-// merge folds a probe's result into the client's failure.
-func merge(f *failure.Failure, r *Result) *failure.Failure {
-	if r.Verdict == Direct {
-		return f
-	}
-	out := *f
-	out.Err = f
-	out.Evidence = nil
-	// the client's own line first, then the probe's
-	if len(f.Evidence) > 0 {
-		out.Evidence = append(out.Evidence, f.Evidence[0])
-	}
-	for _, e := range r.Evidence {
-		if len(out.Evidence) < maxEvidence {
-			out.Evidence = append(out.Evidence, e)
-		}
-	}
-	switch r.Verdict {
-	case Denied:
-		out.Class, out.Reason, out.Remedy, out.RetryAfter = failure.Policy, r.Reason, r.Remedy, 0
-	case ProxyFailing:
-		out.Class, out.Reason, out.Remedy = failure.Transient, r.Reason, r.Remedy
-	case UpstreamUnreachable, ProxyUnreachable:
-		// a fresh answer that the outage is behind or at the proxy: retrying is right,
-		// unless the client itself was told something final
-		if f.Class == failure.Transient || f.Class == failure.Unknown {
-			out.Class, out.Reason, out.Remedy = failure.Transient, r.Reason, r.Remedy
-		}
-	}
-	return &out
 }
 
 // ClientOf returns the client a command line runs (curl or git by the program's

@@ -36,8 +36,8 @@ func run(t testing.TB, env []string, argv ...string) (*failure.Failure, string, 
 
 func diagnoseRun(t *testing.T, p *Prober, env []string, argv ...string) (before, after *failure.Failure) {
 	t.Helper()
-	f, out, code := run(t, env, argv...)
-	d := p.Diagnose(Step{Client: ClientOf(argv), URL: URLFromArgs(argv), Args: argv, Output: func() (string, int) { return out, code }})
+	f, _, _ := run(t, env, argv...)
+	d := p.Diagnose(Step{Client: ClientOf(argv), URL: URLFromArgs(argv), Args: argv})
 	return f, d(context.Background(), f)
 }
 

@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,70 +34,30 @@ const (
 	userAgent = "retrywise-probe"
 )
 
-// Verdict is a probe's answer about one target.
-type Verdict int
+// Verdict is a probe's answer about one target; its class and failure code
+// are failure's (failure.ProbeVerdict), like every rule that turns evidence
+// into a class.
+type Verdict = failure.ProbeVerdict
 
 // The verdicts.
 const (
 	// Unclear: the proxy answered something the probe cannot read (unknown).
-	Unclear Verdict = iota
+	Unclear = failure.ProbeUnclear
 	// Allowed: the proxy lets the target through.
-	Allowed
+	Allowed = failure.ProbeAllowed
 	// Denied: the proxy refuses the target: policy, waiting will not change it.
-	Denied
+	Denied = failure.ProbeDenied
 	// UpstreamUnreachable: the proxy is up but cannot reach the target (transient).
-	UpstreamUnreachable
+	UpstreamUnreachable = failure.ProbeUpstreamUnreachable
 	// ProxyUnreachable: the proxy itself cannot be reached or does not answer (transient).
-	ProxyUnreachable
+	ProxyUnreachable = failure.ProbeProxyUnreachable
 	// ProxyFailing: the proxy refuses the canary the same way: it fails for everyone (transient).
-	ProxyFailing
+	ProxyFailing = failure.ProbeProxyFailing
 	// Rejected: the proxy refuses the request's form or size (structural).
-	Rejected
+	Rejected = failure.ProbeRejected
 	// Direct: no proxy applies to the target; nothing was probed.
-	Direct
+	Direct = failure.ProbeDirect
 )
-
-var verdictNames = [...]string{
-	Unclear: "unclear", Allowed: "allowed", Denied: "denied", UpstreamUnreachable: "upstream-unreachable",
-	ProxyUnreachable: "proxy-unreachable", ProxyFailing: "proxy-failing", Rejected: "rejected", Direct: "direct",
-}
-
-// String returns the verdict's name, e.g. "upstream-unreachable".
-func (v Verdict) String() string {
-	if v < 0 || int(v) >= len(verdictNames) {
-		return "verdict(" + strconv.Itoa(int(v)) + ")"
-	}
-	return verdictNames[v]
-}
-
-// MarshalText encodes the verdict by name.
-func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
-
-// Summary returns the one-word summary printed by `retrywise probe`:
-// allowed, denied, unreachable, direct or unclear.
-func (v Verdict) Summary() string {
-	switch v {
-	case UpstreamUnreachable, ProxyUnreachable, ProxyFailing:
-		return "unreachable"
-	case Rejected:
-		return "unclear"
-	}
-	return v.String()
-}
-
-// Class returns the failure class of the verdict; Allowed and Direct are not
-// failures and return Unknown.
-func (v Verdict) Class() failure.Class {
-	switch v {
-	case Denied:
-		return failure.Policy
-	case UpstreamUnreachable, ProxyUnreachable, ProxyFailing:
-		return failure.Transient
-	case Rejected:
-		return failure.Structural
-	}
-	return failure.Unknown
-}
 
 // Result is what a probe learned about one target.
 type Result struct {
@@ -112,8 +71,10 @@ type Result struct {
 	ProxySource string `json:"proxy_source,omitempty"`
 	// Dialect names whose wording decided (Squid, tinyproxy, sandbox gateway, ...).
 	Dialect string `json:"dialect,omitempty"`
-	// Code is the dialect's word for it (ERR_ACCESS_DENIED, Filtered, ...).
-	Code string `json:"code,omitempty"`
+	// ProxyError is the dialect's own word for it (ERR_ACCESS_DENIED, Filtered, ...).
+	ProxyError string `json:"proxy_error,omitempty"`
+	// Code is the failure code of the finding (proxy-denied, proxy-unreachable, ...); "" when allowed or direct.
+	Code failure.Code `json:"code,omitempty"`
 	// Reason says in one line what the probe found.
 	Reason string `json:"reason"`
 	// Remedy says what to do; empty when nothing is to be done.
@@ -128,14 +89,28 @@ type Result struct {
 	Requests int `json:"requests"`
 	// Elapsed is how long the probe took.
 	Elapsed time.Duration `json:"elapsed_ns"`
+
+	// answerCode is the failure code of the proxy's own answer.
+	answerCode failure.Code
+}
+
+// Probe returns the finding as failure reads it (failure.FromProbe).
+func (r *Result) Probe() failure.Probe {
+	return failure.Probe{Verdict: r.Verdict, Code: r.answerCode, Reason: r.Reason, Remedy: r.Remedy, Evidence: r.Evidence}
 }
 
 // Failure returns the result as a failure; nil when the target is allowed or direct.
 func (r *Result) Failure() *failure.Failure {
-	if r == nil || r.Verdict == Allowed || r.Verdict == Direct {
+	if r == nil {
 		return nil
 	}
-	return &failure.Failure{Class: r.Verdict.Class(), Reason: r.Reason, Remedy: r.Remedy, Evidence: append([]string(nil), r.Evidence...)}
+	return r.Probe().Failure()
+}
+
+// settle fills in the finding's failure code once the verdict is final.
+func (r *Result) settle() *Result {
+	r.Code = r.Probe().FailureCode()
+	return r
 }
 
 // Options configures a Prober.
@@ -216,7 +191,7 @@ func (p *Prober) probeWith(ctx context.Context, d *Discovery, client Client, tar
 		if proxy != nil {
 			r.Proxy, r.ProxySource = proxy.Addr, proxy.Source
 		}
-		return r
+		return r.settle()
 	}
 	if proxy == nil {
 		return &Result{Target: target.Addr(), Verdict: Direct, Reason: target.Addr() + " is reached directly: no proxy applies to it under " + string(client) + "'s rules"}
@@ -252,6 +227,7 @@ func (p *Prober) ProbeVia(ctx context.Context, proxy *Proxy, target Target) *Res
 	} else {
 		p.judge(ctx, r, proxy, target, a)
 	}
+	r.settle()
 	r.Elapsed = time.Since(start)
 	if r.Verdict != ProxyUnreachable && r.Verdict != Unclear && ctx.Err() == nil {
 		p.mu.Lock()
@@ -277,7 +253,10 @@ func (p *Prober) judge(ctx context.Context, r *Result, proxy *Proxy, target Targ
 // remedy and evidence. It sends nothing.
 func describe(r *Result, proxy *Proxy, target Target, a failure.ProxyAnswer) failure.ProxyReading {
 	rd := failure.ReadProxyAnswer(a)
-	r.Dialect, r.Code = rd.Dialect, rd.Code
+	r.Dialect, r.ProxyError = rd.Dialect, rd.Code
+	if rd.Failure != nil {
+		r.answerCode = rd.Failure.Code
+	}
 	method := a.Method
 	if method == "" {
 		method = http.MethodConnect
@@ -332,28 +311,26 @@ func (p *Prober) unanswered(r *Result, method string, err error) {
 		r.Evidence = append(r.Evidence, "probe: "+err.Error())
 		return
 	}
+	why := netReason(err, p.opts.Timeout)
 	r.Verdict = ProxyUnreachable
-	r.Reason = fmt.Sprintf("proxy %s is unreachable: %s", r.Proxy, describeNetErr(err, p.opts.Timeout))
+	r.Reason = fmt.Sprintf("proxy %s is unreachable: %s", r.Proxy, why)
 	r.Remedy = "the proxy itself is down or not answering: retrying; if it persists, check the proxy address (" + r.ProxySource + ")"
-	r.Evidence = append(r.Evidence, fmt.Sprintf("probe: %s %s via proxy %s: %s", method, r.Target, r.Proxy, describeNetErr(err, p.opts.Timeout)))
+	r.Evidence = append(r.Evidence, fmt.Sprintf("probe: %s %s via proxy %s: %s", method, r.Target, r.Proxy, why))
 }
 
-// describeNetErr renders a dial or read error in a few words.
-func describeNetErr(err error, timeout time.Duration) string {
-	var ne net.Error
+// netReason renders, in a few words, why a request to the proxy got no
+// answer, from failure's reading of the error (failure.FromError).
+func netReason(err error, timeout time.Duration) string {
+	f := failure.FromError(err)
 	switch {
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return "connection refused"
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+	case f.Code == failure.CodeTimeout:
 		return "no answer within " + timeout.String()
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+	case f.Code == failure.CodeUnexpectedEOF:
 		return "the proxy closed the connection without answering"
-	case errors.Is(err, syscall.ECONNRESET):
-		return "connection reset"
-	case errors.Is(err, context.Canceled):
-		return "cancelled"
+	case !f.Recognised():
+		return err.Error()
 	}
-	return err.Error()
+	return f.Reason
 }
 
 // statusLine renders an answer's status as "HTTP 403 Filtered".
@@ -463,7 +440,7 @@ func (p *Prober) consultCanary(ctx context.Context, r *Result, proxy *Proxy, a f
 	ca, err := p.ask(ctx, proxy, *p.canary, http.MethodConnect)
 	r.Requests++
 	if err != nil {
-		r.Evidence = append(r.Evidence, fmt.Sprintf("canary: CONNECT %s: %s (no conclusion)", p.canary.Addr(), describeNetErr(err, p.opts.Timeout)))
+		r.Evidence = append(r.Evidence, fmt.Sprintf("canary: CONNECT %s: %s (no conclusion)", p.canary.Addr(), netReason(err, p.opts.Timeout)))
 		return
 	}
 	crd := failure.ReadProxyAnswer(ca)

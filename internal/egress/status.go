@@ -113,7 +113,7 @@ func (p *Prober) fetchStatus(ctx context.Context, u *url.URL, proxy *Proxy, deri
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("no answer within %s", p.opts.Timeout)
 		}
-		return nil, errors.New(describeNetErr(redactURLError(err), p.opts.Timeout))
+		return nil, errors.New(netReason(redactURLError(err), p.opts.Timeout))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

@@ -23,7 +23,7 @@ func TestClassifyReplacesTheVerdict(t *testing.T) {
 	}{
 		{"success", []string{"sh", "-c", "echo fine"}, 0, nil, 0, false, -1, "fine"},
 		{"failure turned success", []string{"sh", "-c", "echo 'curl: (7) Failed to connect' >&2; exit 7"}, 0, nil, 7, false, failure.Transient, "Failed to connect"},
-		{"own failure", []string{"sh", "-c", "exit 3"}, 0, failure.New(failure.Structural, "mine", ""), 3, false, failure.Unknown, ""},
+		{"own failure", []string{"sh", "-c", "exit 3"}, 0, failure.New(failure.Structural, failure.CodeGitNonFastForward, "mine", ""), 3, false, failure.Unknown, ""},
 		{"timeout", []string{"sleep", "10"}, 100 * time.Millisecond, errors.New("kept"), failure.NoExitCode, true, failure.Transient, ""},
 	}
 	for _, tt := range tests {

@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strings"
 	"syscall"
 	"time"
 
@@ -157,7 +156,7 @@ func (s *Step) Attempt(ctx context.Context, n int) error {
 		if stdinW != nil {
 			stdinW.Close()
 		}
-		return failure.New(failure.Structural, "cannot start "+s.opts.Args[0]+": "+err.Error(), "check the command and its path")
+		return failure.CannotStart(s.opts.Args[0], err)
 	}
 	if feed != nil {
 		go func() {
@@ -225,39 +224,28 @@ func (s *Step) watch(ctx context.Context, pid int, waited <-chan struct{}, kille
 	}
 }
 
+// classify hands how the process ended to failure.FromProcess.
 func (s *Step) classify(ctx, attemptCtx context.Context, ps *os.ProcessState, werr error, sent syscall.Signal) error {
 	name := s.opts.Args[0]
 	if ps == nil {
-		return failure.New(failure.Unknown, fmt.Sprintf("%s did not run: %v", name, werr), "")
+		return failure.NotRun(name, werr)
 	}
 	ws, _ := ps.Sys().(syscall.WaitStatus)
 	if ps.Success() && !ws.Signaled() {
 		// Success, even when a grandchild kept the output open past pipeGrace (exec.ErrWaitDelay).
 		return nil
 	}
-	if sent != 0 && ctx.Err() == nil && attemptCtx.Err() == context.DeadlineExceeded {
-		f := failure.New(failure.Transient, fmt.Sprintf("%s timed out after %s", name, s.opts.Timeout),
-			"the command was stopped after --timeout; if it needs longer, raise --timeout")
-		f.Evidence = lastLines(s.lastOutput, 3)
-		return f
+	p := failure.Process{
+		Name: name, Tool: s.opts.Tool, Text: s.lastOutput, ExitCode: failure.NoExitCode, Rules: s.opts.Rules,
+		TimedOut: sent != 0 && ctx.Err() == nil && attemptCtx.Err() == context.DeadlineExceeded, Timeout: s.opts.Timeout,
 	}
-	code := failure.NoExitCode
-	if ws.Exited() {
-		code = ws.ExitStatus()
+	switch {
+	case ws.Exited():
+		p.ExitCode = ws.ExitStatus()
+	case ws.Signaled():
+		p.Signal = sigName(ws.Signal())
 	}
-	f := failure.FromText(s.opts.Tool, s.lastOutput, code)
-	f = s.opts.Rules.Apply(s.lastOutput, code, f)
-	if ws.Signaled() {
-		sig := ws.Signal()
-		if f.Class == failure.Unknown {
-			f = failure.New(failure.Unknown, fmt.Sprintf("%s was killed by signal %s", name, sigName(sig)),
-				"a process killed by a signal is never a success; find out what sent it (out of memory, a supervisor)")
-			f.Evidence = lastLines(s.lastOutput, 3)
-		} else {
-			f.Reason += fmt.Sprintf(" (killed by signal %s)", sigName(sig))
-		}
-	}
-	return f
+	return failure.FromProcess(p)
 }
 
 func sigName(s syscall.Signal) string {
@@ -272,15 +260,4 @@ func sigName(s syscall.Signal) string {
 		return "SIGSEGV"
 	}
 	return s.String()
-}
-
-func lastLines(s string, n int) []string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	var out []string
-	for i := len(lines) - 1; i >= 0 && len(out) < n; i-- {
-		if l := strings.TrimSpace(lines[i]); l != "" {
-			out = append([]string{l}, out...)
-		}
-	}
-	return out
 }

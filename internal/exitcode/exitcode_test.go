@@ -11,7 +11,7 @@ import (
 )
 
 func TestFor(t *testing.T) {
-	f := func(c failure.Class) *failure.Failure { return failure.New(c, "r", "") }
+	f := func(c failure.Class) *failure.Failure { return failure.New(c, failure.CodeUnknown, "r", "") }
 	tests := []struct {
 		name     string
 		out      retry.Outcome

@@ -89,7 +89,7 @@ func classifyText(tool Tool, text string, exitCode int, method string) *Failure 
 		tool = ToolAuto
 	}
 	if strings.TrimSpace(text) == "" && exitCode <= 0 {
-		return New(Unknown, "no failure output", "nothing to classify: capture the command's stderr or the HTTP status")
+		return New(Unknown, CodeNoOutput, "no failure output", "nothing to classify: capture the command's stderr or the HTTP status")
 	}
 	eff := tool
 	if tool == ToolAuto || tool == ToolHTTP || tool == ToolExec {
@@ -100,10 +100,15 @@ func classifyText(tool Tool, text string, exitCode int, method string) *Failure 
 	if eff == ToolCurl && exitCode > 0 {
 		hits = append(hits, curlExitHit(exitCode, len(text)))
 	}
-	if f, ok := resolve(hits); ok {
-		return f
+	f, ok := c.resolve(hits)
+	if !ok {
+		f = unrecognised(text, exitCode)
+		f.Trace = traceOf(nil, hit{}, c.facts)
 	}
-	return unrecognised(text, exitCode)
+	if eff == ToolGit || eff == ToolCurl {
+		f.Trace.Client = eff
+	}
+	return f
 }
 
 // detectTool guesses the client from its output.
@@ -125,7 +130,7 @@ func unrecognised(text string, exitCode int) *Failure {
 	if exitCode > 0 {
 		reason = fmt.Sprintf("unrecognised failure (exit %d)", exitCode)
 	}
-	f := New(Unknown, reason, "read the output; if this failure is known to pass on a second try, add --retry-on REGEX for it (or --stop-on to say it never will)")
+	f := New(Unknown, CodeUnknown, reason, "read the output; if this failure is known to pass on a second try, add --retry-on REGEX for it (or --stop-on to say it never will)")
 	if line := lastLine(text); line != "" {
 		f.Evidence = []string{line}
 	} else if exitCode > 0 {

@@ -3,6 +3,7 @@ package failure
 import (
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ type textCase struct {
 	text       string
 	exit       int
 	class      Class
+	code       Code     // the exact code
 	reason     string   // substring of Reason ("" = any)
 	remedy     string   // substring of Remedy ("" = any)
 	evidence   []string // each must be a substring of some evidence line
@@ -30,7 +32,7 @@ func runTextCases(t *testing.T, cases []textCase) {
 				exit = NoExitCode
 			}
 			f := FromText(tc.tool, tc.text, exit)
-			checkFailure(t, f, tc.class, tc.reason, tc.remedy, tc.evidence)
+			checkFailure(t, f, tc.class, tc.code, tc.reason, tc.remedy, tc.evidence)
 			if f.RetryAfter != tc.retryAfter {
 				t.Errorf("RetryAfter = %v, want %v", f.RetryAfter, tc.retryAfter)
 			}
@@ -41,10 +43,18 @@ func runTextCases(t *testing.T, cases []textCase) {
 	}
 }
 
-func checkFailure(t *testing.T, f *Failure, class Class, reason, remedy string, evidence []string) {
+// checkFailure asserts the class and the code exactly (a case must name its
+// code), and that the reason and remedy contain the given text when given.
+func checkFailure(t *testing.T, f *Failure, class Class, code Code, reason, remedy string, evidence []string) {
 	t.Helper()
 	if f == nil {
 		t.Fatal("nil failure")
+	}
+	if code == "" {
+		t.Fatalf("the case names no code (got %q)", f.Code)
+	}
+	if f.Code != code {
+		t.Errorf("code = %q, want %q (reason %q)", f.Code, code, f.Reason)
 	}
 	if f.Class != class {
 		t.Errorf("class = %v, want %v (reason %q, evidence %q)", f.Class, class, f.Reason, f.Evidence)
@@ -66,7 +76,10 @@ func checkFailure(t *testing.T, f *Failure, class Class, reason, remedy string, 
 	}
 }
 
-// invariants holds for every failure: a class in range, a one-line reason,
+var codeRE = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
+
+// invariants holds for every failure: a kebab-case code, never unknown on a
+// recognised class, a class in range, a one-line reason,
 // a remedy, bounded evidence, and a wait only on a transient failure.
 func invariants(f *Failure) error {
 	switch {
@@ -76,6 +89,10 @@ func invariants(f *Failure) error {
 		return fmt.Errorf("class %d out of range", f.Class)
 	case (f.Class.Decision() == Retry) != (f.Class == Transient):
 		return fmt.Errorf("decision %s for class %s", f.Class.Decision(), f.Class)
+	case !codeRE.MatchString(string(f.Code)):
+		return fmt.Errorf("code %q is not a kebab-case name", f.Code)
+	case f.Class != Unknown && !f.Recognised():
+		return fmt.Errorf("a %s failure with the code %q", f.Class, f.Code)
 	case f.Reason == "" || strings.ContainsAny(f.Reason, "\r\n"):
 		return fmt.Errorf("reason %q is not one line", f.Reason)
 	case f.Remedy == "":
@@ -148,20 +165,20 @@ func TestClassifyEmptyAndUnrecognised(t *testing.T) {
 		}
 	}
 	f := FromText(ToolExec, "Segmentation fault (core dumped)\n", 139)
-	checkFailure(t, f, Unknown, "unrecognised failure (exit 139)", "--retry-on", []string{"Segmentation fault (core dumped)"})
+	checkFailure(t, f, Unknown, "unknown", "unrecognised failure (exit 139)", "--retry-on", []string{"Segmentation fault (core dumped)"})
 	f = FromText(ToolExec, "", 3)
-	checkFailure(t, f, Unknown, "unrecognised failure (exit 3)", "", []string{"exit code 3"})
+	checkFailure(t, f, Unknown, "unknown", "unrecognised failure (exit 3)", "", []string{"exit code 3"})
 	f = FromText(ToolGit, "error: pathspec 'nope' did not match any file(s) known to git", 1)
-	checkFailure(t, f, Unknown, "unrecognised failure", "", nil)
+	checkFailure(t, f, Unknown, "unknown", "unrecognised failure", "", nil)
 }
 
 func TestClassifyRoutesStatusToHTTP(t *testing.T) {
 	// A status makes the text an HTTP body whatever the tool.
 	f := Classify(Input{Tool: ToolAuto, Status: 503, Text: "<h1>down</h1>", ExitCode: NoExitCode})
-	checkFailure(t, f, Transient, "HTTP 503 Service Unavailable", "", nil)
+	checkFailure(t, f, Transient, "http-503", "HTTP 503 Service Unavailable", "", nil)
 	// Tool http without a status classifies the text.
 	f = Classify(Input{Tool: ToolHTTP, Text: "curl: (6) Could not resolve host: a.example", ExitCode: NoExitCode})
-	checkFailure(t, f, Transient, "curl 6, could not resolve host a.example", "", nil)
+	checkFailure(t, f, Transient, "dns-failure", "curl 6, could not resolve host a.example", "", nil)
 }
 
 // The most decisive evidence wins when several lines match.
@@ -170,28 +187,28 @@ func TestClassifyPrecedence(t *testing.T) {
 		{
 			name: "rejection beats the hang-up after it", tool: ToolAuto,
 			text:  "To https://github.com/o/r.git\n ! [rejected]        dev -> dev (non-fast-forward)\nerror: failed to push some refs\nfatal: the remote end hung up unexpectedly\n",
-			class: Structural, reason: "non-fast-forward on dev", remedy: "git pull --rebase origin dev, then push again",
+			class: Structural, code: "git-non-fast-forward", reason: "non-fast-forward on dev", remedy: "git pull --rebase origin dev, then push again",
 		},
 		{
 			name: "413 beats hung up and sideband", tool: ToolGit,
 			text:  "Writing objects: 100% (9/9), 1.20 GiB\nerror: RPC failed; HTTP 413 curl 22 The requested URL returned error: 413\nsend-pack: unexpected disconnect while reading sideband packet\nfatal: the remote end hung up unexpectedly\nEverything up-to-date\n",
-			class: Structural, reason: "413", evidence: []string{"RPC failed; HTTP 413"},
+			class: Structural, code: "http-413", reason: "413", evidence: []string{"RPC failed; HTTP 413"},
 		},
 		{
 			name: "a 403 with a named refusal", tool: ToolGit,
 			text:  "remote: Permission to acme/site.git denied to ci-bot.\nfatal: unable to access 'https://github.com/acme/site.git/': The requested URL returned error: 403\n",
-			class: Policy, reason: "permission to acme/site.git denied to ci-bot", remedy: "give ci-bot write access",
+			class: Policy, code: "git-permission-denied", reason: "permission to acme/site.git denied to ci-bot", remedy: "give ci-bot write access",
 			evidence: []string{"Permission to acme/site.git denied to ci-bot", "returned error: 403"},
 		},
 		{
 			name: "a certificate problem beats the transport noise", tool: ToolAuto,
 			text:  "Connection reset by peer\nSSL certificate problem: certificate has expired\n",
-			class: Unknown, reason: "certificate", remedy: "environment must change",
+			class: Unknown, code: "tls-certificate", reason: "certificate", remedy: "environment must change",
 		},
 		{
 			name: "equal ranks: stop beats retry", tool: ToolAuto,
 			text:  "connect: connection refused\nread: connection reset by peer\n",
-			class: Transient, reason: "connection refused",
+			class: Transient, code: "connection-refused", reason: "connection refused",
 		},
 	})
 }
@@ -201,7 +218,7 @@ func TestEvidenceBounds(t *testing.T) {
 	pad := strings.Repeat("x", 512<<10)
 	text := pad + " fatal: unable to access 'https://github.com/o/r/': Could not resolve host: github.com " + pad
 	f := FromText(ToolGit, text, 128)
-	checkFailure(t, f, Transient, "could not resolve host github.com", "", []string{"Could not resolve host: github.com"})
+	checkFailure(t, f, Transient, "dns-failure", "could not resolve host github.com", "", []string{"Could not resolve host: github.com"})
 	if err := textInvariants(f, text, 128); err != nil {
 		t.Error(err)
 	}
@@ -214,7 +231,7 @@ func TestEvidenceBounds(t *testing.T) {
 	// carriage returns split progress-meter lines
 	text = "\r  0     0    0     0    0     0      0      0 --:--:--  0:00:05 --:--:--     0\r  0     0    0     0    0     0      0      0 --:--:--  0:00:06 --:--:--     0curl: (28) Connection timed out after 6001 milliseconds\r\n"
 	f = FromText(ToolCurl, text, 28)
-	checkFailure(t, f, Transient, "curl 28, connection timed out", "", nil)
+	checkFailure(t, f, Transient, "timeout", "curl 28, connection timed out", "", nil)
 	if len(f.Evidence) == 0 || f.Evidence[0] != "curl: (28) Connection timed out after 6001 milliseconds" {
 		t.Errorf("evidence = %q", f.Evidence)
 	}
@@ -235,7 +252,7 @@ func TestClassifyUsesNow(t *testing.T) {
 	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	h := http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {fmt.Sprint(now.Add(42 * time.Second).Unix())}}
 	f := Classify(Input{Status: 403, Header: h, Text: `{"message":"API rate limit exceeded for user ID 1."}`, Now: now, ExitCode: NoExitCode})
-	checkFailure(t, f, Transient, "rate limit", "", nil)
+	checkFailure(t, f, Transient, "rate-limited", "rate limit", "", nil)
 	if f.RetryAfter != 42*time.Second {
 		t.Errorf("RetryAfter = %v", f.RetryAfter)
 	}

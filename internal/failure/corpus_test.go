@@ -99,13 +99,19 @@ func TestCorpus(t *testing.T) {
 	var bad []string
 	for _, c := range cases {
 		f := Classify(c.input())
-		got := fmt.Sprintf("%s/%s (%s)", f.Class, f.Class.Decision(), f.Reason)
+		got := fmt.Sprintf("%s/%s %s (%s)", f.Class, f.Class.Decision(), f.Code, f.Reason)
 		if testing.Verbose() {
 			t.Logf("%s: %s remedy=%q evidence=%q", c.ID, got, f.Remedy, f.Evidence)
 		}
+		if err := invariants(f); err != nil {
+			bad = append(bad, fmt.Sprintf("%s: %v", c.ID, err))
+		}
 		if c.Class == "unknown" {
-			if _, ok := deliberateRetry[c.ID]; !ok && c.Decision != string(Retry) && f.Class.Decision() != Stop {
-				bad = append(bad, fmt.Sprintf("%s: want stop, got %s", c.ID, got))
+			// Ambiguous: any class will do, but unrecognised is not
+			// permission to retry: it must stop, unless listed above.
+			_, retry := deliberateRetry[c.ID]
+			if want := map[bool]Decision{true: Retry, false: Stop}[retry]; f.Class.Decision() != want {
+				bad = append(bad, fmt.Sprintf("%s: want %s, got %s", c.ID, want, got))
 			}
 			continue
 		}

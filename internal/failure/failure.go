@@ -88,6 +88,10 @@ func (c Class) Decision() Decision {
 type Failure struct {
 	// Class is the verdict.
 	Class Class
+	// Code is the stable, machine-readable kind of failure (e.g.
+	// git-non-fast-forward, proxy-denied, http-429); callers and tests switch
+	// on it, never on Reason. CodeUnknown only when nothing recognised it.
+	Code Code
 	// Reason says what failed in one line, e.g. "curl 28, operation timed out".
 	Reason string
 	// Remedy tells a person what to do about it; empty when nothing better than retrying is known.
@@ -96,6 +100,10 @@ type Failure struct {
 	Evidence []string
 	// RetryAfter is the wait the server asked for (Retry-After, X-RateLimit-Reset); zero when none.
 	RetryAfter time.Duration
+	// Trace says how the failure arose on the way to the server: at the
+	// network level, through a proxy, before the request was sent, as a
+	// refusal of the credentials. It is read once, with the class.
+	Trace Trace
 	// Err is the underlying error, if any.
 	Err error
 }
@@ -111,7 +119,13 @@ func (f *Failure) Error() string {
 // Unwrap returns the underlying error.
 func (f *Failure) Unwrap() error { return f.Err }
 
-// New returns a failure of class c with the given reason and remedy.
-func New(c Class, reason, remedy string, evidence ...string) *Failure {
-	return &Failure{Class: c, Reason: reason, Remedy: remedy, Evidence: evidence}
+// New returns a failure of class c and code with the given reason and remedy.
+func New(c Class, code Code, reason, remedy string, evidence ...string) *Failure {
+	return &Failure{Class: c, Code: code, Reason: reason, Remedy: remedy, Evidence: evidence}
+}
+
+// Recognised reports whether a recogniser or a rule claimed f: its code is
+// neither CodeUnknown nor CodeNoOutput.
+func (f *Failure) Recognised() bool {
+	return f.Code != CodeUnknown && f.Code != CodeNoOutput && f.Code != ""
 }

@@ -46,7 +46,25 @@ func curlCodeHit(code int, msg string) hit {
 			desc = clip(msg)
 		}
 	}
-	return hit{class: class, reason: fmt.Sprintf("curl %d, %s", code, desc), remedy: remedy}
+	return hit{class: class, code: CurlCode(code), tr: curlTrace(code), reason: fmt.Sprintf("curl %d, %s", code, desc), remedy: remedy}
+}
+
+// curlTrace says what a curl exit code alone tells about the way to the
+// server: resolving (5, 6) and connecting (7) fail before anything is sent;
+// timeouts, TLS connects, empty replies, send and receive failures are
+// network failures after the request may have left.
+func curlTrace(code int) traceBits {
+	switch code {
+	case 5:
+		return trNet | trNotSent | trProxy
+	case 6, 7:
+		return trNet | trNotSent
+	case 16, 18, 28, 35, 52, 55, 56, 92, 95, 96:
+		return trNet
+	case 97:
+		return trNet | trProxy
+	}
+	return 0
 }
 
 // curlCode maps curl's exit codes (libcurl-errors(3)) to classes.

@@ -82,11 +82,12 @@ var gitMatchers = []matcher{
 		frame: true,
 		build: func(c *scanCtx, _ string, m []string) (hit, bool) {
 			host := hostOf(m[1])
+			c.facts.url = m[1]
 			if h, ok := c.phrase(m[2]); ok {
 				h.reason = "git cannot access " + host + ": " + h.reason
 				return h, true
 			}
-			return hit{class: Unknown, rank: rankMention, reason: "git cannot access " + host + ": " + clip(m[2]),
+			return hit{class: Unknown, code: CodeGitAccess, rank: rankMention, reason: "git cannot access " + host + ": " + clip(m[2]),
 				remedy: "read git's message; add --retry-on or --stop-on if this failure recurs"}, true
 		},
 	},
@@ -131,7 +132,7 @@ var gitMatchers = []matcher{
 			if file != "" {
 				reason += " (" + clip(file) + ")"
 			}
-			return hit{class: Structural, rank: rankRefusal + 1, reason: reason,
+			return hit{class: Structural, code: CodeGitWorkflow, rank: rankRefusal + 1, reason: reason,
 				remedy: "this token can never change .github/workflows: push without the workflow change, or use a token with the `workflow` scope (workflows: write)"}, true
 		},
 	},
@@ -143,7 +144,7 @@ var gitMatchers = []matcher{
 			if f := reSizeFile.FindStringSubmatch(line); f != nil {
 				reason = "git push rejected: " + clip(f[1]) + " is " + f[2] + ", over the server's file size limit"
 			}
-			return hit{class: Structural, rank: rankRefusal, reason: reason, remedy: remedyLargeFile}, true
+			return hit{class: Structural, code: CodeGitLargeFile, rank: rankRefusal, reason: reason, remedy: remedyLargeFile}, true
 		},
 	},
 	{
@@ -156,7 +157,7 @@ var gitMatchers = []matcher{
 		gates: []string{"does not appear to be a git repository"},
 		re:    reNotRepo,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
-			return hit{class: Structural, rank: rankRefusal, reason: "'" + clip(m[1]) + "' is not a git remote or repository",
+			return hit{class: Structural, code: CodeGitNotRemote, rank: rankRefusal, reason: "'" + clip(m[1]) + "' is not a git remote or repository",
 				remedy: "the command line must change: name an existing remote (git remote -v) or a repository URL"}, true
 		},
 	},
@@ -166,7 +167,7 @@ var gitMatchers = []matcher{
 			if !strings.Contains(line, "not a git repository") {
 				return hit{}, false
 			}
-			return hit{class: Structural, rank: rankRefusal, reason: "not inside a git repository",
+			return hit{class: Structural, code: CodeGitNotRepo, rank: rankRefusal, reason: "not inside a git repository",
 				remedy: "run git inside the repository (check out the repository first, or fix the working directory)"}, true
 		},
 	},
@@ -174,7 +175,7 @@ var gitMatchers = []matcher{
 		gates: []string{"src refspec "},
 		re:    reRefspec,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
-			return hit{class: Structural, rank: rankRefusal, reason: "git push: no local ref " + clip(m[1]),
+			return hit{class: Structural, code: CodeGitNoLocalRef, rank: rankRefusal, reason: "git push: no local ref " + clip(m[1]),
 				remedy: "commit first, or push a ref that exists (git branch -a; e.g. git push origin HEAD:" + clip(m[1]) + ")"}, true
 		},
 	},
@@ -183,7 +184,7 @@ var gitMatchers = []matcher{
 		re:    reDubious,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
 			p := clip(m[1])
-			return hit{class: Structural, rank: rankRefusal, reason: "git refuses a repository owned by another user (" + p + ")",
+			return hit{class: Structural, code: CodeGitDubiousOwner, rank: rankRefusal, reason: "git refuses a repository owned by another user (" + p + ")",
 				remedy: "git config --global --add safe.directory " + p + " or retrywise --safe-directory"}, true
 		},
 	},
@@ -195,7 +196,7 @@ var gitMatchers = []matcher{
 			if ref == "" {
 				ref = m[2]
 			}
-			return hit{class: Absent, rank: rankRefusal, reason: "remote ref " + clip(ref) + " does not exist",
+			return hit{class: Absent, code: CodeGitRemoteRefGone, rank: rankRefusal, reason: "remote ref " + clip(ref) + " does not exist",
 				remedy: "create the branch or tag first (e.g. push it), or fetch a ref that exists (git ls-remote origin)"}, true
 		},
 	},
@@ -213,13 +214,13 @@ var gitMatchers = []matcher{
 			case strings.Contains(strings.ToLower(who), "deploy key"):
 				remedy = "the deploy key is read-only: enable \"Allow write access\" for it, or use another key"
 			}
-			return hit{class: Policy, rank: rankRefusal, reason: "permission to " + clip(m[1]) + " denied to " + clip(who), remedy: remedy}, true
+			return hit{class: Policy, code: CodeGitPermission, rank: rankRefusal, reason: "permission to " + clip(m[1]) + " denied to " + clip(who), remedy: remedy}, true
 		},
 	},
 	{
 		gates: []string{"Write access to repository not granted"},
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Policy, rank: rankRefusal, reason: "write access to repository not granted", remedy: remedyActions}, true
+			return hit{class: Policy, code: CodeGitPermission, rank: rankRefusal, reason: "write access to repository not granted", remedy: remedyActions}, true
 		},
 	},
 	{
@@ -230,14 +231,14 @@ var gitMatchers = []matcher{
 			if m[1] != "" {
 				reason += " for " + hostOf(m[1])
 			}
-			return hit{class: Policy, rank: rankRefusal, reason: reason, remedy: remedyCreds}, true
+			return hit{class: Policy, code: CodeGitAuthFailed, rank: rankRefusal, reason: reason, remedy: remedyCreds}, true
 		},
 	},
 	{
 		gates: []string{"could not read Username", "could not read Password"},
 		re:    reCouldRead,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
-			return hit{class: Policy, rank: rankRefusal, reason: "no credentials for " + hostOf(m[2]) + " (git could not prompt for the " + strings.ToLower(m[1]) + ")",
+			return hit{class: Policy, code: CodeGitNoCredentials, rank: rankRefusal, reason: "no credentials for " + hostOf(m[2]) + " (git could not prompt for the " + strings.ToLower(m[1]) + ")",
 				remedy: remedyCreds}, true
 		},
 	},
@@ -245,7 +246,7 @@ var gitMatchers = []matcher{
 		gates: []string{"assword authentication", "nvalid username or", "nvalid credentials"},
 		re:    rePwdRemoved,
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Policy, rank: rankRefusal, reason: "credentials rejected (password authentication is not accepted)", remedy: remedyCreds}, true
+			return hit{class: Policy, code: CodeGitPasswordAuth, rank: rankRefusal, reason: "credentials rejected (password authentication is not accepted)", remedy: remedyCreds}, true
 		},
 	},
 	{
@@ -259,20 +260,20 @@ var gitMatchers = []matcher{
 					reason = "repository " + clip(u) + " not found (or the credentials cannot see it)"
 				}
 			}
-			return hit{class: Policy, rank: rankRefusal, reason: reason, remedy: remedyRepoAccess}, true
+			return hit{class: Policy, code: CodeGitRepoNotFound, rank: rankRefusal, reason: reason, remedy: remedyRepoAccess}, true
 		},
 	},
 	{
 		gates: []string{"Permission denied (publickey", "Permission denied (keyboard", "Permission denied (password"},
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Policy, rank: rankRefusal, reason: "SSH key rejected by the server",
+			return hit{class: Policy, code: CodeGitSSHKey, rank: rankRefusal, reason: "SSH key rejected by the server",
 				remedy: "add the SSH public key to the account or as a deploy key, or load the right key (ssh-add, core.sshCommand)"}, true
 		},
 	},
 	{
 		gates: []string{"HTTP Basic: Access denied"},
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Policy, rank: rankRefusal, reason: "HTTP Basic access denied", remedy: remedyCreds}, true
+			return hit{class: Policy, code: CodeGitAuthFailed, rank: rankRefusal, reason: "HTTP Basic access denied", remedy: remedyCreds}, true
 		},
 	},
 	{
@@ -280,10 +281,10 @@ var gitMatchers = []matcher{
 		re:    reGitLabProt,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
 			if strings.Contains(m[1], "protected branch") {
-				return hit{class: Structural, rank: rankRefusal, reason: "git push rejected: protected branch",
+				return hit{class: Structural, code: CodeGitProtected, rank: rankRefusal, reason: "git push rejected: protected branch",
 					remedy: "open a merge request, or ask a maintainer to change the branch protection"}, true
 			}
-			return hit{class: Policy, rank: rankRefusal, reason: "not allowed to " + clip(m[1]),
+			return hit{class: Policy, code: CodeGitNotAllowed, rank: rankRefusal, reason: "not allowed to " + clip(m[1]),
 				remedy: "ask for a role on the project that allows this, or use other credentials"}, true
 		},
 	},
@@ -293,7 +294,7 @@ var gitMatchers = []matcher{
 		gates: []string{"rate limited by '"},
 		re:    reRateLimited,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
-			h := hit{class: Transient, rank: rankRateLimit, reason: "git rate limited by " + hostOf(m[1]), remedy: remedyRateLimit}
+			h := hit{class: Transient, code: CodeGitRateLimited, rank: rankRateLimit, reason: "git rate limited by " + hostOf(m[1]), remedy: remedyRateLimit}
 			if n, err := strconv.Atoi(m[2]); err == nil && n >= 0 && n < 1<<31 {
 				h.retryAfter = time.Duration(n) * time.Second
 				h.reason += fmt.Sprintf(", retry in %ds", n)
@@ -305,7 +306,7 @@ var gitMatchers = []matcher{
 		gates: []string{"Internal Server Error", "Bad Gateway", "Service Unavailable", "Gateway Time"},
 		re:    reRemote5xx,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
-			return hit{class: Transient, rank: rankTransport, reason: "the git server failed: " + m[1],
+			return hit{class: Transient, code: CodeGitServerError, rank: rankTransport, reason: "the git server failed: " + m[1],
 				remedy: "the server failed: wait for the outage to end; retrying"}, true
 		},
 	},
@@ -313,8 +314,9 @@ var gitMatchers = []matcher{
 		gates: []string{"hung up", "early EOF", "sideband packet", "index-pack", "remote failed to report status", "necessary objects", "bad pack header"},
 		re:    reAftermath,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
-			h := hit{class: Transient, rank: rankAftermath, reason: "connection to the git server dropped (" + strings.ToLower(m[0]) + ")", remedy: remedyRetryNet}
+			h := hit{class: Transient, code: CodeGitDropped, tr: trNet, rank: rankAftermath, reason: "connection to the git server dropped (" + strings.ToLower(m[0]) + ")", remedy: remedyRetryNet}
 			if strings.Contains(m[0], "report status") {
+				h.code = CodeGitStatusUnknown
 				h.reason = "the git server failed to report the push status"
 				h.remedy = "the push may or may not have landed: check the remote ref (git ls-remote) before pushing again; retrying"
 			}
@@ -339,34 +341,40 @@ func rejectionHit(remote bool, dst, why string) hit {
 	h := hit{class: Structural, rank: rankRefusal, reason: "git push rejected: " + clip(why) + on}
 	w := strings.ToLower(why)
 	switch {
-	case strings.Contains(w, "non-fast-forward"), strings.Contains(w, "fetch first"):
-		h.remedy = "git pull --rebase origin " + branch + ", then push again"
+	case strings.Contains(w, "non-fast-forward"):
+		h.code, h.remedy = CodeGitNonFastForward, "git pull --rebase origin "+branch+", then push again"
+	case strings.Contains(w, "fetch first"):
+		h.code, h.remedy = CodeGitFetchFirst, "git pull --rebase origin "+branch+", then push again"
 	case strings.Contains(w, "stale info"):
-		h.remedy = "git fetch origin " + branch + ", check the new remote tip, then push --force-with-lease again"
+		h.code, h.remedy = CodeGitStaleInfo, "git fetch origin "+branch+", check the new remote tip, then push --force-with-lease again"
 	case strings.Contains(w, "already exists"):
-		h.remedy = "the tag or ref already exists on the remote: use a new name, or delete the remote one first"
+		h.code, h.remedy = CodeGitRefExists, "the tag or ref already exists on the remote: use a new name, or delete the remote one first"
 	case strings.Contains(w, "needs force"):
-		h.remedy = "the remote ref moved in a way only a force push can change: rebase onto it, or push --force-with-lease if that is intended"
-	case strings.Contains(w, "protected branch"), strings.Contains(w, "repository rule"):
-		h.remedy = remedyRules
+		h.code, h.remedy = CodeGitNeedsForce, "the remote ref moved in a way only a force push can change: rebase onto it, or push --force-with-lease if that is intended"
+	case strings.Contains(w, "protected branch"):
+		h.code, h.remedy = CodeGitProtected, remedyRules
+	case strings.Contains(w, "repository rule"):
+		h.code, h.remedy = CodeGitRules, remedyRules
 	case strings.Contains(w, "shallow update not allowed"):
-		h.remedy = "the clone is shallow: git fetch --unshallow origin, then push again"
+		h.code, h.remedy = CodeGitShallow, "the clone is shallow: git fetch --unshallow origin, then push again"
 	case strings.Contains(w, "currently checked out"):
-		h.remedy = "push to a bare repository or another branch (or set receive.denyCurrentBranch=updateInstead on the remote)"
+		h.code, h.remedy = CodeGitCheckedOut, "push to a bare repository or another branch (or set receive.denyCurrentBranch=updateInstead on the remote)"
 	case strings.Contains(w, "workflow"):
-		h.remedy = "this token can never change .github/workflows: push without the workflow change, or use a token with the `workflow` scope (workflows: write)"
+		h.code, h.remedy = CodeGitWorkflow, "this token can never change .github/workflows: push without the workflow change, or use a token with the `workflow` scope (workflows: write)"
 	case strings.Contains(w, "pre-receive hook declined"), strings.Contains(w, "hook declined"):
-		h.remedy = "the server's hook refused these commits: read the remote: lines above and change the commits"
+		h.code, h.remedy = CodeGitHookDeclined, "the server's hook refused these commits: read the remote: lines above and change the commits"
 	case strings.Contains(w, "permission denied"), strings.Contains(w, "access denied"):
-		h.class = Policy
+		h.class, h.code = Policy, CodeGitRefDenied
 		h.remedy = "push with credentials that may update " + branch
+	case strings.Contains(w, "atomic push failed"):
+		h.code, h.remedy = CodeGitAtomic, "fix the rejected ref of this --atomic push, then push all of them again"
 	case remote:
 		// a reason we do not know ("failed to update ref", "unpacker error"):
 		// neither a known refusal nor a known flake
-		h.class = Unknown
+		h.class, h.code = Unknown, CodeGitRemoteRejected
 		h.remedy = "read the server's reason; add --retry-on or --stop-on if it recurs"
 	default:
-		h.remedy = "read git's hint; change the push (pull, rebase or rename) and push again"
+		h.code, h.remedy = CodeGitRejected, "read git's hint; change the push (pull, rebase or rename) and push again"
 	}
 	return h
 }
@@ -382,13 +390,15 @@ func ghCodeHit(c *scanCtx, line, code string) hit {
 	if branch != "" {
 		on = " on " + branch
 	}
-	h := hit{class: Structural, rank: rankRule}
+	h := hit{class: Structural, rank: rankRule, code: CodeGitGitHubRule}
 	switch code {
 	case "GH006":
+		h.code = CodeGitProtected
 		h.reason = "git push rejected: protected branch" + on + " (GH006)"
 		h.remedy = remedyRules
 		h.extra = ruleLines(c, false)
 	case "GH013":
+		h.code = CodeGitRules
 		h.extra = ruleLines(c, true)
 		h.reason = "git push rejected: repository rule violations" + on + " (GH013)"
 		h.remedy = remedyRules
@@ -399,12 +409,15 @@ func ghCodeHit(c *scanCtx, line, code string) hit {
 			}
 		}
 	case "GH001":
+		h.code = CodeGitLargeFile
 		h.reason = "git push rejected: large files (GH001)"
 		h.remedy = remedyLargeFile
 	case "GH007":
+		h.code = CodeGitPrivateEmail
 		h.reason = "git push rejected: commits would publish a private email address (GH007)"
 		h.remedy = "set user.email to your noreply address, amend the commits (git commit --amend --reset-author), and push again"
 	case "GH009":
+		h.code = CodeGitSecret
 		h.reason = "git push rejected: secrets detected (GH009)"
 		h.remedy = "remove the secret from the commits (rewrite them), or allow it through the push-protection link"
 	default:

@@ -8,8 +8,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"syscall"
+
+	"github.com/retrywise/retrywise/internal/redact"
 )
 
 // Go errors, as values (FromError) and as text printed by Go programs (docker,
@@ -22,6 +25,9 @@ var (
 	reNotTLS      = lazyRE(`server gave HTTP response to HTTPS client|first record does not look like a TLS handshake`)
 	reGoEOF       = lazyRE(`unexpected EOF|: EOF\s*$|: EOF[;)]`)
 	reGoCancelled = lazyRE(`context canceled|operation was canceled`)
+	// `Get "https://h/": Forbidden` (Go >= 1.14) or `Get https://h/: proxyconnect tcp: ...`
+	reGoURL    = lazyRE(`\b(?:Get|Head|Post|Put|Patch|Delete|Options) "?(https?://[^\s"]+?)"?: (.*)`)
+	reTunnelTo = lazyRE(`(?:Establish HTTP proxy tunnel to|> CONNECT) (\[[^\]]+\]:\d+|[^\s:/]+:\d+)`)
 	// `Get "https://h/": Service Unavailable` (Go ≥1.14) or `Get https://h/: Forbidden`.
 	reGoBarePhrase = lazyRE(`\b(?:Get|Head|Post|Put|Patch|Delete|Options) "?https?://[^\s"]+"?: ([A-Za-z][A-Za-z -]*[A-Za-z])\s*$`)
 )
@@ -31,40 +37,59 @@ var goTextMatchers = []matcher{
 		gates: []string{"gave HTTP response to HTTPS client", "does not look like a TLS handshake"},
 		re:    reNotTLS,
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Structural, rank: rankConfig, reason: "server gave HTTP response to HTTPS client", remedy: remedyNotTLS}, true
+			return hit{class: Structural, code: CodePlainHTTP, rank: rankConfig, reason: "server gave HTTP response to HTTPS client", remedy: remedyNotTLS}, true
 		},
 	},
 	{
 		gates: []string{"EOF"},
 		re:    reGoEOF,
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Transient, rank: rankTransport, reason: "connection closed early (unexpected EOF)", remedy: remedyRetryNet}, true
+			return hit{class: Transient, code: CodeUnexpectedEOF, tr: trNet, rank: rankTransport, reason: "connection closed early (unexpected EOF)", remedy: remedyRetryNet}, true
 		},
 	},
 	{
 		gates: []string{"context canceled", "operation was canceled"},
 		re:    reGoCancelled,
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Unknown, rank: rankTransport, reason: "cancelled", remedy: "the operation was cancelled by the caller; nothing to retry"}, true
+			return hit{class: Unknown, code: CodeCancelled, rank: rankTransport, reason: "cancelled", remedy: "the operation was cancelled by the caller; nothing to retry"}, true
 		},
 	},
 	{
 		gates: []string{"Get ", "Head ", "Post ", "Put ", "Patch ", "Delete ", "Options "},
 		re:    reGoBarePhrase,
-		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
+		build: func(c *scanCtx, _ string, m []string) (hit, bool) {
 			code := statusOfPhrase(m[1])
 			if code == 0 {
 				return hit{}, false
 			}
-			h := hit{class: Unknown, rank: rankGoPhrase, reason: "proxy CONNECT failed: " + m[1] + " (Go drops the proxy's details)",
+			// net/http reports a refused CONNECT as the bare reason phrase
+			c.facts.connectStatus = code
+			h := hit{class: Unknown, code: CodeProxyConnect, tr: trNet | trProxy | trNotSent, rank: rankGoPhrase, reason: "proxy CONNECT failed: " + m[1] + " (Go drops the proxy's details)",
 				remedy: "the proxy refused or failed the tunnel and Go hides why: check the proxy's logs or X-Squid-Error with curl -v; retry by hand if it is an upstream outage"}
 			switch code {
 			case 403:
-				h.class, h.remedy = Policy, remedyProxy403
+				h.class, h.code, h.remedy = Policy, CodeProxyDenied, remedyProxy403
 			case 407:
-				h.class, h.remedy = Policy, remedyProxy407
+				h.class, h.code, h.remedy = Policy, CodeProxyAuth, remedyProxy407
 			}
 			return h, true
+		},
+	},
+	// facts only: the URL of a Go error, the tunnel of a verbose curl
+	{
+		gates: []string{"Get ", "Head ", "Post ", "Put ", "Patch ", "Delete ", "Options "},
+		re:    reGoURL,
+		build: func(c *scanCtx, _ string, m []string) (hit, bool) {
+			c.facts.url = m[1]
+			return hit{}, false
+		},
+	},
+	{
+		gates: []string{"Establish HTTP proxy tunnel to", "> CONNECT "},
+		re:    reTunnelTo,
+		build: func(c *scanCtx, _ string, m []string) (hit, bool) {
+			c.facts.tunnel = m[1]
+			return hit{}, false
 		},
 	},
 }
@@ -80,24 +105,71 @@ func statusOfPhrase(p string) int {
 }
 
 // FromError classifies a Go error. A *Failure in the chain is returned as is;
-// context.Canceled is Unknown ("cancelled"). It never returns nil.
+// context.Canceled is Unknown ("cancelled"). It never returns nil. The trace
+// comes from the error's types: a *net.DNSError or a failed dial (to the
+// server or to the proxy, "proxyconnect") proves nothing was sent; the URL
+// of a *url.Error is kept without its credentials.
 func FromError(err error) *Failure {
 	if err == nil {
-		return New(Unknown, "no error", "nothing failed")
+		return New(Unknown, CodeUnknown, "no error", "nothing failed")
 	}
 	var f *Failure
 	if errors.As(err, &f) && f != nil {
 		return f
 	}
+	out := classifyError(err)
+	out.Err = err
+	tr := errorTrace(err)
+	if out.Trace.URL == "" {
+		out.Trace.URL = tr.URL
+	}
+	switch out.Code {
+	case CodeTLSCertificate, CodeTLSNegotiation, CodePlainHTTP, CodeCancelled:
+		// configuration or the caller, whatever socket carried it
+	default:
+		if tr.Network {
+			out.Trace.Network = true
+			out.Trace.NotSent = out.Trace.NotSent || tr.NotSent
+			out.Trace.Proxy = out.Trace.Proxy || tr.Proxy
+		}
+	}
+	return out
+}
+
+// errorTrace reads the trace of a Go error from its types.
+func errorTrace(err error) Trace {
+	var t Trace
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		t.URL = redact.URL(ue.URL)
+	}
+	var op *net.OpError
+	var dnsErr *net.DNSError
+	switch {
+	case errors.As(err, &dnsErr):
+		t.Network, t.NotSent = true, true
+	case errors.As(err, &op):
+		t.Network = true
+		switch op.Op {
+		case "proxyconnect":
+			t.NotSent, t.Proxy = true, true
+		case "dial":
+			t.NotSent = true
+		}
+	}
+	return t
+}
+
+func classifyError(err error) *Failure {
 	text := err.Error()
-	mk := func(c Class, reason, remedy string) *Failure {
-		out := New(c, reason, remedy, evidenceLine(firstLine(text), 0))
-		out.Err = err
+	mk := func(c Class, code Code, net bool, reason, remedy string) *Failure {
+		out := New(c, code, reason, remedy, evidenceLine(firstLine(text), 0))
+		out.Trace.Network = net
 		return out
 	}
 
 	if errors.Is(err, context.Canceled) {
-		return mk(Unknown, "cancelled", "the operation was cancelled by the caller; nothing to retry")
+		return mk(Unknown, CodeCancelled, false, "cancelled", "the operation was cancelled by the caller; nothing to retry")
 	}
 	var (
 		unknownAuth x509.UnknownAuthorityError
@@ -109,19 +181,19 @@ func FromError(err error) *Failure {
 	)
 	switch {
 	case errors.As(err, &unknownAuth):
-		return mk(Unknown, "TLS certificate signed by unknown authority", remedyEnvCert)
+		return mk(Unknown, CodeTLSCertificate, false, "TLS certificate signed by unknown authority", remedyEnvCert)
 	case errors.As(err, &certInvalid):
-		return mk(Unknown, "TLS certificate invalid", remedyEnvCert)
+		return mk(Unknown, CodeTLSCertificate, false, "TLS certificate invalid", remedyEnvCert)
 	case errors.As(err, &hostname):
-		return mk(Unknown, "TLS certificate does not match the host name", remedyEnvCert)
+		return mk(Unknown, CodeTLSCertificate, false, "TLS certificate does not match the host name", remedyEnvCert)
 	case errors.As(err, &sysRoots):
-		return mk(Unknown, "system root certificates unavailable", remedyEnvCert)
+		return mk(Unknown, CodeTLSCertificate, false, "system root certificates unavailable", remedyEnvCert)
 	case errors.As(err, &verifyErr):
-		return mk(Unknown, "TLS certificate verification failed", remedyEnvCert)
+		return mk(Unknown, CodeTLSCertificate, false, "TLS certificate verification failed", remedyEnvCert)
 	case errors.As(err, &recordErr), strings.Contains(text, "server gave HTTP response to HTTPS client"):
-		return mk(Structural, "server gave HTTP response to HTTPS client", remedyNotTLS)
+		return mk(Structural, CodePlainHTTP, false, "server gave HTTP response to HTTPS client", remedyNotTLS)
 	case errors.Is(err, context.DeadlineExceeded):
-		return mk(Transient, "deadline exceeded", "the operation took too long: retrying (raise the timeout if it keeps happening)")
+		return mk(Transient, CodeTimeout, true, "deadline exceeded", "the operation took too long: retrying (raise the timeout if it keeps happening)")
 	}
 
 	var dnsErr *net.DNSError
@@ -130,30 +202,28 @@ func FromError(err error) *Failure {
 		if dnsErr.IsTimeout {
 			reason = "name resolution of " + clip(dnsErr.Name) + " timed out"
 		}
-		return mk(Transient, reason, "DNS lookup failed: retrying; if it persists, check the host name and the resolver")
+		return mk(Transient, CodeDNS, true, reason, "DNS lookup failed: retrying; if it persists, check the host name and the resolver")
 	}
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return mk(Transient, "connection refused", remedyRefused)
+		return mk(Transient, CodeRefused, true, "connection refused", remedyRefused)
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EPIPE):
-		return mk(Transient, "connection reset", remedyRetryNet)
+		return mk(Transient, CodeReset, true, "connection reset", remedyRetryNet)
 	case errors.Is(err, syscall.ETIMEDOUT):
-		return mk(Transient, "connection timed out", remedyRetryNet)
+		return mk(Transient, CodeTimeout, true, "connection timed out", remedyRetryNet)
 	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
-		return mk(Transient, "host or network unreachable", remedyRetryNet)
+		return mk(Transient, CodeUnreachable, true, "host or network unreachable", remedyRetryNet)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return mk(Transient, "connection closed early (unexpected EOF)", remedyRetryNet)
+		return mk(Transient, CodeUnexpectedEOF, true, "connection closed early (unexpected EOF)", remedyRetryNet)
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return mk(Transient, "operation timed out", "the network or the server was too slow: retrying (raise the timeout if it keeps happening)")
+		return mk(Transient, CodeTimeout, true, "operation timed out", "the network or the server was too slow: retrying (raise the timeout if it keeps happening)")
 	}
 
 	// Anything else: read the error text like tool output (GOAWAY, x509 text
 	// from a wrapped string error, the bare CONNECT reason phrase ...).
-	out := FromText(ToolAuto, text, NoExitCode)
-	out.Err = err
-	return out
+	return FromText(ToolAuto, text, NoExitCode)
 }
 
 func firstLine(s string) string {

@@ -40,7 +40,18 @@ const (
 	remedyIntegr    = "grant the GitHub App / GITHUB_TOKEN the permission this endpoint needs (permissions: in the workflow), or use a token that has it"
 )
 
+// fromHTTP classifies an answer; its trace is the answer's status, and a
+// proxy's mark when a proxy wrote the answer (X-Squid-Error, x-deny-reason).
 func fromHTTP(method string, status int, h http.Header, body string, now time.Time) *Failure {
+	f := classifyAnswer(method, status, h, body, now)
+	f.Trace = Trace{Status: status}
+	if headerGet(h, "X-Squid-Error") != "" || (status == 403 && headerGet(h, "X-Deny-Reason") != "") {
+		f.Trace.Proxy = true
+	}
+	return f
+}
+
+func classifyAnswer(method string, status int, h http.Header, body string, now time.Time) *Failure {
 	method = strings.ToUpper(strings.TrimSpace(method))
 	st := statusName(status)
 	ev := func(lines ...string) []string {
@@ -57,7 +68,7 @@ func fromHTTP(method string, status int, h http.Header, body string, now time.Ti
 	if v := headerGet(h, "X-Squid-Error"); v != "" {
 		code, _, _ := strings.Cut(strings.TrimSpace(v), " ")
 		if vd, ok := squidVerdict(code); ok {
-			f := New(vd.class, "Squid "+code+" ("+st+"): "+vd.reason, vd.remedy, ev(headerEvidence("X-Squid-Error", v))...)
+			f := New(vd.class, vd.code, "Squid "+code+" ("+st+"): "+vd.reason, vd.remedy, ev(headerEvidence("X-Squid-Error", v))...)
 			if f.Class == Transient {
 				f.RetryAfter, _ = RetryAfter(h, now)
 			}
@@ -67,7 +78,7 @@ func fromHTTP(method string, status int, h http.Header, body string, now time.Ti
 
 	c := &scanCtx{text: body, tool: ToolHTTP, method: method, ms: allMatchers, keys: gateKeys()}
 	hits := c.scan()
-	bodyBest, haveBody := resolve(hits)
+	bodyBest, haveBody := c.resolve(hits)
 	method = c.lookupMethod()
 
 	ra, hasRA := RetryAfter(h, now)
@@ -76,7 +87,11 @@ func fromHTTP(method string, status int, h http.Header, body string, now time.Ti
 	exhausted := remaining != "" && leadingInt(remaining) == 0
 	if status == 429 || ((status == 403 || status < 300) && rateBody) ||
 		(status == 403 && (exhausted || headerGet(h, "Retry-After") != "")) {
-		f := New(Transient, "rate limited ("+st+")", remedyRateLimit, ev()...)
+		code := CodeRateLimited
+		if status == 429 {
+			code = HTTPCode(429)
+		}
+		f := New(Transient, code, "rate limited ("+st+")", remedyRateLimit, ev()...)
 		if rateBody {
 			f.Reason = "rate limited (" + st + "): " + bodyBest.Reason
 			f.Evidence = ev(bodyBest.Evidence...)
@@ -101,18 +116,19 @@ func fromHTTP(method string, status int, h http.Header, body string, now time.Ti
 			}
 			return bodyBest
 		}
-		return New(Unknown, st+" is not an error status", "nothing failed at the HTTP level: check what the caller expected", ev()...)
+		return New(Unknown, CodeNotErrorStatus, st+" is not an error status", "nothing failed at the HTTP level: check what the caller expected", ev()...)
 	}
 
 	if status == 403 {
 		if v := headerGet(h, "X-Deny-Reason"); v != "" {
-			return New(Policy, st+" denied by the egress proxy: "+clip(v), "add the host to the egress allowlist", ev(headerEvidence("x-deny-reason", v))...)
+			return New(Policy, CodeProxyDenied, st+" denied by the egress proxy: "+clip(v), "add the host to the egress allowlist", ev(headerEvidence("x-deny-reason", v))...)
 		}
 	}
 
 	vd := statusVerdict(status, method, ToolHTTP)
-	f := New(vd.class, vd.reason, vd.remedy, ev()...)
+	f := New(vd.class, vd.code, vd.reason, vd.remedy, ev()...)
 	if haveBody && bodyBest.Class == vd.class && hitRank(hits, bodyBest) >= rankTransport {
+		f.Code = bodyBest.Code
 		f.Reason = st + ": " + bodyBest.Reason
 		f.Remedy = bodyBest.Remedy
 		f.Evidence = ev(bodyBest.Evidence...)
@@ -179,10 +195,11 @@ func statusName(code int) string {
 	return fmt.Sprintf("HTTP %d", code)
 }
 
-// verdict is a class with its reason and remedy.
+// verdict is a class and code with its reason and remedy.
 type verdict struct {
 	class          Class
 	reason, remedy string
+	code           Code
 }
 
 // isLookup reports whether a method only reads ("" is a lookup).
@@ -198,12 +215,13 @@ func isLookup(method string) bool {
 // that reported it (git's 400 is not the server judging the request).
 func statusVerdict(code int, method string, tool Tool) verdict {
 	st := statusName(code)
-	v := func(c Class, remedy string) verdict { return verdict{c, st, remedy} }
+	hc := HTTPCode(code)
+	v := func(c Class, remedy string) verdict { return verdict{c, st, remedy, hc} }
 	switch code {
 	case 400:
 		if tool == ToolGit {
 			return verdict{Unknown, st + " from git's smart-HTTP request (neither a refusal nor a flake)",
-				"usually the server refuses the chunked push: push over SSH, push in smaller pieces, or raise http.postBuffer; do not resend unchanged"}
+				"usually the server refuses the chunked push: push over SSH, push in smaller pieces, or raise http.postBuffer; do not resend unchanged", hc}
 		}
 		return v(Structural, "the server rejected the request as malformed: fix the request")
 	case 401:
@@ -217,7 +235,7 @@ func statusVerdict(code int, method string, tool Tool) verdict {
 			return v(Absent, "not there: treat it as not found, or fix the URL or name")
 		}
 		return verdict{Structural, st + " on " + clip(method) + ": the action is impossible",
-			"the target does not exist or the feature is disabled: fix the URL or enable the feature; resending will not help"}
+			"the target does not exist or the feature is disabled: fix the URL or enable the feature; resending will not help", hc}
 	case 407:
 		return v(Policy, remedyProxy407)
 	case 408, 425, 421:
@@ -254,20 +272,20 @@ func statusVerdict(code int, method string, tool Tool) verdict {
 func squidVerdict(code string) (verdict, bool) {
 	switch code {
 	case "ERR_ACCESS_DENIED", "ERR_FORWARDING_DENIED", "ERR_CACHE_MGR_ACCESS_DENIED":
-		return verdict{Policy, "the proxy's access rules deny the request", "add the host to the proxy's allowlist (ask the proxy admin)"}, true
+		return verdict{Policy, "the proxy's access rules deny the request", "add the host to the proxy's allowlist (ask the proxy admin)", CodeProxyDenied}, true
 	case "ERR_CACHE_ACCESS_DENIED":
-		return verdict{Policy, "the proxy requires authentication", remedyProxy407}, true
+		return verdict{Policy, "the proxy requires authentication", remedyProxy407, CodeProxyAuth}, true
 	case "ERR_CONNECT_FAIL", "ERR_DNS_FAIL", "ERR_READ_TIMEOUT", "ERR_READ_ERROR", "ERR_WRITE_ERROR",
 		"ERR_ZERO_SIZE_OBJECT", "ERR_LIFETIME_EXP", "ERR_SHUTTING_DOWN", "ERR_GATEWAY_FAILURE", "ERR_SOCKET_FAILURE":
-		return verdict{Transient, "the proxy could not reach or read the upstream", "the upstream failed behind the proxy: retrying"}, true
+		return verdict{Transient, "the proxy could not reach or read the upstream", "the upstream failed behind the proxy: retrying", CodeProxyUpstream}, true
 	case "ERR_TOO_BIG":
-		return verdict{Structural, "the request or reply exceeds the proxy's size limit", "send less, or ask the proxy admin to raise the limit"}, true
+		return verdict{Structural, "the request or reply exceeds the proxy's size limit", "send less, or ask the proxy admin to raise the limit", CodeProxyRejected}, true
 	case "ERR_INVALID_URL", "ERR_INVALID_REQ", "ERR_UNSUP_REQ", "ERR_UNSUP_HTTPVERSION":
-		return verdict{Structural, "the proxy rejected the request as invalid", "fix the request or URL"}, true
+		return verdict{Structural, "the proxy rejected the request as invalid", "fix the request or URL", CodeProxyRejected}, true
 	case "ERR_CANNOT_FORWARD":
-		return verdict{Unknown, "the proxy could not forward the request (uplink down, or never_direct with no parent)", "check the proxy's uplink and routing rules; this may clear or may be configuration"}, true
+		return verdict{Unknown, "the proxy could not forward the request (uplink down, or never_direct with no parent)", "check the proxy's uplink and routing rules; this may clear or may be configuration", CodeProxyCannotFwd}, true
 	case "ERR_SECURE_CONNECT_FAIL":
-		return verdict{Unknown, "the proxy could not set up TLS to the upstream", remedyEnvTLS}, true
+		return verdict{Unknown, "the proxy could not set up TLS to the upstream", remedyEnvTLS, CodeProxyTLS}, true
 	}
 	return verdict{}, false
 }
@@ -293,7 +311,7 @@ func statusHit(c *scanCtx, code, rank int) (hit, bool) {
 		method = c.lookupMethod()
 	}
 	vd := statusVerdict(code, method, c.tool)
-	return hit{class: vd.class, rank: rank, reason: vd.reason, remedy: vd.remedy}, true
+	return hit{class: vd.class, code: vd.code, rank: rank, reason: vd.reason, remedy: vd.remedy}, true
 }
 
 // phraseStatus reports whether phrase starts with code's reason phrase.
@@ -325,7 +343,10 @@ var httpTextMatchers = []matcher{
 	{
 		gates: []string{"returned error: "},
 		re:    reReturnedError,
-		build: func(c *scanCtx, _ string, m []string) (hit, bool) { return statusHit(c, atoi(m[1]), rankStatus) },
+		build: func(c *scanCtx, _ string, m []string) (hit, bool) {
+			c.facts.status = atoi(m[1])
+			return statusHit(c, c.facts.status, rankStatus)
+		},
 	},
 	{
 		gates: []string{"HTTP", "http", "Http"},
@@ -341,7 +362,7 @@ var httpTextMatchers = []matcher{
 				return hit{}, false
 			}
 			vd := statusVerdict(code, m[1], c.tool)
-			return hit{class: vd.class, rank: rankStatusTxt, reason: vd.reason, remedy: vd.remedy}, true
+			return hit{class: vd.class, code: vd.code, rank: rankStatusTxt, reason: vd.reason, remedy: vd.remedy}, true
 		},
 	},
 	{
@@ -366,13 +387,13 @@ var httpTextMatchers = []matcher{
 		gates: []string{"ate limit", "RATE LIMIT", "abuse detection", "toomanyrequests"},
 		re:    reRateLimit,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
-			return hit{class: Transient, rank: rankRateLimit, reason: "rate limit exceeded", remedy: remedyRateLimit}, true
+			return hit{class: Transient, code: CodeRateLimited, rank: rankRateLimit, reason: "rate limit exceeded", remedy: remedyRateLimit}, true
 		},
 	},
 	{
 		gates: []string{"Bad credentials"},
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Policy, rank: rankRefusal, reason: "bad credentials",
+			return hit{class: Policy, code: CodeBadCredentials, rank: rankRefusal, reason: "bad credentials",
 				remedy: "the token is wrong, expired or revoked: replace it (check the secret's name and value)"}, true
 		},
 	},
@@ -380,23 +401,23 @@ var httpTextMatchers = []matcher{
 		gates: []string{"Resource not accessible by integration", "Resource not accessible by personal access token"},
 		build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
 			if strings.Contains(line, "personal access token") {
-				return hit{class: Policy, rank: rankRefusal, reason: "resource not accessible by personal access token",
+				return hit{class: Policy, code: CodeNotAccessible, rank: rankRefusal, reason: "resource not accessible by personal access token",
 					remedy: "grant the fine-grained token the permission this endpoint needs (and access to the repository)"}, true
 			}
-			return hit{class: Policy, rank: rankRefusal, reason: "resource not accessible by integration", remedy: remedyIntegr}, true
+			return hit{class: Policy, code: CodeNotAccessible, rank: rankRefusal, reason: "resource not accessible by integration", remedy: remedyIntegr}, true
 		},
 	},
 	{
 		gates: []string{"Requires authentication", "Must have admin rights", "Must have push access", "Not authorized", "INSUFFICIENT_SCOPES", "has not been granted the required scopes"},
 		build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
-			return hit{class: Policy, rank: rankRefusal, reason: "insufficient permission",
+			return hit{class: Policy, code: CodeInsufficientPerm, rank: rankRefusal, reason: "insufficient permission",
 				remedy: "use credentials with the required access (token scopes, repository role)"}, true
 		},
 	},
 	{
 		gates: []string{"saml_failure", "SAML enforcement", "SAML SSO", "SAML single sign-on"},
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Policy, rank: rankRefusal, reason: "token not authorised for the organisation's SAML SSO",
+			return hit{class: Policy, code: CodeSAML, rank: rankRefusal, reason: "token not authorised for the organisation's SAML SSO",
 				remedy: "authorise the token for the organisation's SSO (token settings → Configure SSO)"}, true
 		},
 	},
@@ -406,12 +427,12 @@ var httpTextMatchers = []matcher{
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
 			switch m[1] {
 			case "FORBIDDEN", "INSUFFICIENT_SCOPES":
-				return hit{class: Policy, rank: rankRefusal, reason: "GraphQL " + m[1],
+				return hit{class: Policy, code: CodeGraphQLForbidden, rank: rankRefusal, reason: "GraphQL " + m[1],
 					remedy: "grant the token access to the resource (scopes, SSO authorisation, repository role)"}, true
 			case "RATE_LIMITED":
-				return hit{class: Transient, rank: rankRateLimit, reason: "GraphQL rate limit exceeded", remedy: remedyRateLimit}, true
+				return hit{class: Transient, code: CodeRateLimited, rank: rankRateLimit, reason: "GraphQL rate limit exceeded", remedy: remedyRateLimit}, true
 			case "NOT_FOUND":
-				return hit{class: Absent, rank: rankStatus, reason: "GraphQL NOT_FOUND",
+				return hit{class: Absent, code: CodeGraphQLNotFound, rank: rankStatus, reason: "GraphQL NOT_FOUND",
 					remedy: "not there: treat it as not found, or fix the name (a private resource also looks absent to a token without access)"}, true
 			}
 			return hit{}, false
@@ -425,13 +446,13 @@ var httpTextMatchers = []matcher{
 			if !ok {
 				return hit{}, false
 			}
-			return hit{class: vd.class, rank: rankRateLimit, reason: "Squid " + m[0] + ": " + vd.reason, remedy: vd.remedy}, true
+			return hit{class: vd.class, code: vd.code, tr: trProxy, rank: rankRateLimit, reason: "Squid " + m[0] + ": " + vd.reason, remedy: vd.remedy}, true
 		},
 	},
 	{
 		gates: []string{"Access control configuration prevents your request"},
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Policy, rank: rankRateLimit, reason: "the proxy's access rules deny the request",
+			return hit{class: Policy, code: CodeProxyDenied, tr: trProxy, rank: rankRateLimit, reason: "the proxy's access rules deny the request",
 				remedy: "add the host to the proxy's allowlist (ask the proxy admin)"}, true
 		},
 	},

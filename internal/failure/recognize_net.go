@@ -58,7 +58,11 @@ var netMatchers = []matcher{
 			if name != "" {
 				reason += " " + clip(name)
 			}
-			return hit{class: Transient, rank: rankTransport, reason: reason,
+			tr := trNet | trNotSent
+			if what == "proxy" {
+				tr |= trProxy
+			}
+			return hit{class: Transient, code: CodeDNS, tr: tr, rank: rankTransport, reason: reason,
 				remedy: "DNS lookup failed: retrying; if it persists, check the host name and the resolver"}, true
 		},
 	},
@@ -70,26 +74,28 @@ var netMatchers = []matcher{
 			if t := connectTarget(line); t != "" {
 				reason += " by " + t
 			}
-			return hit{class: Transient, rank: rankTransport, reason: reason, remedy: remedyRefused}, true
+			return hit{class: Transient, code: CodeRefused, tr: trNet | trNotSent, rank: rankTransport, reason: reason, remedy: remedyRefused}, true
 		},
 	},
 	{
 		gates: []string{"imed out", "timeout", "Timeout", "ime-out", "deadline exceeded", "did not properly respond", "ETIMEDOUT"},
 		re:    reTimeout,
 		build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
-			reason := "operation timed out"
+			reason, tr := "operation timed out", trNet
 			l := strings.ToLower(line)
 			switch {
 			case strings.Contains(l, "handshake"):
 				reason = "TLS handshake timeout"
 			case strings.Contains(l, "resolv"):
-				reason = "name resolution timed out"
+				reason, tr = "name resolution timed out", trNet|trNotSent
 			case strings.Contains(l, "gateway time"):
 				reason = "gateway timeout"
+			case strings.Contains(l, "failed to connect"), strings.Contains(l, "connect to"), strings.Contains(l, "dial tcp"):
+				reason, tr = "connection timed out", trNet|trNotSent
 			case strings.Contains(l, "connect"):
 				reason = "connection timed out"
 			}
-			return hit{class: Transient, rank: rankTransport, reason: reason,
+			return hit{class: Transient, code: CodeTimeout, tr: tr, rank: rankTransport, reason: reason,
 				remedy: "the network or the server was too slow: retrying (raise the timeout if it keeps happening)"}, true
 		},
 	},
@@ -111,73 +117,74 @@ var netMatchers = []matcher{
 					reason = "receive failure"
 				}
 			}
-			return hit{class: Transient, rank: rankTransport, reason: reason, remedy: remedyRetryNet}, true
+			return hit{class: Transient, code: CodeReset, tr: trNet, rank: rankTransport, reason: reason, remedy: remedyRetryNet}, true
 		},
 	},
 	{
 		gates: []string{"nreachable", "NREACH", "o route to host", "etwork is down"},
 		re:    reUnreach,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
-			return hit{class: Transient, rank: rankTransport, reason: strings.ToLower(m[0]), remedy: remedyRetryNet}, true
+			return hit{class: Transient, code: CodeUnreachable, tr: trNet | trNotSent, rank: rankTransport, reason: strings.ToLower(m[0]), remedy: remedyRetryNet}, true
 		},
 	},
 	{
 		gates: []string{"GnuTLS", "SSL_read", "SSL_write", "nexpected eof", "losed abruptly", "non-properly terminated", "SSL_ERROR_SYSCALL", "failed to receive handshake", "TLS connect error", "SSL connect error", "failed to read data from server", "bad record mac", "rror in the pull function", "rror in the push function"},
 		re:    reTLSRecv,
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Transient, rank: rankTransport, reason: "TLS connection broken (receive error or abrupt close)", remedy: remedyRetryNet}, true
+			return hit{class: Transient, code: CodeTLSBroken, tr: trNet, rank: rankTransport, reason: "TLS connection broken (receive error or abrupt close)", remedy: remedyRetryNet}, true
 		},
 	},
 	{
 		gates: []string{"not closed cleanly", "HTTP2 framing", "GOAWAY", "stream error", "received from peer"},
 		re:    reHTTP2,
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Transient, rank: rankTransport, reason: "HTTP/2 stream or connection closed by the server", remedy: remedyRetryNet}, true
+			return hit{class: Transient, code: CodeHTTP2Closed, tr: trNet, rank: rankTransport, reason: "HTTP/2 stream or connection closed by the server", remedy: remedyRetryNet}, true
 		},
 	},
 	{
 		gates: []string{"mpty reply"},
 		re:    reEmptyReply,
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Transient, rank: rankTransport, reason: "empty reply from server", remedy: remedyRetryNet}, true
+			return hit{class: Transient, code: CodeEmptyReply, tr: trNet, rank: rankTransport, reason: "empty reply from server", remedy: remedyRetryNet}, true
 		},
 	},
 	{
 		gates: []string{"transfer closed", "bytes missing", "artial file", "outstanding read data"},
 		re:    rePartial,
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Transient, rank: rankTransport, reason: "transfer cut short", remedy: remedyRetryNet}, true
+			return hit{class: Transient, code: CodeTransferCut, tr: trNet, rank: rankTransport, reason: "transfer cut short", remedy: remedyRetryNet}, true
 		},
 	},
 	{
 		gates: []string{"x509:", "ertificate", "issuer", "elf signed", "elf-signed", "SEC_E_", "CRYPT_E_", "CERT_TRUST_", "unknown ca", "verify locations"},
 		re:    reCert,
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Unknown, rank: rankConfig, reason: "TLS certificate problem", remedy: remedyEnvCert}, true
+			return hit{class: Unknown, code: CodeTLSCertificate, rank: rankConfig, reason: "TLS certificate problem", remedy: remedyEnvCert}, true
 		},
 	},
 	{
 		gates: []string{"wrong version number", "handshake failure", "protocol version", "nsupported protocol", "o protocols available", "cipher", "inappropriate fallback", "packet length too long", "record layer failure"},
 		re:    reTLSNeg,
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Unknown, rank: rankConfig, reason: "TLS negotiation failed", remedy: remedyEnvTLS}, true
+			return hit{class: Unknown, code: CodeTLSNegotiation, rank: rankConfig, reason: "TLS negotiation failed", remedy: remedyEnvTLS}, true
 		},
 	},
 	{
 		gates: []string{"from proxy after CONNECT", "CONNECT tunnel failed"},
 		re:    reProxyCode,
-		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
+		build: func(c *scanCtx, _ string, m []string) (hit, bool) {
 			code := atoi(m[1])
 			if code < 0 {
 				code = atoi(m[2])
 			}
+			c.facts.connectStatus = code
 			return proxyConnectHit(code), true
 		},
 	},
 	{
 		gates: []string{"Proxy CONNECT aborted"},
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Unknown, rank: rankConfig, reason: "proxy CONNECT aborted",
+			return hit{class: Unknown, code: CodeProxyAborted, tr: trNet | trProxy, rank: rankConfig, reason: "proxy CONNECT aborted",
 				remedy: "the proxy closed the tunnel: check the proxy settings and its authentication (http.proxy, https_proxy); a dropped connection looks the same, so re-run by hand if the proxy is fine"}, true
 		},
 	},
@@ -185,7 +192,7 @@ var netMatchers = []matcher{
 		gates: []string{"ost key verification failed", "IDENTIFICATION HAS CHANGED", "identification has changed"},
 		re:    reHostKey,
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Unknown, rank: rankConfig, reason: "SSH host key not trusted",
+			return hit{class: Unknown, code: CodeSSHHostKey, rank: rankConfig, reason: "SSH host key not trusted",
 				remedy: "environment must change: add the server's host key to known_hosts (ssh-keyscan HOST >> ~/.ssh/known_hosts after verifying it)"}, true
 		},
 	},
@@ -198,7 +205,7 @@ var netMatchers = []matcher{
 			if t := connectTarget(line); t != "" {
 				reason += " to " + t
 			}
-			return hit{class: Transient, rank: rankTransport, reason: reason, remedy: remedyRetryNet}, true
+			return hit{class: Transient, code: CodeConnectFailed, tr: trNet | trNotSent, rank: rankTransport, reason: reason, remedy: remedyRetryNet}, true
 		},
 	},
 }
@@ -206,17 +213,17 @@ var netMatchers = []matcher{
 // proxyConnectHit classifies a proxy's answer to CONNECT: 403/407 are the
 // proxy's decision, 5xx means the proxy could not reach the upstream.
 func proxyConnectHit(code int) hit {
-	h := hit{rank: rankConfig, reason: "proxy refused CONNECT with " + statusName(code)}
+	h := hit{rank: rankConfig, tr: trNet | trProxy | trNotSent, reason: "proxy refused CONNECT with " + statusName(code)}
 	switch {
 	case code == 403 || code == 451:
-		h.class, h.remedy = Policy, remedyProxy403
+		h.class, h.code, h.remedy = Policy, CodeProxyDenied, remedyProxy403
 	case code == 407 || code == 401:
-		h.class, h.remedy = Policy, remedyProxy407
+		h.class, h.code, h.remedy = Policy, CodeProxyAuth, remedyProxy407
 	case code == 500 || code == 502 || code == 503 || code == 504:
-		h.class, h.remedy = Transient, remedyProxy5xx
+		h.class, h.code, h.remedy = Transient, CodeProxyUpstream, remedyProxy5xx
 		h.reason = "proxy CONNECT failed upstream with " + statusName(code)
 	default:
-		h.class, h.remedy = Unknown, remedyProxyOther
+		h.class, h.code, h.remedy = Unknown, CodeProxyConnect, remedyProxyOther
 	}
 	return h
 }

@@ -11,7 +11,6 @@ import (
 // (policy), or could not reach it (transient). Each proxy words this in its own
 // dialect; ReadProxyAnswer knows Squid, tinyproxy, sandbox gateways, RFC 9209
 // Proxy-Status and corporate reason phrases, and falls back to the bare status.
-// TraceClient reads the same facts from a client's failure output.
 
 // ProxyAnswer is a forward proxy's answer to one request.
 type ProxyAnswer struct {
@@ -53,6 +52,21 @@ var proxyVerdictNames = [...]string{
 	ProxyAuthRequired:   "auth-required",
 	ProxyUpstreamFailed: "upstream-failed",
 	ProxyRejected:       "rejected",
+}
+
+// class returns the failure class and code of a refusal read as v.
+func (v ProxyVerdict) class() (Class, Code) {
+	switch v {
+	case ProxyDenied:
+		return Policy, CodeProxyDenied
+	case ProxyAuthRequired:
+		return Policy, CodeProxyAuth
+	case ProxyUpstreamFailed:
+		return Transient, CodeProxyUpstream
+	case ProxyRejected:
+		return Structural, CodeProxyRejected
+	}
+	return Unknown, CodeProxyUnclear
 }
 
 // String returns the verdict's lower-case name.
@@ -161,21 +175,17 @@ func ReadProxyAnswer(a ProxyAnswer) ProxyReading {
 	} else if t := http.StatusText(a.Status); t != "" {
 		st += " " + t
 	}
-	mk := func(v ProxyVerdict, dialect, code string, bare bool, reason, remedy string, ev ...string) ProxyReading {
-		r := ProxyReading{Verdict: v, Dialect: dialect, Code: code, Bare: bare}
+	mk := func(v ProxyVerdict, dialect, word string, bare bool, reason, remedy string, ev ...string) ProxyReading {
+		r := ProxyReading{Verdict: v, Dialect: dialect, Code: word, Bare: bare}
 		if v == ProxyAllowed {
 			return r
 		}
-		c := Unknown
-		switch v {
-		case ProxyDenied, ProxyAuthRequired:
-			c = Policy
-		case ProxyUpstreamFailed:
-			c = Transient
-		case ProxyRejected:
-			c = Structural
+		c, code := v.class()
+		r.Failure = New(c, code, reason, remedy, append([]string{st}, ev...)...)
+		r.Failure.Trace = Trace{Network: connect, Proxy: true, NotSent: connect, ConnectStatus: a.Status}
+		if !connect {
+			r.Failure.Trace = Trace{Proxy: true, Status: a.Status}
 		}
-		r.Failure = New(c, reason, remedy, append([]string{st}, ev...)...)
 		return r
 	}
 
@@ -330,85 +340,4 @@ func splitOutsideQuotes(s string, sep byte) []string {
 		}
 	}
 	return append(out, s[start:])
-}
-
-// ClientTrace is what a client's failure output says about its network path.
-type ClientTrace struct {
-	// Tool is the client the output comes from (detected when auto).
-	Tool Tool
-	// Network is true when the failure happened at the network or proxy level:
-	// a refused or timed-out connection, DNS, a reset, a proxy's CONNECT answer.
-	// Certificate and TLS-negotiation failures are not network failures: a probe
-	// cannot change them.
-	Network bool
-	// ConnectStatus is the status of a proxy's answer to CONNECT quoted by the
-	// client ("CONNECT tunnel failed, response 403"); 0 when none.
-	ConnectStatus int
-	// URL is the URL the client failed on: git's "unable to access 'URL'", or
-	// the URL of a Go error (`Get "URL": ...`); "" when none.
-	URL string
-	// Tunnel is the host:port a verbose curl tunnelled to ("Establish HTTP proxy tunnel to h:p"); "" when none.
-	Tunnel string
-	// Status is an HTTP status the client reported for its request ("The
-	// requested URL returned error: 403"); 0 when none. For a plain-http target
-	// sent through a proxy it may be the proxy's own answer.
-	Status int
-}
-
-var (
-	// `Get "https://h/": Forbidden` (Go >= 1.14) or `Get https://h/: proxyconnect tcp: ...`
-	reGoURL    = lazyRE(`\b(?:Get|Head|Post|Put|Patch|Delete|Options) "?(https?://[^\s"]+?)"?: (.*)`)
-	reTunnelTo = lazyRE(`(?:Establish HTTP proxy tunnel to|> CONNECT) (\[[^\]]+\]:\d+|[^\s:/]+:\d+)`)
-)
-
-// curlNetworkCodes are curl exit codes that mean a network-level failure.
-var curlNetworkCodes = map[int]bool{5: true, 6: true, 7: true, 28: true, 35: true, 52: true, 55: true, 56: true, 97: true}
-
-// TraceClient reads a client's failure output (and its exit status, NoExitCode
-// when not known) for what it says about the network path.
-func TraceClient(tool Tool, text string, exitCode int) ClientTrace {
-	if tool == "" || tool == ToolAuto || tool == ToolExec {
-		tool = detectTool(text, ToolAuto)
-	}
-	tr := ClientTrace{Tool: tool}
-	c := &scanCtx{text: text, tool: tool, ms: netOnly, keys: netKeys()}
-	for _, h := range c.scan() {
-		if h.class == Transient || h.class == Policy {
-			tr.Network = true
-		}
-	}
-	if strings.Contains(text, "Proxy CONNECT aborted") {
-		tr.Network = true
-	}
-	for _, m := range reProxyCode.FindAllStringSubmatch(text, -1) {
-		code := atoi(m[1])
-		if code < 0 {
-			code = atoi(m[2])
-		}
-		tr.ConnectStatus, tr.Network = code, true
-	}
-	if tool == ToolCurl && curlNetworkCodes[exitCode] {
-		tr.Network = true
-	}
-	if m := reCurlLine.FindAllStringSubmatch(text, -1); len(m) > 0 && curlNetworkCodes[atoi(m[len(m)-1][1])] {
-		tr.Network = true
-	}
-	if ms := reGoURL.FindAllStringSubmatch(text, -1); len(ms) > 0 {
-		m := ms[len(ms)-1]
-		tr.URL = m[1]
-		if code := statusOfPhrase(strings.TrimSpace(m[2])); code != 0 {
-			// net/http reports a refused CONNECT as the bare reason phrase
-			tr.ConnectStatus, tr.Network = code, true
-		}
-	}
-	if ms := reUnableTo.FindAllStringSubmatch(text, -1); len(ms) > 0 {
-		tr.URL = ms[len(ms)-1][1]
-	}
-	if ms := reReturnedError.FindAllStringSubmatch(text, -1); len(ms) > 0 {
-		tr.Status = atoi(ms[len(ms)-1][1])
-	}
-	if ms := reTunnelTo.FindAllStringSubmatch(text, -1); len(ms) > 0 {
-		tr.Tunnel = ms[len(ms)-1][1]
-	}
-	return tr
 }

@@ -87,7 +87,9 @@ func TestReadProxyAnswer(t *testing.T) {
 	}
 }
 
-func TestTraceClient(t *testing.T) {
+// TestTraceOfClientOutput reads what a client's output says about the way to
+// the server: the trace the egress diagnosis reads.
+func TestTraceOfClientOutput(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		tool    Tool
@@ -117,7 +119,7 @@ func TestTraceClient(t *testing.T) {
 		{name: "non-fast-forward is not network", tool: ToolGit, text: " ! [rejected]        main -> main (non-fast-forward)\nerror: failed to push some refs to 'https://github.com/o/r'", exit: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tr := TraceClient(tc.tool, tc.text, tc.exit)
+			tr := FromText(tc.tool, tc.text, tc.exit).Trace
 			if tr.Network != tc.network || tr.ConnectStatus != tc.status || tr.URL != tc.url || tr.Tunnel != tc.tunnel || tr.Status != tc.http {
 				t.Fatalf("trace %+v, want network %v status %d url %q tunnel %q http %d", tr, tc.network, tc.status, tc.url, tc.tunnel, tc.http)
 			}

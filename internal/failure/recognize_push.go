@@ -121,7 +121,7 @@ func FromPush(in PushInput) PushVerdict {
 		if !ok {
 			text = unrecognised(in.Text, in.ExitCode)
 		}
-		if text.Class == Policy && !strings.Contains(text.Remedy, "token") && TraitsOf(in.Text).Auth {
+		if text.Class == Policy && !strings.Contains(text.Remedy, "token") && text.Trace.AuthRefused {
 			text.Remedy = remedyPushAuth
 		}
 		v.Failure = text
@@ -149,17 +149,11 @@ func FromPush(in PushInput) PushVerdict {
 func classifyPushText(text string) (*Failure, int, bool) {
 	c := &scanCtx{text: text, tool: ToolGit, ms: allMatchers, keys: gateKeys()}
 	hits := c.scan()
-	f, ok := resolve(hits)
+	f, ok := c.resolve(hits)
 	if !ok {
 		return nil, 0, false
 	}
-	best := 0
-	for i := range hits {
-		if better(hits[i], hits[best]) {
-			best = i
-		}
-	}
-	return f, hits[best].rank, true
+	return f, hits[bestHit(hits)].rank, true
 }
 
 // FromPushRef classifies one rejected ref of a push to remote ("" means origin).
@@ -180,11 +174,11 @@ func FromPushRef(remote string, r PushRef) *Failure {
 	case strings.Contains(w, "stale info"):
 		h.remedy = fmt.Sprintf("the remote %s moved since you last fetched it: git fetch %s %s, check the new tip (git log %s/%s), then push --force-with-lease again", branch, remote, branch, remote, branch)
 	case collateral(r):
+		h.code = CodeGitAtomic
 		h.reason = "git push rejected: " + branch + " not pushed because another ref of the atomic push was rejected"
 		h.remedy = "fix the rejected ref of this --atomic push, then push all of them again"
 	}
-	f := &Failure{Class: h.class, Reason: h.reason, Remedy: h.remedy, Evidence: []string{r.Line()}}
-	return f
+	return &Failure{Class: h.class, Code: h.code, Reason: h.reason, Remedy: h.remedy, Evidence: []string{r.Line()}}
 }
 
 // collateral reports whether r failed only because another ref of an atomic
@@ -298,7 +292,7 @@ var pushMatchers = []matcher{
 		re:    reNoUpstream,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
 			b := clip(m[1])
-			return hit{class: Structural, rank: rankRefusal, reason: "git push: the current branch " + b + " has no upstream branch",
+			return hit{class: Structural, code: CodeGitNoUpstream, rank: rankRefusal, reason: "git push: the current branch " + b + " has no upstream branch",
 				remedy: "name the remote and the branch: git push --set-upstream origin " + b + " (retrywise push -- -u origin " + b + ")"}, true
 		},
 	},
@@ -306,7 +300,7 @@ var pushMatchers = []matcher{
 		gates: []string{"not currently on a branch"},
 		re:    reDetached,
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Structural, rank: rankRefusal, reason: "git push: HEAD is detached, so there is no current branch to push",
+			return hit{class: Structural, code: CodeGitDetached, rank: rankRefusal, reason: "git push: HEAD is detached, so there is no current branch to push",
 				remedy: "name what to push: git push origin HEAD:refs/heads/BRANCH"}, true
 		},
 	},
@@ -314,7 +308,7 @@ var pushMatchers = []matcher{
 		gates: []string{"does not match"},
 		re:    reUpstreamNm,
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Structural, rank: rankRefusal, reason: "git push: the upstream branch's name differs from the current branch's (push.default=simple)",
+			return hit{class: Structural, code: CodeGitUpstreamName, rank: rankRefusal, reason: "git push: the upstream branch's name differs from the current branch's (push.default=simple)",
 				remedy: "name the destination: git push origin HEAD:UPSTREAM-BRANCH, or git push origin HEAD to push a branch of the same name"}, true
 		},
 	},

@@ -21,6 +21,7 @@ func TestFromPush(t *testing.T) {
 		in       PushInput
 		ok       bool
 		class    Class
+		code     Code
 		reason   string
 		remedy   string
 		evidence []string
@@ -40,19 +41,19 @@ func TestFromPush(t *testing.T) {
 			name: "non-fast-forward names the remote and branch",
 			in: PushInput{Remote: "upstream", ExitCode: 1, Text: "hint: Updates were rejected because the tip of your current branch is behind\n",
 				Refs: []PushRef{ref('!', "refs/heads/release/2", "refs/heads/release/2", "[rejected]", "non-fast-forward")}},
-			class: Structural, reason: "non-fast-forward on release/2", remedy: "git pull --rebase upstream release/2",
+			class: Structural, code: "git-non-fast-forward", reason: "non-fast-forward on release/2", remedy: "git pull --rebase upstream release/2",
 			evidence: []string{"! refs/heads/release/2:refs/heads/release/2 [rejected] (non-fast-forward)"}, refs: []Class{Structural},
 		},
 		{
 			name:  "stale info",
 			in:    PushInput{ExitCode: 1, Refs: []PushRef{ref('!', "refs/heads/main", "refs/heads/main", "[rejected]", "stale info")}},
-			class: Structural, reason: "stale info on main", remedy: "git fetch origin main", refs: []Class{Structural},
+			class: Structural, code: "git-stale-info", reason: "stale info on main", remedy: "git fetch origin main", refs: []Class{Structural},
 		},
 		{
 			name: "GitHub's words lead the evidence",
 			in: PushInput{ExitCode: 1, Text: gh006,
 				Refs: []PushRef{ref('!', "refs/heads/main", "refs/heads/main", "[remote rejected]", "protected branch hook declined")}},
-			class: Structural, reason: "protected branch on main (GH006)", remedy: "open a pull request",
+			class: Structural, code: "git-protected-branch", reason: "protected branch on main (GH006)", remedy: "open a pull request",
 			evidence: []string{"GH006: Protected branch update failed", "Changes must be made through a pull request", "[remote rejected] (protected branch hook declined)"},
 			refs:     []Class{Structural},
 		},
@@ -60,14 +61,14 @@ func TestFromPush(t *testing.T) {
 			name: "a hook's lines are evidence",
 			in: PushInput{ExitCode: 1, Text: "remote: Counting objects: 3, done.\nremote: \nremote: commit 1a2b lacks a ticket number\n",
 				Refs: []PushRef{ref('!', "refs/heads/main", "refs/heads/main", "[remote rejected]", "pre-receive hook declined")}},
-			class: Structural, reason: "pre-receive hook declined on main", remedy: "hook",
+			class: Structural, code: "git-hook-declined", reason: "pre-receive hook declined on main", remedy: "hook",
 			evidence: []string{"remote: commit 1a2b lacks a ticket number"}, refs: []Class{Structural},
 		},
 		{
 			name: "a worse refusal in the output wins",
 			in: PushInput{ExitCode: 1, Text: "remote: Permission to acme/site.git denied to deploy-bot.\n",
 				Refs: []PushRef{ref('!', "refs/heads/main", "refs/heads/main", "[remote rejected]", "pre-receive hook declined")}},
-			class: Policy, reason: "permission to acme/site.git denied to deploy-bot", refs: []Class{Structural},
+			class: Policy, code: "git-permission-denied", reason: "permission to acme/site.git denied to deploy-bot", refs: []Class{Structural},
 		},
 		{
 			name: "the worst ref decides; atomic collateral comes last",
@@ -76,7 +77,7 @@ func TestFromPush(t *testing.T) {
 				ref('!', "refs/heads/main", "refs/heads/main", "[rejected]", "fetch first"),
 				ref('!', "refs/tags/v1", "refs/tags/v1", "[remote rejected]", "permission denied"),
 			}},
-			class: Policy, reason: "v1 (and 2 more refs)", refs: []Class{Structural, Structural, Policy},
+			class: Policy, code: "git-ref-permission-denied", reason: "v1 (and 2 more refs)", refs: []Class{Structural, Structural, Policy},
 		},
 		{
 			name: "atomic: the rejected ref, not the collateral one",
@@ -84,7 +85,7 @@ func TestFromPush(t *testing.T) {
 				ref('!', "refs/heads/feature", "refs/heads/feature", "[rejected]", "atomic push failed"),
 				ref('!', "refs/heads/main", "refs/heads/main", "[rejected]", "fetch first"),
 			}},
-			class: Structural, reason: "fetch first on main (and 1 more ref)", refs: []Class{Structural, Structural},
+			class: Structural, code: "git-fetch-first", reason: "fetch first on main (and 1 more ref)", refs: []Class{Structural, Structural},
 		},
 		{
 			name: "partial success",
@@ -92,27 +93,27 @@ func TestFromPush(t *testing.T) {
 				ref('*', "refs/heads/feature", "refs/heads/feature", "[new branch]", ""),
 				ref('!', "refs/heads/main", "refs/heads/main", "[rejected]", "non-fast-forward"),
 			}},
-			class: Structural, reason: "non-fast-forward on main", refs: []Class{-1, Structural},
+			class: Structural, code: "git-non-fast-forward", reason: "non-fast-forward on main", refs: []Class{-1, Structural},
 		},
 		{
 			name:  "network failure before any ref",
 			in:    PushInput{ExitCode: 128, Text: "fatal: unable to access 'https://h/r.git/': Recv failure: Connection reset by peer\n"},
-			class: Transient, reason: "connection reset",
+			class: Transient, code: "connection-reset", reason: "connection reset",
 		},
 		{
 			name:  "connection broken after the pack was sent",
 			in:    PushInput{ExitCode: 1, Text: "error: RPC failed; curl 52 Empty reply from server\nsend-pack: unexpected disconnect while reading sideband packet\nfatal: the remote end hung up unexpectedly\nDone\n"},
-			class: Transient, reason: "empty reply",
+			class: Transient, code: "empty-reply", reason: "empty reply",
 		},
 		{
 			name:  "a refused token names the permission",
 			in:    PushInput{ExitCode: 128, Text: "remote: Forbidden\nfatal: unable to access 'https://h/r.git/': The requested URL returned error: 403\n"},
-			class: Policy, reason: "403", remedy: "permissions: contents: write",
+			class: Policy, code: "http-403", reason: "403", remedy: "permissions: contents: write",
 		},
 		{
 			name:  "nothing recognised",
 			in:    PushInput{ExitCode: 1, Text: "something odd\n"},
-			class: Unknown, reason: "unrecognised failure",
+			class: Unknown, code: "unknown", reason: "unrecognised failure",
 		},
 	}
 	for _, tt := range tests {
@@ -135,7 +136,7 @@ func TestFromPush(t *testing.T) {
 				}
 				return
 			}
-			checkFailure(t, v.Failure, tt.class, tt.reason, tt.remedy, tt.evidence)
+			checkFailure(t, v.Failure, tt.class, tt.code, tt.reason, tt.remedy, tt.evidence)
 		})
 	}
 }
@@ -183,17 +184,17 @@ func TestPushCommandLineRefusals(t *testing.T) {
 		{
 			name: "no upstream", tool: ToolGit, exit: 128,
 			text:  "fatal: The current branch feature/x has no upstream branch.\nTo push the current branch and set the remote as upstream, use\n\n    git push --set-upstream origin feature/x\n",
-			class: Structural, reason: "feature/x has no upstream branch", remedy: "git push --set-upstream origin feature/x",
+			class: Structural, code: "git-no-upstream", reason: "feature/x has no upstream branch", remedy: "git push --set-upstream origin feature/x",
 		},
 		{
 			name: "detached HEAD", tool: ToolGit, exit: 128,
 			text:  "fatal: You are not currently on a branch.\nTo push the history leading to the current (detached HEAD)\nstate now, use\n\n    git push origin HEAD:<name-of-remote-branch>\n",
-			class: Structural, reason: "HEAD is detached", remedy: "HEAD:refs/heads/BRANCH",
+			class: Structural, code: "git-detached-head", reason: "HEAD is detached", remedy: "HEAD:refs/heads/BRANCH",
 		},
 		{
 			name: "upstream name differs", tool: ToolGit, exit: 128,
 			text:  "fatal: The upstream branch of your current branch does not match\nthe name of your current branch.  To push to the upstream branch\non the remote, use\n\n    git push origin HEAD:main\n",
-			class: Structural, reason: "upstream branch's name differs", remedy: "HEAD:UPSTREAM-BRANCH",
+			class: Structural, code: "git-upstream-mismatch", reason: "upstream branch's name differs", remedy: "HEAD:UPSTREAM-BRANCH",
 		},
 	})
 }

@@ -37,34 +37,32 @@ func (r Rules) Apply(text string, exitCode int, base *Failure) *Failure {
 		base = unrecognised(text, exitCode)
 	}
 	if line, re, ok := matchLine(text, r.StopOn); ok {
-		return stopBy(base, "matched --stop-on "+re, line)
+		return stopBy(base, CodeRuleStopOn, "matched --stop-on "+re, line)
 	}
 	if exitCode >= 0 && slices.Contains(r.StopOnExit, exitCode) {
-		return stopBy(base, fmt.Sprintf("exit code %d matched --stop-on-exit", exitCode), exitEvidence(exitCode))
+		return stopBy(base, CodeRuleStopOnExit, fmt.Sprintf("exit code %d matched --stop-on-exit", exitCode), exitEvidence(exitCode))
 	}
 	if line, re, ok := matchLine(text, r.RetryOn); ok {
-		return retryBy(base, "matched --retry-on "+re, line)
+		return retryBy(base, CodeRuleRetryOn, "matched --retry-on "+re, line)
 	}
 	if exitCode >= 0 && slices.Contains(r.RetryOnExit, exitCode) {
-		return retryBy(base, fmt.Sprintf("exit code %d matched --retry-on-exit", exitCode), exitEvidence(exitCode))
+		return retryBy(base, CodeRuleRetryOnExit, fmt.Sprintf("exit code %d matched --retry-on-exit", exitCode), exitEvidence(exitCode))
 	}
 	return base
 }
 
-func stopBy(base *Failure, reason, evidence string) *Failure {
-	if base.Class != Transient && !isUnrecognised(base) {
+// stopBy applies a stop rule: a built-in verdict that already stops is
+// kept (it says more); a transient or unrecognised one becomes Unknown.
+func stopBy(base *Failure, code Code, reason, evidence string) *Failure {
+	if base.Class != Transient && base.Recognised() {
 		return base
 	}
-	return &Failure{Class: Unknown, Reason: reason, Remedy: "a --stop-on rule says this failure will not pass on a retry", Evidence: []string{evidence}, Err: base.Err}
+	return &Failure{Class: Unknown, Code: code, Reason: reason, Remedy: "a --stop-on rule says this failure will not pass on a retry", Evidence: []string{evidence}, Trace: base.Trace, Err: base.Err}
 }
 
-func retryBy(base *Failure, reason, evidence string) *Failure {
-	return &Failure{Class: Transient, Reason: reason, Remedy: "retrying, as a --retry-on rule asks", Evidence: []string{evidence}, RetryAfter: base.RetryAfter, Err: base.Err}
-}
-
-// isUnrecognised reports whether no built-in recogniser claimed f.
-func isUnrecognised(f *Failure) bool {
-	return f.Class == Unknown && (strings.HasPrefix(f.Reason, "unrecognised failure") || f.Reason == "no failure output")
+// retryBy applies a retry rule: the failure becomes Transient.
+func retryBy(base *Failure, code Code, reason, evidence string) *Failure {
+	return &Failure{Class: Transient, Code: code, Reason: reason, Remedy: "retrying, as a --retry-on rule asks", Evidence: []string{evidence}, RetryAfter: base.RetryAfter, Trace: base.Trace, Err: base.Err}
 }
 
 // matchLine returns the first line of text matched by any of res.

@@ -29,11 +29,11 @@ func TestParseExitCodes(t *testing.T) {
 
 func TestRulesApply(t *testing.T) {
 	transient := func() *Failure {
-		f := New(Transient, "curl 28, operation timed out", "retry", "curl: (28) x")
+		f := New(Transient, CurlCode(28), "curl 28, operation timed out", "retry", "curl: (28) x")
 		f.RetryAfter = time.Second
 		return f
 	}
-	policy := New(Policy, "HTTP 403 Forbidden", "grant")
+	policy := New(Policy, HTTPCode(403), "HTTP 403 Forbidden", "grant")
 	text := "step 1 ok\nERROR: quota exhausted for project p\nE: lock held by pid 42\n"
 	for _, tc := range []struct {
 		name     string
@@ -43,17 +43,18 @@ func TestRulesApply(t *testing.T) {
 		class    Class
 		reason   string
 		evidence string
+		code     Code
 	}{
-		{"no rules keep the base", Rules{}, 1, policy, Policy, "HTTP 403", ""},
-		{"stop-on turns a retry into a stop", Rules{StopOn: []*regexp.Regexp{regexp.MustCompile(`quota exhausted`)}}, 1, transient(), Unknown, "matched --stop-on quota exhausted", "ERROR: quota exhausted for project p"},
-		{"stop-on keeps a stop class", Rules{StopOn: []*regexp.Regexp{regexp.MustCompile(`quota`)}}, 1, policy, Policy, "HTTP 403", ""},
-		{"stop-on-exit", Rules{StopOnExit: []int{3}}, 3, transient(), Unknown, "exit code 3 matched --stop-on-exit", "exit code 3"},
-		{"retry-on", Rules{RetryOn: []*regexp.Regexp{regexp.MustCompile(`^E: lock held`)}}, 100, policy, Transient, "matched --retry-on ^E: lock held", "E: lock held by pid 42"},
-		{"retry-on-exit", Rules{RetryOnExit: []int{75}}, 75, nil, Transient, "exit code 75 matched --retry-on-exit", "exit code 75"},
-		{"stop wins over retry", Rules{RetryOn: []*regexp.Regexp{regexp.MustCompile(`lock`)}, StopOnExit: []int{100}}, 100, transient(), Unknown, "--stop-on-exit", ""},
-		{"stop-on names the rule for an unrecognised base", Rules{StopOn: []*regexp.Regexp{regexp.MustCompile(`quota`)}}, 1, nil, Unknown, "matched --stop-on quota", "quota exhausted"},
-		{"non-matching rules", Rules{RetryOn: []*regexp.Regexp{regexp.MustCompile(`nope`)}, RetryOnExit: []int{2}}, 1, policy, Policy, "HTTP 403", ""},
-		{"nil base, no rules", Rules{}, 1, nil, Unknown, "unrecognised failure (exit 1)", ""},
+		{"no rules keep the base", Rules{}, 1, policy, Policy, "HTTP 403", "", "http-403"},
+		{"stop-on turns a retry into a stop", Rules{StopOn: []*regexp.Regexp{regexp.MustCompile(`quota exhausted`)}}, 1, transient(), Unknown, "matched --stop-on quota exhausted", "ERROR: quota exhausted for project p", "rule-stop-on"},
+		{"stop-on keeps a stop class", Rules{StopOn: []*regexp.Regexp{regexp.MustCompile(`quota`)}}, 1, policy, Policy, "HTTP 403", "", "http-403"},
+		{"stop-on-exit", Rules{StopOnExit: []int{3}}, 3, transient(), Unknown, "exit code 3 matched --stop-on-exit", "exit code 3", "rule-stop-on-exit"},
+		{"retry-on", Rules{RetryOn: []*regexp.Regexp{regexp.MustCompile(`^E: lock held`)}}, 100, policy, Transient, "matched --retry-on ^E: lock held", "E: lock held by pid 42", "rule-retry-on"},
+		{"retry-on-exit", Rules{RetryOnExit: []int{75}}, 75, nil, Transient, "exit code 75 matched --retry-on-exit", "exit code 75", "rule-retry-on-exit"},
+		{"stop wins over retry", Rules{RetryOn: []*regexp.Regexp{regexp.MustCompile(`lock`)}, StopOnExit: []int{100}}, 100, transient(), Unknown, "--stop-on-exit", "", "rule-stop-on-exit"},
+		{"stop-on names the rule for an unrecognised base", Rules{StopOn: []*regexp.Regexp{regexp.MustCompile(`quota`)}}, 1, nil, Unknown, "matched --stop-on quota", "quota exhausted", "rule-stop-on"},
+		{"non-matching rules", Rules{RetryOn: []*regexp.Regexp{regexp.MustCompile(`nope`)}, RetryOnExit: []int{2}}, 1, policy, Policy, "HTTP 403", "", "http-403"},
+		{"nil base, no rules", Rules{}, 1, nil, Unknown, "unrecognised failure (exit 1)", "", "unknown"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := tc.r.Apply(text, tc.exit, tc.base)
@@ -61,7 +62,7 @@ func TestRulesApply(t *testing.T) {
 			if tc.evidence != "" {
 				ev = []string{tc.evidence}
 			}
-			checkFailure(t, f, tc.class, tc.reason, "", ev)
+			checkFailure(t, f, tc.class, tc.code, tc.reason, "", ev)
 			if err := invariants(f); err != nil {
 				t.Error(err)
 			}

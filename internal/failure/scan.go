@@ -54,7 +54,9 @@ const (
 // hit is one matcher's verdict on one line.
 type hit struct {
 	class      Class
+	code       Code
 	rank       int
+	tr         traceBits // what the line says about the way to the server
 	reason     string
 	remedy     string
 	retryAfter time.Duration
@@ -89,6 +91,7 @@ type scanCtx struct {
 	lineEnd    int // end offset in text of the line being examined
 	ms         []matcher
 	keys       *keyIndex
+	facts      facts // for the trace, filled in by the matchers
 }
 
 // lookupMethod returns the HTTP method, inferring it from the text when the
@@ -183,6 +186,9 @@ func (c *scanCtx) scan() []hit {
 			at = -1 - at
 			line = line[at:]
 			at = 0
+		}
+		if h.tr&trNet != 0 && mentionsProxy(line) {
+			h.tr |= trProxy
 		}
 		h.line = evidenceLine(line, at)
 		h.pos = sp.start
@@ -353,20 +359,28 @@ func lastLine(text string) string {
 	return evidenceLine(line, len(line))
 }
 
-// resolve picks the most decisive hit and gathers the evidence that agrees
-// with it: its own lines first, then other lines of the same class in order.
-func resolve(hits []hit) (*Failure, bool) {
+// bestHit returns the index of the most decisive hit; -1 when there is none.
+func bestHit(hits []hit) int {
 	best := -1
 	for i := range hits {
 		if best < 0 || better(hits[i], hits[best]) {
 			best = i
 		}
 	}
+	return best
+}
+
+// resolve picks the most decisive hit and gathers the evidence that agrees
+// with it: its own lines first, then other lines of the same class in order.
+// The failure's trace comes from the same hits.
+func (c *scanCtx) resolve(hits []hit) (*Failure, bool) {
+	best := bestHit(hits)
 	if best < 0 {
 		return nil, false
 	}
 	b := hits[best]
-	f := &Failure{Class: b.class, Reason: b.reason, Remedy: b.remedy, RetryAfter: b.retryAfter}
+	f := &Failure{Class: b.class, Code: b.code, Reason: b.reason, Remedy: b.remedy, RetryAfter: b.retryAfter,
+		Trace: traceOf(hits, b, c.facts)}
 	add := func(s string) {
 		if s == "" || len(f.Evidence) >= maxEvidenceLines {
 			return

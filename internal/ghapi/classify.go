@@ -12,10 +12,9 @@ import (
 	"github.com/retrywise/retrywise/internal/failure"
 )
 
-const remedyRateLimit = "rate limited: waiting for the reset GitHub announced; authenticate (GITHUB_TOKEN) or slow down if it recurs"
-
 // Classify turns an error of go-github into a classified failure; now is the
-// time the reset is measured from. A *github.RateLimitError (a real 403 with
+// time the reset is measured from. It reads go-github's types; the rules are
+// failure's (GitHubRateLimit, GitHubSecondaryRateLimit, FromHTTP, FromError). A *github.RateLimitError (a real 403 with
 // X-RateLimit-Remaining: 0, or go-github's own refusal before the reset) and
 // a *github.AbuseRateLimitError are transient with the reset as RetryAfter;
 // a *github.ErrorResponse (a 429 among them) is classified by its status,
@@ -28,28 +27,28 @@ func Classify(err error, now time.Time) *failure.Failure {
 	)
 	switch {
 	case errors.As(err, &rle):
-		reset := rle.Rate.Reset.Time
 		var ev []string
 		if refused(rle.Response) {
 			ev = []string{"go-github refused the call without sending it: " + rle.Message}
 		} else {
 			ev = append(statusEvidence(rle.Response), "X-RateLimit-Remaining: 0", rle.Message)
 		}
-		f := failure.New(failure.Transient, fmt.Sprintf("GitHub API rate limit of %d exhausted until %s", rle.Rate.Limit, reset.UTC().Format(time.RFC3339)), remedyRateLimit, nonEmpty(ev)...)
-		f.RetryAfter = until(reset, now)
+		f := failure.GitHubRateLimit(rle.Rate.Limit, rle.Rate.Reset.Time, now, nonEmpty(ev)...)
 		f.Err = err
 		return f
 	case errors.As(err, &abuse):
-		f := failure.New(failure.Transient, "GitHub secondary rate limit exceeded", remedyRateLimit, nonEmpty(append(statusEvidence(abuse.Response), abuse.Message))...)
+		ev := nonEmpty(append(statusEvidence(abuse.Response), abuse.Message))
 		if refused(abuse.Response) {
-			f.Evidence = []string{"go-github refused the call without sending it: " + abuse.Message}
+			ev = []string{"go-github refused the call without sending it: " + abuse.Message}
 		}
+		var wait time.Duration
 		if abuse.Response != nil {
-			f.RetryAfter, _ = failure.RetryAfter(abuse.Response.Header, now)
+			wait, _ = failure.RetryAfter(abuse.Response.Header, now)
 		}
-		if f.RetryAfter == 0 && abuse.RetryAfter != nil && *abuse.RetryAfter > 0 {
-			f.RetryAfter = *abuse.RetryAfter
+		if wait == 0 && abuse.RetryAfter != nil && *abuse.RetryAfter > 0 {
+			wait = *abuse.RetryAfter
 		}
+		f := failure.GitHubSecondaryRateLimit(wait, ev...)
 		f.Err = err
 		return f
 	case errors.As(err, &er) && er.Response != nil:
@@ -97,11 +96,4 @@ func nonEmpty(ss []string) []string {
 		}
 	}
 	return out
-}
-
-func until(t, now time.Time) time.Duration {
-	if d := t.Sub(now); d > 0 {
-		return d
-	}
-	return 0
 }

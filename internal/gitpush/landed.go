@@ -13,26 +13,31 @@ import (
 // local commit once (git ls-remote): equal means the earlier push landed.
 // Never on the success path of a first attempt.
 
-// landedCandidate reports whether refs hold an answer that a landed push
-// would explain: up to date, non-fast-forward, fetch first or stale info.
-func landedCandidate(refs []failure.PushRef) bool {
-	for _, r := range refs {
-		if landedReason(r) {
+// landedCandidate reports whether res holds an answer that a landed push
+// would explain: a ref up to date, or rejected as non-fast-forward, fetch
+// first or stale info (the codes failure gave the rejected refs).
+func landedCandidate(res pushResult) bool {
+	for i := range res.refs {
+		if landedReason(res, i) {
 			return true
 		}
 	}
 	return false
 }
 
-func landedReason(r failure.PushRef) bool {
+func landedReason(res pushResult, i int) bool {
+	r := res.refs[i]
 	if r.Flag == '=' {
 		return true
 	}
-	if !r.Rejected() || r.From == "" {
+	if !r.Rejected() || r.From == "" || i >= len(res.verdict.Refs) || res.verdict.Refs[i] == nil {
 		return false
 	}
-	w := strings.ToLower(r.Reason)
-	return strings.Contains(w, "non-fast-forward") || strings.Contains(w, "fetch first") || strings.Contains(w, "stale info")
+	switch res.verdict.Refs[i].Code {
+	case failure.CodeGitNonFastForward, failure.CodeGitFetchFirst, failure.CodeGitStaleInfo:
+		return true
+	}
+	return false
 }
 
 // checkLanded compares, once, the remote refs that a landed push would
@@ -43,7 +48,7 @@ func (s *Step) checkLanded(ctx context.Context, res *pushResult) {
 	var idx []int
 	var froms, tos []string
 	for i, r := range res.refs {
-		if landedReason(r) && r.From != "" {
+		if landedReason(*res, i) && r.From != "" {
 			idx = append(idx, i)
 			froms = append(froms, r.From)
 			tos = append(tos, r.To)
@@ -97,9 +102,6 @@ func (s *Step) checkLanded(ctx context.Context, res *pushResult) {
 	}
 	res.verdict = failure.FromPush(failure.PushInput{Remote: rem.name, Refs: res.refs, Text: res.output, ExitCode: exit})
 	res.fail = res.verdict.Failure
-	if res.fail == nil {
-		res.traits = failure.Traits{}
-	}
 }
 
 // short abbreviates a commit id for notes.

@@ -2,7 +2,6 @@ package gitpush
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/retrywise/retrywise/internal/failure"
@@ -21,22 +20,31 @@ func (s *Step) rebaseCandidate(res pushResult) bool {
 	if s.rebases >= s.opts.RebaseOnReject || res.fail == nil || res.fail.Class != failure.Structural {
 		return false
 	}
-	_, ok := nonFastForward(res.refs)
+	_, ok := nonFastForward(res)
 	return ok
 }
 
-// nonFastForward returns the one ref rejected as non-fast-forward.
-func nonFastForward(refs []failure.PushRef) (failure.PushRef, bool) {
+// nonFastForward returns the one ref rejected as non-fast-forward or fetch
+// first, by the codes failure gave the rejected refs (refs of an atomic
+// push rejected with it aside).
+func nonFastForward(res pushResult) (failure.PushRef, bool) {
 	var found []failure.PushRef
-	for _, r := range refs {
-		if !r.Rejected() || strings.Contains(r.Reason, "atomic push failed") {
+	for i, r := range res.refs {
+		if !r.Rejected() {
 			continue
 		}
-		w := strings.ToLower(r.Reason)
-		if !strings.Contains(w, "non-fast-forward") && !strings.Contains(w, "fetch first") {
+		var code failure.Code
+		if i < len(res.verdict.Refs) && res.verdict.Refs[i] != nil {
+			code = res.verdict.Refs[i].Code
+		}
+		switch code {
+		case failure.CodeGitAtomic:
+			continue
+		case failure.CodeGitNonFastForward, failure.CodeGitFetchFirst:
+			found = append(found, r)
+		default:
 			return failure.PushRef{}, false
 		}
-		found = append(found, r)
 	}
 	if len(found) != 1 {
 		return failure.PushRef{}, false
@@ -48,7 +56,7 @@ func nonFastForward(refs []failure.PushRef) (failure.PushRef, bool) {
 // it; it returns nil when the push may be sent again, or the failure that
 // ends the attempt.
 func (s *Step) rebase(ctx context.Context, res pushResult) *failure.Failure {
-	ref, _ := nonFastForward(res.refs)
+	ref, _ := nonFastForward(res)
 	branch := ref.Branch()
 	head, f := s.git(ctx, false, "symbolic-ref", "--quiet", "HEAD")
 	head = strings.TrimSpace(head)
@@ -94,20 +102,10 @@ func (s *Step) rebaseFailed(ctx context.Context, ref failure.PushRef, remoteName
 			aborted = "; git rebase --abort failed too: run it by hand"
 		}
 	}
-	f := &failure.Failure{Class: failure.Structural, Err: rf}
-	if len(files) > 0 {
-		f.Reason = fmt.Sprintf("--rebase-on-reject: rebasing %s onto %s/%s (%s) conflicts in %s%s", branch, remoteName, branch, short(onto), strings.Join(files, ", "), aborted)
-		f.Remedy = fmt.Sprintf("integrate the remote commits by hand: git pull --rebase %s %s, resolve the conflicts in %s, git rebase --continue, then push again", remoteName, branch, strings.Join(files, ", "))
-		for _, file := range files {
-			f.Evidence = append(f.Evidence, "conflict: "+file)
-		}
-	} else {
-		f.Reason = fmt.Sprintf("--rebase-on-reject: git rebase of %s onto %s/%s failed: %s%s", branch, remoteName, branch, rf.Reason, aborted)
-		f.Remedy = fmt.Sprintf("rebase by hand (commit or stash local changes first): git pull --rebase %s %s, then push again", remoteName, branch)
-	}
-	f.Evidence = append(f.Evidence, rf.Evidence...)
-	f.Evidence = append(f.Evidence, ref.Line())
-	return f
+	return failure.FromRebase(failure.Rebase{
+		Branch: branch, Remote: remoteName, Onto: short(onto), Conflicts: files,
+		Aborted: aborted, Cause: rf, RefLine: ref.Line(),
+	})
 }
 
 func orNone(s string) string {

@@ -15,7 +15,7 @@ import (
 // recheckCandidate reports whether res is a refusal of the credentials that
 // may be checked once more.
 func (s *Step) recheckCandidate(res pushResult) bool {
-	return s.opts.AuthRecheck > 0 && !s.rechecked && res.fail != nil && res.fail.Class == failure.Policy && res.traits.Auth
+	return s.opts.AuthRecheck > 0 && !s.rechecked && res.fail != nil && res.fail.Class == failure.Policy && res.fail.Trace.AuthRefused
 }
 
 // recheck waits, pushes once more and replaces res; it returns false when

@@ -82,7 +82,6 @@ type Step struct {
 	rebases        int
 	rechecked      bool
 	remote         *remote
-	endpoint       *failure.Endpoint
 }
 
 // New validates opts and returns a Step; it runs nothing.
@@ -138,11 +137,6 @@ func (s *Step) Refs() []RefResult { return append([]RefResult(nil), s.refs...) }
 // a rebase (which changed the request), an authentication re-check.
 func (s *Step) Notes() []string { return append([]string(nil), s.notes...) }
 
-// Endpoint returns where the last network failure went (URL without
-// credentials) and its traits; nil when no attempt failed on the network.
-// The same endpoint is in that failure's error chain (failure.EndpointOf).
-func (s *Step) Endpoint() *failure.Endpoint { return s.endpoint }
-
 // CanRetry always allows a retry: a push is idempotent, and a push that
 // landed although its connection broke is recognised on the next attempt.
 func (s *Step) CanRetry(*failure.Failure) (bool, string) { return true, "" }
@@ -154,7 +148,7 @@ func (s *Step) Attempt(ctx context.Context, n int) error {
 	s.n = n
 	res := s.pushOnce(ctx)
 	for {
-		if s.networkAttempt > 0 && !s.landedChecked && landedCandidate(res.refs) {
+		if s.networkAttempt > 0 && !s.landedChecked && landedCandidate(res) {
 			s.checkLanded(ctx, &res)
 			continue
 		}
@@ -163,7 +157,7 @@ func (s *Step) Attempt(ctx context.Context, n int) error {
 		}
 		if s.rebaseCandidate(res) {
 			if f := s.rebase(ctx, res); f != nil {
-				res.fail, res.traits = f, failure.TraitsOf(f.Reason)
+				res.fail = f
 				break
 			}
 			res = s.pushOnce(ctx)
@@ -184,8 +178,8 @@ func (s *Step) Attempt(ctx context.Context, n int) error {
 	if res.fail.Class == failure.Transient {
 		s.networkAttempt = n
 	}
-	if res.traits.Network {
-		s.attachEndpoint(ctx, res)
+	if res.fail.Trace.Network || res.fail.Trace.Status != 0 {
+		s.addRemote(ctx, res.fail)
 	}
 	return res.fail
 }
@@ -196,7 +190,6 @@ type pushResult struct {
 	verdict failure.PushVerdict
 	landed  []bool
 	fail    *failure.Failure
-	traits  failure.Traits
 	output  string
 	exit    int
 }
@@ -235,8 +228,6 @@ func (s *Step) pushOnce(ctx context.Context) pushResult {
 			return res
 		}
 		res.fail = failure.FromError(err)
-		res.traits = failure.TraitsOf(r.Output)
-		res.traits.Network = res.traits.Network || r.TimedOut
 		return res
 	}
 	in := failure.PushInput{Remote: s.args.repo, Refs: refs, Text: r.Output, ExitCode: r.ExitCode}
@@ -245,18 +236,16 @@ func (s *Step) pushOnce(ctx context.Context) pushResult {
 	}
 	res.verdict = failure.FromPush(in)
 	res.fail = res.verdict.Failure
-	if res.fail != nil {
-		res.traits = failure.TraitsOf(r.Output)
-	}
 	return res
 }
 
-// attachEndpoint records where a network failure went, for a diagnosis.
-func (s *Step) attachEndpoint(ctx context.Context, res pushResult) {
-	rem := s.resolveRemote(ctx)
-	e := &failure.Endpoint{URL: redact.URL(rem.url), Traits: res.traits}
-	failure.WithEndpoint(res.fail, e)
-	s.endpoint = e
+// addRemote names the push's remote, without credentials, as the URL of the
+// trace of a failure on the way to it (the network, or an HTTP status that
+// a proxy may have sent), so a diagnosis knows where the push went.
+func (s *Step) addRemote(ctx context.Context, f *failure.Failure) {
+	if f.Trace.URL == "" {
+		f.Trace.URL = redact.URL(s.resolveRemote(ctx).url)
+	}
 }
 
 // note records what the step did beyond pushing.

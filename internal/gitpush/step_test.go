@@ -132,11 +132,12 @@ func TestPushRecoversAfterTwoNetworkFaults(t *testing.T) {
 	if len(r.diagnosed) != 2 {
 		t.Fatalf("diagnose called %d times, want 2", len(r.diagnosed))
 	}
-	for _, f := range r.diagnosed {
-		e, ok := failure.EndpointOf(f)
-		if !ok || e.URL != url || !e.Network || e.Proxy {
-			t.Errorf("endpoint of %q = %+v, want URL %s, network, no proxy", f.Reason, e, url)
-		}
+	// and their traces: a 502 is the server's answer, a reset the network's
+	if tr := r.diagnosed[0].Trace; strings.TrimSuffix(tr.URL, "/") != url || tr.Network || tr.Status != 502 || tr.Proxy {
+		t.Errorf("trace of %q = %+v, want URL %s, status 502, not network", r.diagnosed[0].Reason, tr, url)
+	}
+	if tr := r.diagnosed[1].Trace; strings.TrimSuffix(tr.URL, "/") != url || !tr.Network || tr.Proxy {
+		t.Errorf("trace of %q = %+v, want URL %s, network, no proxy", r.diagnosed[1].Reason, tr, url)
 	}
 }
 
@@ -211,12 +212,9 @@ func TestPushNonFastForwardStopsWithRemedy(t *testing.T) {
 	// The coordinator shows every failure to its diagnosis; a rejection
 	// carries no network endpoint, so the egress probe leaves it alone.
 	for _, d := range r.diagnosed {
-		if e, ok := failure.EndpointOf(d); ok && e.Network {
-			t.Errorf("the rejection %q was handed to the diagnosis as a network failure", d.Reason)
+		if d.Trace.Network || d.Trace.URL != "" {
+			t.Errorf("the rejection %q was handed to the diagnosis as a network failure: %+v", d.Reason, d.Trace)
 		}
-	}
-	if _, ok := failure.EndpointOf(f); ok {
-		t.Error("a rejection carries a network endpoint")
 	}
 }
 
@@ -522,7 +520,7 @@ func topLevelGits(t *testing.T, trace string) [][]string {
 
 func TestPushFailureRunsOnlyWhatItNeeds(t *testing.T) {
 	t.Parallel()
-	// a network failure resolves the remote (for the diagnosis) but checks nothing else
+	// a failure whose output names the URL it went to runs nothing but the retry
 	srv, _, work, env := httpRepo(t)
 	srv.Inject(gittest.Status503, 1)
 	trace := filepath.Join(t.TempDir(), "trace2.json")
@@ -534,7 +532,7 @@ func TestPushFailureRunsOnlyWhatItNeeds(t *testing.T) {
 	for _, argv := range topLevelGits(t, trace) {
 		names = append(names, strings.Join(argv[1:min(3, len(argv))], " "))
 	}
-	want := []string{"push --porcelain", "remote get-url", "push --porcelain"}
+	want := []string{"push --porcelain", "push --porcelain"}
 	if !slices.Equal(names, want) {
 		t.Errorf("git runs = %q, want %q", names, want)
 	}

@@ -19,7 +19,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -279,7 +278,7 @@ func (s *Step) do(ctx context.Context) (f *failure.Failure, neutral bool) {
 	}
 	req, err := http.NewRequestWithContext(actx, s.method, s.opts.URL, body)
 	if err != nil {
-		return failure.New(failure.Structural, "invalid request: "+err.Error(), "fix the URL or method"), true
+		return failure.InvalidRequest(err), true
 	}
 	req.Header = s.opts.Header.Clone()
 	if req.Header.Get("User-Agent") == "" {
@@ -301,7 +300,7 @@ func (s *Step) do(ctx context.Context) (f *failure.Failure, neutral bool) {
 	}
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxFailureBody))
 	if resp.StatusCode < 400 {
-		return s.unexpected(resp, b), true
+		return failure.UnexpectedStatus(resp.StatusCode, s.opts.Expect.String(), resp.Header, b), true
 	}
 	f = failure.FromHTTP(failure.Response{Method: s.method, Status: resp.StatusCode, Header: resp.Header, Body: b, Now: s.clk.Now()})
 	if f.Class == failure.Absent {
@@ -310,57 +309,19 @@ func (s *Step) do(ctx context.Context) (f *failure.Failure, neutral bool) {
 	return f, false
 }
 
-// unexpected is the failure of a status below 400 that --expect did not list.
-func (s *Step) unexpected(resp *http.Response, body []byte) *failure.Failure {
-	st := strconv.Itoa(resp.StatusCode)
-	if t := http.StatusText(resp.StatusCode); t != "" {
-		st += " " + t
-	}
-	remedy := "if this status is a valid answer, list it in --expect"
-	var ev []string
-	if loc := resp.Header.Get("Location"); loc != "" && resp.StatusCode >= 300 {
-		ev = append(ev, "Location: "+loc)
-		remedy = "follow the redirect (drop --no-follow), request the new location, or list the status in --expect"
-	}
-	f := failure.New(failure.Unknown, fmt.Sprintf("HTTP %s is not an expected status (%s)", st, s.opts.Expect), remedy, append([]string{"HTTP " + st}, ev...)...)
-	if len(body) > 0 {
-		f.Evidence = append(f.Evidence, firstLine(string(body)))
-	}
-	return f
-}
-
-// transportFailure classifies an error of Client.Do and records whether the
-// request can have reached the server.
+// transportFailure classifies an error of Client.Do (or of reading the
+// body) with failure.FromRequest and records whether the request can have
+// reached the server, as the failure's trace says.
 func (s *Step) transportFailure(ctx, actx context.Context, err error) *failure.Failure {
-	s.last.sent = !notSent(err)
-	if errors.Is(err, errTooManyRedirects) {
-		f := failure.New(failure.Structural, fmt.Sprintf("more than %d redirects", MaxRedirects), "the URL redirects in a loop or too far: request the final location, or use --no-follow to see the first answer", firstLine(err.Error()))
-		f.Err = err
-		return f
-	}
-	if ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
-		s.last.timedOut = true
-		f := failure.New(failure.Transient, fmt.Sprintf("no complete answer within --timeout %s", s.opts.Timeout),
-			"the server or the network was too slow: retrying (raise --timeout if it keeps happening)", firstLine(err.Error()))
-		f.Err = err
-		return f
-	}
-	return failure.FromError(err)
-}
-
-// notSent reports whether err proves the request never reached the server:
-// the name did not resolve, or the connection (or the proxy's tunnel) could
-// not be opened.
-func notSent(err error) bool {
-	var dnsErr *net.DNSError
-	if errors.As(err, &dnsErr) {
-		return true
-	}
-	var op *net.OpError
-	if errors.As(err, &op) && (op.Op == "dial" || op.Op == "proxyconnect") {
-		return true
-	}
-	return false
+	f := failure.FromRequest(err, failure.Request{
+		Timeout:          s.opts.Timeout,
+		TimedOut:         ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded),
+		TooManyRedirects: errors.Is(err, errTooManyRedirects),
+		MaxRedirects:     MaxRedirects,
+	})
+	s.last.sent = !f.Trace.NotSent
+	s.last.timedOut = f.Code == failure.CodeRequestTimeout
+	return f
 }
 
 // absent records an answer that says "not there".
@@ -384,7 +345,7 @@ func (s *Step) deliver(ctx, actx context.Context, resp *http.Response) (*failure
 		var err error
 		tmp, err = os.CreateTemp(filepath.Dir(s.opts.OutputFile), "."+filepath.Base(s.opts.OutputFile)+".retrywise-*")
 		if err != nil {
-			return failure.New(failure.Unknown, "cannot write --output: "+err.Error(), "check the folder and its permissions"), true
+			return failure.OutputWrite("--output", err, "check the folder and its permissions"), true
 		}
 		defer func() {
 			if tmp != nil {
@@ -409,19 +370,19 @@ func (s *Step) deliver(ctx, actx context.Context, resp *http.Response) (*failure
 	_, err := io.CopyBuffer(io.MultiWriter(dst, kept), src, make([]byte, size))
 	if err != nil {
 		if src.err == nil {
-			return failure.New(failure.Unknown, "cannot write the response body: "+err.Error(), "check where the output goes (disk space, a closed pipe)"), true
+			return failure.OutputWrite("the response body", err, "check where the output goes (disk space, a closed pipe)"), true
 		}
 		if ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
 			return s.transportFailure(ctx, actx, src.err), false
 		}
-		return failure.FromError(src.err), false
+		return failure.FromRequest(src.err, failure.Request{}), false
 	}
 	if tmp != nil {
 		if err := tmp.Close(); err != nil {
-			return failure.New(failure.Unknown, "cannot write --output: "+err.Error(), "check the disk"), true
+			return failure.OutputWrite("--output", err, "check the disk"), true
 		}
 		if err := os.Rename(tmp.Name(), s.opts.OutputFile); err != nil {
-			return failure.New(failure.Unknown, "cannot write --output: "+err.Error(), "check the folder and its permissions"), true
+			return failure.OutputWrite("--output", err, "check the folder and its permissions"), true
 		}
 		tmp = nil
 	}
@@ -439,11 +400,11 @@ func (s *Step) deliver(ctx, actx context.Context, resp *http.Response) (*failure
 // extract fills Result.Fields; a path that leads nowhere makes the answer absent.
 func (s *Step) extract(kept *capture) *failure.Failure {
 	if kept.over {
-		return failure.New(failure.Structural, fmt.Sprintf("the response body is over %d MiB, too large for --field", MaxFieldBody>>20), "request a smaller document (filter or paginate)")
+		return failure.FieldBodyTooLarge(MaxFieldBody)
 	}
 	doc, err := decodeJSON(kept.b)
 	if err != nil {
-		return failure.New(failure.Structural, "the response is not JSON, so --field cannot read it: "+err.Error(), "request a JSON answer (an Accept: application/json header) or drop --field", firstLine(string(kept.b)))
+		return failure.FieldNotJSON(err, kept.b)
 	}
 	s.result.Fields = make(map[string]any, len(s.opts.Fields))
 	var missing []string
@@ -456,7 +417,7 @@ func (s *Step) extract(kept *capture) *failure.Failure {
 	}
 	if len(missing) > 0 {
 		s.result.Found = false
-		return failure.New(failure.Absent, "not in the response: "+strings.Join(missing, ", "), "not there: treat it as not found (--absent-ok), or fix the path")
+		return failure.FieldsMissing(missing)
 	}
 	return nil
 }
@@ -504,14 +465,4 @@ func (r *readErrReader) Read(p []byte) (int, error) {
 		r.err = err
 	}
 	return n, err
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
 }

@@ -2,9 +2,7 @@ package httpstep
 
 import (
 	"context"
-	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -19,37 +17,6 @@ import (
 )
 
 var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-
-func TestNotSent(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	_, refused := http.Get("http://" + addr + "/")
-	if refused == nil {
-		t.Fatal("a closed port answered")
-	}
-	tests := []struct {
-		name string
-		err  error
-		want bool
-	}{
-		{"connection refused (real)", refused, true},
-		{"DNS failure", &url.Error{Op: "Post", URL: "https://nx.invalid/", Err: &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "nx.invalid", IsNotFound: true}}}, true},
-		{"bare DNS error", &net.DNSError{Err: "server misbehaving", Name: "h"}, true},
-		{"proxy CONNECT could not open", &url.Error{Op: "Post", URL: "https://h/", Err: &net.OpError{Op: "proxyconnect", Net: "tcp", Err: errors.New("connection refused")}}, true},
-		{"reset while reading", &url.Error{Op: "Post", URL: "https://h/", Err: &net.OpError{Op: "read", Net: "tcp", Err: errors.New("connection reset by peer")}}, false},
-		{"unexpected EOF", &url.Error{Op: "Post", URL: "https://h/", Err: io.ErrUnexpectedEOF}, false},
-		{"timeout after connecting", &url.Error{Op: "Post", URL: "https://h/", Err: context.DeadlineExceeded}, false},
-	}
-	for _, tt := range tests {
-		if got := notSent(tt.err); got != tt.want {
-			t.Errorf("%s: notSent = %v, want %v", tt.name, got, tt.want)
-		}
-	}
-}
 
 func TestCanRetryIdempotency(t *testing.T) {
 	tests := []struct {
@@ -86,7 +53,7 @@ func TestCanRetryIdempotency(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.last = tt.last
-		ok, why := s.CanRetry(failure.New(failure.Transient, "x", ""))
+		ok, why := s.CanRetry(failure.New(failure.Transient, failure.CodeTimeout, "x", ""))
 		if ok != tt.want || !strings.Contains(why, tt.why) {
 			t.Errorf("%s: CanRetry = %v, %q; want %v, %q", tt.name, ok, why, tt.want, tt.why)
 		}

@@ -23,8 +23,8 @@ func policy() retry.Policy {
 }
 
 func TestGolden(t *testing.T) {
-	timeout := failure.New(failure.Transient, "curl 28, operation timed out", "a network blip: retrying", "curl: (28) Operation timed out after 5001 milliseconds")
-	nff := failure.New(failure.Structural, "git push rejected: non-fast-forward on main", "git pull --rebase origin main, then push again",
+	timeout := failure.New(failure.Transient, failure.CodeTimeout, "curl 28, operation timed out", "a network blip: retrying", "curl: (28) Operation timed out after 5001 milliseconds")
+	nff := failure.New(failure.Structural, failure.CodeGitNonFastForward, "git push rejected: non-fast-forward on main", "git pull --rebase origin main, then push again",
 		" ! [rejected]        main -> main (non-fast-forward)")
 	tests := []struct {
 		name string

@@ -36,7 +36,7 @@ func (s *script) Attempt(ctx context.Context, n int) error {
 
 func (s *script) CanRetry(*failure.Failure) (bool, string) { return s.canRetry, s.why }
 
-func transient(reason string) *failure.Failure { return failure.New(failure.Transient, reason, "") }
+func transient(reason string) *failure.Failure { return failure.New(failure.Transient, failure.CodeTimeout, reason, "") }
 
 func repeat(f *failure.Failure, n int) []*failure.Failure {
 	out := make([]*failure.Failure, n)
@@ -115,11 +115,11 @@ func TestCoordinatorStopsWithoutRetry(t *testing.T) {
 		wantStop  Stop
 		wantCalls int
 	}{
-		{"policy", failure.New(failure.Policy, "HTTP 403", ""), "", true, StopNotRetryable, 1},
-		{"structural", failure.New(failure.Structural, "non-fast-forward", ""), "", true, StopNotRetryable, 1},
-		{"absent", failure.New(failure.Absent, "HTTP 404", ""), "", true, StopNotRetryable, 1},
-		{"unknown stops by default", failure.New(failure.Unknown, "unrecognised", ""), "", true, StopNotRetryable, 1},
-		{"unknown retried on request", failure.New(failure.Unknown, "unrecognised", ""), UnknownRetry, true, StopAttemptsExhausted, 3},
+		{"policy", failure.New(failure.Policy, failure.HTTPCode(403), "HTTP 403", ""), "", true, StopNotRetryable, 1},
+		{"structural", failure.New(failure.Structural, failure.CodeGitNonFastForward, "non-fast-forward", ""), "", true, StopNotRetryable, 1},
+		{"absent", failure.New(failure.Absent, failure.HTTPCode(404), "HTTP 404", ""), "", true, StopNotRetryable, 1},
+		{"unknown stops by default", failure.New(failure.Unknown, failure.CodeUnknown, "unrecognised", ""), "", true, StopNotRetryable, 1},
+		{"unknown retried on request", failure.New(failure.Unknown, failure.CodeUnknown, "unrecognised", ""), UnknownRetry, true, StopAttemptsExhausted, 3},
 		{"transient but cannot retry in context", transient("HTTP 503"), "", false, StopCannotRetry, 1},
 	}
 	for _, tt := range tests {
@@ -223,7 +223,7 @@ func TestCoordinatorCancelDuringWait(t *testing.T) {
 
 func TestCoordinatorDiagnoseReclassifies(t *testing.T) {
 	clk := clock.NewFake(t0, true)
-	denied := failure.New(failure.Policy, "dev.to:443 is not on the egress allowlist", "add dev.to to the allowlist")
+	denied := failure.New(failure.Policy, failure.HTTPCode(403), "dev.to:443 is not on the egress allowlist", "add dev.to to the allowlist")
 	calls := 0
 	c := &Coordinator{
 		Policy: Policy{Schedule: secs(2, 4, 8, 16), MaxElapsed: time.Hour},
@@ -250,8 +250,8 @@ func TestCoordinatorDiagnoseSeesEveryFailure(t *testing.T) {
 	// A bare 403 from a proxy is policy; a canary refused the same way shows the
 	// proxy failing for everyone, so Diagnose turns it transient and the loop retries.
 	clk := clock.NewFake(t0, true)
-	bare := failure.New(failure.Policy, "proxy refused CONNECT with HTTP 403 Forbidden", "")
-	failing := failure.New(failure.Transient, "proxy answers the canary the same way", "")
+	bare := failure.New(failure.Policy, failure.HTTPCode(403), "proxy refused CONNECT with HTTP 403 Forbidden", "")
+	failing := failure.New(failure.Transient, failure.CodeTimeout, "proxy answers the canary the same way", "")
 	var seen []failure.Class
 	c := &Coordinator{
 		Policy: Policy{Schedule: secs(2, 4), MaxElapsed: time.Hour},
@@ -264,7 +264,7 @@ func TestCoordinatorDiagnoseSeesEveryFailure(t *testing.T) {
 			return f
 		},
 	}
-	st := &script{fails: []*failure.Failure{bare, failure.New(failure.Structural, "non-fast-forward", "")}, canRetry: true}
+	st := &script{fails: []*failure.Failure{bare, failure.New(failure.Structural, failure.CodeGitNonFastForward, "non-fast-forward", "")}, canRetry: true}
 	out, err := c.Run(context.Background(), st)
 	if err != nil {
 		t.Fatal(err)
@@ -279,7 +279,7 @@ func TestCoordinatorDiagnoseSeesEveryFailure(t *testing.T) {
 
 func TestCoordinatorOnlyFinalFailureSurfaced(t *testing.T) {
 	clk := clock.NewFake(t0, true)
-	first, second := transient("reset"), failure.New(failure.Structural, "non-fast-forward", "pull --rebase")
+	first, second := transient("reset"), failure.New(failure.Structural, failure.CodeGitNonFastForward, "non-fast-forward", "pull --rebase")
 	out, err := (&Coordinator{Policy: Policy{Schedule: secs(1), MaxElapsed: time.Minute}, Clock: clk}).
 		Run(context.Background(), &script{fails: []*failure.Failure{first, second}, canRetry: true})
 	if err != nil {

@@ -1,0 +1,86 @@
+package failure
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// How one attempt of a command ended, as internal/execstep saw it, and the
+// rules that turn that into a class.
+
+// Process is how one attempt of a command ended.
+type Process struct {
+	// Name is the command (argv[0]), for reasons.
+	Name string
+	// Tool says whose output Text is; "" means auto.
+	Tool Tool
+	// Text is the kept tail of the command's combined output.
+	Text string
+	// ExitCode is the exit status; NoExitCode when the process did not exit.
+	ExitCode int
+	// Signal names the signal that killed the process ("SIGKILL"); "" when it exited.
+	Signal string
+	// TimedOut is true when the attempt's own timeout stopped the process.
+	TimedOut bool
+	// Timeout is that timeout, for the reason.
+	Timeout time.Duration
+	// Rules are the user's --retry-on/--stop-on rules.
+	Rules Rules
+}
+
+// FromProcess classifies a command that did not succeed. A process stopped
+// by its own timeout is transient. Otherwise its output and exit status are
+// read by the recognisers, then the user's rules apply. A process killed by
+// a signal is never a success: unrecognised, it stays unknown with the
+// signal as its reason.
+func FromProcess(p Process) *Failure {
+	if p.TimedOut {
+		f := New(Transient, CodeExecTimeout, fmt.Sprintf("%s timed out after %s", p.Name, p.Timeout),
+			"the command was stopped after --timeout; if it needs longer, raise --timeout", lastLines(p.Text, 3)...)
+		f.Trace.Network = true
+		return f
+	}
+	code := p.ExitCode
+	if p.Signal != "" {
+		code = NoExitCode
+	}
+	f := FromText(p.Tool, p.Text, code)
+	f = p.Rules.Apply(p.Text, code, f)
+	if p.Signal != "" {
+		if f.Class == Unknown {
+			g := New(Unknown, CodeExecSignal, fmt.Sprintf("%s was killed by signal %s", p.Name, p.Signal),
+				"a process killed by a signal is never a success; find out what sent it (out of memory, a supervisor)", lastLines(p.Text, 3)...)
+			g.Trace = f.Trace
+			return g
+		}
+		f.Reason += " (killed by signal " + p.Signal + ")"
+	}
+	return f
+}
+
+// CannotStart is the failure of a command that could not be started.
+func CannotStart(name string, err error) *Failure {
+	f := New(Structural, CodeExecCannotStart, "cannot start "+name+": "+err.Error(), "check the command and its path")
+	f.Err = err
+	return f
+}
+
+// NotRun is the failure of a command whose process never ran to an end.
+func NotRun(name string, err error) *Failure {
+	f := New(Unknown, CodeExecCannotStart, fmt.Sprintf("%s did not run: %v", name, err), "check the command, its path and the machine's limits")
+	f.Err = err
+	return f
+}
+
+// lastLines returns the last n non-blank lines of s, trimmed, as evidence.
+func lastLines(s string, n int) []string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	var out []string
+	for i := len(lines) - 1; i >= 0 && len(out) < n; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			out = append([]string{evidenceLine(l, 0)}, out...)
+		}
+	}
+	return out
+}

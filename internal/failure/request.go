@@ -1,0 +1,122 @@
+package failure
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The rules of an HTTP step (internal/httpstep) beyond the answer itself:
+// how a transport error is read, a status the caller did not expect, the
+// values a step extracts, and the per-host circuit breaker.
+
+// Request describes how an HTTP request failed before a full answer arrived.
+type Request struct {
+	// Timeout is the step's own bound on each request; 0 means none.
+	Timeout time.Duration
+	// TimedOut is true when that bound ended the request.
+	TimedOut bool
+	// TooManyRedirects is true when the client gave up following redirects.
+	TooManyRedirects bool
+	// MaxRedirects is the client's redirect limit, for the reason.
+	MaxRedirects int
+}
+
+// FromRequest classifies an error of an HTTP client's request (or of
+// reading the body): too many redirects is structural, the step's own
+// timeout transient, anything else a Go error (FromError). The trace says
+// whether the request can have reached the server.
+func FromRequest(err error, r Request) *Failure {
+	tr := errorTrace(err)
+	switch {
+	case r.TooManyRedirects:
+		f := New(Structural, CodeTooManyRedirects, fmt.Sprintf("more than %d redirects", r.MaxRedirects),
+			"the URL redirects in a loop or too far: request the final location, or use --no-follow to see the first answer", evidenceLine(firstLine(err.Error()), 0))
+		f.Err, f.Trace = err, Trace{URL: tr.URL}
+		return f
+	case r.TimedOut:
+		f := New(Transient, CodeRequestTimeout, fmt.Sprintf("no complete answer within --timeout %s", r.Timeout),
+			"the server or the network was too slow: retrying (raise --timeout if it keeps happening)", evidenceLine(firstLine(err.Error()), 0))
+		f.Err, f.Trace = err, Trace{Network: true, URL: tr.URL}
+		return f
+	}
+	return FromError(err)
+}
+
+// InvalidRequest is the failure of a request that cannot be built.
+func InvalidRequest(err error) *Failure {
+	f := New(Structural, CodeInvalidRequest, "invalid request: "+err.Error(), "fix the URL or method")
+	f.Err = err
+	return f
+}
+
+// UnexpectedStatus is the failure of an answer below 400 whose status the
+// step was not told to expect (expected names the expected set): unknown,
+// because nothing failed at the HTTP level; a redirect names its Location.
+func UnexpectedStatus(status int, expected string, h http.Header, body []byte) *Failure {
+	st := strconv.Itoa(status)
+	if t := http.StatusText(status); t != "" {
+		st += " " + t
+	}
+	remedy := "if this status is a valid answer, list it in --expect"
+	ev := []string{"HTTP " + st}
+	if loc := headerGet(h, "Location"); loc != "" && status >= 300 {
+		ev = append(ev, evidenceLine("Location: "+loc, 0))
+		remedy = "follow the redirect (drop --no-follow), request the new location, or list the status in --expect"
+	}
+	if len(body) > 0 {
+		ev = append(ev, evidenceLine(firstLine(string(body)), 0))
+	}
+	f := New(Unknown, CodeUnexpectedStatus, fmt.Sprintf("HTTP %s is not an expected status (%s)", st, expected), remedy, ev...)
+	f.Trace.Status = status
+	return f
+}
+
+// FieldsMissing is the answer when --field paths lead nowhere: absent, a
+// valid "not there".
+func FieldsMissing(fields []string) *Failure {
+	return New(Absent, CodeFieldMissing, "not in the response: "+strings.Join(fields, ", "), "not there: treat it as not found (--absent-ok), or fix the path")
+}
+
+// FieldNotJSON is the failure of --field on an answer that is not JSON:
+// structural, the request must ask for JSON.
+func FieldNotJSON(err error, body []byte) *Failure {
+	return New(Structural, CodeFieldNotJSON, "the response is not JSON, so --field cannot read it: "+err.Error(),
+		"request a JSON answer (an Accept: application/json header) or drop --field", evidenceLine(firstLine(string(body)), 0))
+}
+
+// FieldBodyTooLarge is the failure of --field on a body over limit bytes.
+func FieldBodyTooLarge(limit int) *Failure {
+	return New(Structural, CodeFieldTooLarge, fmt.Sprintf("the response body is over %d MiB, too large for --field", limit>>20), "request a smaller document (filter or paginate)")
+}
+
+// OutputWrite is the failure to write what a step produced (its body, an
+// --output file): unknown, since it is local and says nothing of the server.
+func OutputWrite(what string, err error, remedy string) *Failure {
+	f := New(Unknown, CodeOutputWrite, "cannot write "+what+": "+err.Error(), remedy)
+	f.Err = err
+	return f
+}
+
+// BreakerOpen is the failure of a request a host's open circuit breaker
+// short-circuited: transient (the host may recover), with the last counted
+// failure as evidence; left is the cooldown still to run (0 when a trial
+// request is in flight).
+func BreakerOpen(err error, failures int, last string, left time.Duration, trialInFlight bool) *Failure {
+	remedy := fmt.Sprintf("the host failed %d times in a row in this run; retrywise sends it nothing until the cooldown ends", failures)
+	if trialInFlight {
+		remedy += " (a trial request is in flight)"
+	} else if left > 0 {
+		remedy += fmt.Sprintf(" in %s", left.Round(time.Second))
+	}
+	remedy += "; wait for the outage to end"
+	var ev []string
+	if last != "" {
+		ev = append(ev, evidenceLine("last failure: "+last, 0))
+	}
+	f := New(Transient, CodeBreakerOpen, err.Error(), remedy, ev...)
+	f.Err, f.Trace.NotSent = err, true
+	return f
+}
