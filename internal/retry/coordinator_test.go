@@ -36,7 +36,9 @@ func (s *script) Attempt(ctx context.Context, n int) error {
 
 func (s *script) CanRetry(*failure.Failure) (bool, string) { return s.canRetry, s.why }
 
-func transient(reason string) *failure.Failure { return failure.New(failure.Transient, failure.CodeTimeout, reason, "") }
+func transient(reason string) *failure.Failure {
+	return failure.New(failure.Transient, failure.CodeTimeout, reason, "")
+}
 
 func repeat(f *failure.Failure, n int) []*failure.Failure {
 	out := make([]*failure.Failure, n)
