@@ -2,10 +2,13 @@ package retry
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/cenkalti/backoff/v4"
 
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/failure"
@@ -459,4 +462,61 @@ func BenchmarkCoordinatorPerAttempt(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*100), "ns/attempt")
+}
+
+func TestPolicyBackOff(t *testing.T) {
+	tests := []struct {
+		name string
+		p    Policy
+		want []time.Duration // the waits before backoff.Stop
+	}{
+		{"one per schedule entry", Policy{Schedule: secs(10, 20, 60), MaxAttempts: 4}, secs(10, 20, 60)},
+		{"more attempts repeat the last wait", Policy{Schedule: secs(10, 20), MaxAttempts: 5}, secs(10, 20, 20, 20)},
+		{"fewer attempts cut the schedule", Policy{Schedule: secs(10, 20, 60), MaxAttempts: 2}, secs(10)},
+		{"one attempt, no wait", Policy{Schedule: secs(10), MaxAttempts: 1}, nil},
+		{"zero attempts derive from the schedule", Policy{Schedule: secs(2, 4)}, secs(2, 4)},
+		{"no schedule, no wait", Policy{}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := tt.p.BackOff()
+			for range 2 { // and again after Reset
+				var got []time.Duration
+				for d := b.NextBackOff(); d != backoff.Stop; d = b.NextBackOff() {
+					got = append(got, d)
+					if len(got) > 10 {
+						t.Fatalf("no Stop after %v", got)
+					}
+				}
+				if !slices.Equal(got, tt.want) {
+					t.Fatalf("waits = %v, want %v", got, tt.want)
+				}
+				b.Reset()
+			}
+		})
+	}
+}
+
+// TestPolicyRendering pins the policy's JSON and one-line forms, which the
+// report and its readers depend on.
+func TestPolicyRendering(t *testing.T) {
+	p, err := Policy{Schedule: secs(10, 20, 60), MaxElapsed: 15 * time.Minute, RetryAfterCap: 5 * time.Minute}.Normalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const wantJSON = `{"schedule":["10s","20s","1m0s"],"max_attempts":4,"max_elapsed":"15m0s","retry_after_cap":"5m0s","on_unknown":"stop"}`
+	if string(b) != wantJSON {
+		t.Errorf("JSON = %s\nwant   %s", b, wantJSON)
+	}
+	var back Policy
+	if err := json.Unmarshal(b, &back); err != nil || back.String() != p.String() {
+		t.Errorf("round trip = %v (%v), want %v", back, err, p)
+	}
+	if got, want := p.String(), "schedule 10s,20s,1m0s; 4 attempts; max elapsed 15m0s; retry-after cap 5m0s; on unknown stop"; got != want {
+		t.Errorf("String = %q, want %q", got, want)
+	}
 }
