@@ -38,7 +38,9 @@ type Policy struct {
 	Schedule []time.Duration
 	// MaxAttempts bounds the attempts, the first included; 0 means len(Schedule)+1.
 	MaxAttempts int
-	// MaxElapsed bounds the whole loop; a wait that would cross it is not started.
+	// MaxElapsed bounds the whole loop on the Coordinator's clock: an attempt
+	// running when it is reached is cancelled (cause ErrMaxElapsed), and a wait
+	// that would cross it is not started.
 	MaxElapsed time.Duration
 	// RetryAfterCap is the longest server-requested wait honoured; a longer one stops the loop.
 	RetryAfterCap time.Duration
