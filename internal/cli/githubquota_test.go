@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -96,48 +97,118 @@ func TestGitHubQuotaEnough(t *testing.T) {
 	}
 }
 
+// answers serves the n-th request with the n-th function (the last repeats).
+func answers(fs ...func(w http.ResponseWriter)) func(w http.ResponseWriter, n int64) {
+	return func(w http.ResponseWriter, n int64) { fs[min(int(n), len(fs))-1](w) }
+}
+
+func quota(core bucket) func(w http.ResponseWriter) {
+	return func(w http.ResponseWriter) { writeRateLimit(w, core, fullSrch, fullGQL) }
+}
+
+func badGateway(w http.ResponseWriter) { http.Error(w, "{}", http.StatusBadGateway) }
+
 func TestGitHubQuotaLow(t *testing.T) {
-	t.Run("waits for the reset within --max-wait", func(t *testing.T) {
-		srv := fakeGitHub(t, "", func(w http.ResponseWriter, n int64) {
-			if n == 1 {
-				writeRateLimit(w, lowCore, fullSrch, fullGQL)
-				return
-			}
-			writeRateLimit(w, bucket{5000, 5000, testStart.Add(70 * time.Minute)}, fullSrch, fullGQL)
-		})
+	refilled := bucket{5000, 5000, testStart.Add(70 * time.Minute)}
+	t.Run("waits for the reset within --max-wait and --retry-after-cap", func(t *testing.T) {
+		srv := fakeGitHub(t, "", answers(quota(lowCore), quota(refilled)))
 		rep := filepath.Join(t.TempDir(), "r.json")
-		r := newProc(t, "GITHUB_API_URL="+srv.URL, "GITHUB_TOKEN=").run("github-quota", "--max-wait", "15m", "--report", rep)
+		r := newProc(t, "GITHUB_API_URL="+srv.URL, "GITHUB_TOKEN=").run("github-quota", "--max-wait", "15m", "--retry-after-cap", "15m", "--report", rep)
 		if r.code != exitcode.OK || srv.hits.Load() != 2 || !slices.Equal(r.waits, []time.Duration{10 * time.Minute}) {
 			t.Fatalf("exit %d, %d requests, waits %v\n%s", r.code, srv.hits.Load(), r.waits, r.stderr)
 		}
-		if !strings.Contains(r.stderr, "core quota 5 of 5000 is under --min-remaining 100; waiting 10m0s for the reset at 2026-11-30T10:10:00Z") {
+		// The wait is the loop's: its progress line names the quota, the reset and the wait.
+		if !strings.Contains(r.stderr, "retrywise: attempt 1/4 failed (transient: GitHub core quota 5 of 5000 is under --min-remaining 100 until its reset at 2026-11-30T10:10:00Z); retrying in 10m0s") {
 			t.Errorf("no wait line:\n%s", r.stderr)
 		}
 		if !strings.Contains(r.stdout, "remaining=5000\n") {
 			t.Errorf("stdout %q: want the quota read after the reset", r.stdout)
 		}
 		got, raw := readReport(t, rep)
-		if len(got.Attempts) != 2 || !strings.Contains(raw, "waited 10m0s for the core quota's reset") || !strings.Contains(raw, "no token") {
+		if len(got.Attempts) != 2 || !strings.Contains(raw, "waited 10m0s for the core quota's reset at 2026-11-30T10:10:00Z") || !strings.Contains(raw, "no token") {
 			t.Errorf("report:\n%s", raw)
+		}
+		if res := result(t, got); res["waited_ns"] != float64(10*time.Minute) || res["remaining"] != 5000.0 {
+			t.Errorf("result %v, want waited 10m and the refilled quota", res)
 		}
 	})
 	for _, maxWait := range []string{"0s", "5m"} {
-		t.Run("reset beyond --max-wait "+maxWait, func(t *testing.T) {
+		t.Run("reset beyond --max-wait "+maxWait+" stops at once", func(t *testing.T) {
 			srv := fakeGitHub(t, "", func(w http.ResponseWriter, _ int64) { writeRateLimit(w, lowCore, fullSrch, fullGQL) })
 			rep := filepath.Join(t.TempDir(), "r.json")
-			r := newProc(t, "GITHUB_API_URL="+srv.URL, "GITHUB_TOKEN=").run("github-quota", "--max-wait", maxWait, "--report", rep)
+			r := newProc(t, "GITHUB_API_URL="+srv.URL, "GITHUB_TOKEN=").run("github-quota", "--max-wait", maxWait, "--retry-after-cap", "1h", "--report", rep)
 			if r.code != exitcode.Transient || srv.hits.Load() != 1 || len(r.waits) != 0 {
 				t.Fatalf("exit %d, %d requests, waits %v\n%s", r.code, srv.hits.Load(), r.waits, r.stderr)
 			}
 			got, raw := readReport(t, rep)
-			if !strings.Contains(got.Detail, "the reset at 2026-11-30T10:10:00Z is 10m0s away, over --max-wait") || !strings.Contains(got.Reason, "core quota 5 of 5000 is under --min-remaining 100") {
+			if got.Stop != "cannot-retry-in-context" || !strings.Contains(got.Detail, "the reset at 2026-11-30T10:10:00Z is 10m0s away, over --max-wait") ||
+				!strings.Contains(got.Reason, "core quota 5 of 5000 is under --min-remaining 100") {
 				t.Errorf("report:\n%s", raw)
 			}
-			if !strings.Contains(r.stderr, "2026-11-30T10:10:00Z") {
-				t.Errorf("stderr lacks the reset time:\n%s", r.stderr)
+			if res := result(t, got); res["remaining"] != 5.0 || res["waited_ns"] != nil {
+				t.Errorf("result %v, want the low read and no wait", res)
+			}
+			if !strings.Contains(r.stderr, "2026-11-30T10:10:00Z") || r.stdout != "resource=core\nlimit=5000\nremaining=5\nreset=2026-11-30T10:10:00Z\n" {
+				t.Errorf("stdout %q; stderr lacks the reset time?\n%s", r.stdout, r.stderr)
 			}
 		})
 	}
+	t.Run("reset beyond --retry-after-cap within --max-wait stops", func(t *testing.T) {
+		srv := fakeGitHub(t, "", answers(quota(lowCore), quota(refilled)))
+		rep := filepath.Join(t.TempDir(), "r.json")
+		r := newProc(t, "GITHUB_API_URL="+srv.URL, "GITHUB_TOKEN=").run("github-quota", "--max-wait", "15m", "--report", rep)
+		got, raw := readReport(t, rep)
+		if r.code != exitcode.Transient || srv.hits.Load() != 1 || len(r.waits) != 0 || got.Stop != "retry-after-over-cap" ||
+			got.Detail != "the server asked to wait 10m0s, over the retry-after cap of 5m0s" {
+			t.Fatalf("exit %d, %d requests, waits %v\n%s", r.code, srv.hits.Load(), r.waits, raw)
+		}
+	})
+	t.Run("the wait counts against --max-elapsed", func(t *testing.T) {
+		// A 502 first (the schedule's 1m wait), then the low quota: its reset,
+		// 9m away, must fit in the same elapsed budget as the first wait.
+		tests := []struct {
+			maxElapsed string
+			code       int
+			waits      []time.Duration
+			detail     string
+		}{
+			{"9m30s", exitcode.Transient, []time.Duration{time.Minute}, "waiting 9m0s more would cross the max elapsed time of 9m30s (1m0s spent)"},
+			{"10m30s", exitcode.OK, []time.Duration{time.Minute, 9 * time.Minute}, ""},
+		}
+		for _, tt := range tests {
+			srv := fakeGitHub(t, "", answers(badGateway, quota(lowCore), quota(refilled)))
+			rep := filepath.Join(t.TempDir(), "r.json")
+			r := newProc(t, "GITHUB_API_URL="+srv.URL, "GITHUB_TOKEN=").run("github-quota", "--schedule", "1m", "--max-attempts", "4", "--max-wait", "15m", "--retry-after-cap", "15m", "--max-elapsed", tt.maxElapsed, "--report", rep)
+			got, raw := readReport(t, rep)
+			if r.code != tt.code || !slices.Equal(r.waits, tt.waits) || int(srv.hits.Load()) != len(tt.waits)+1 || got.Detail != tt.detail {
+				t.Errorf("--max-elapsed %s: exit %d, %d requests, waits %v\n%s", tt.maxElapsed, r.code, srv.hits.Load(), r.waits, raw)
+			}
+		}
+	})
+	t.Run("still low after the reset stops", func(t *testing.T) {
+		again := bucket{5000, 3, testStart.Add(70 * time.Minute)}
+		srv := fakeGitHub(t, "", answers(quota(lowCore), quota(again)))
+		rep := filepath.Join(t.TempDir(), "r.json")
+		r := newProc(t, "GITHUB_API_URL="+srv.URL, "GITHUB_TOKEN=").run("github-quota", "--max-wait", "15m", "--retry-after-cap", "2h", "--report", rep)
+		if r.code != exitcode.Transient || srv.hits.Load() != 2 || !slices.Equal(r.waits, []time.Duration{10 * time.Minute}) {
+			t.Fatalf("exit %d, %d requests, waits %v\n%s", r.code, srv.hits.Load(), r.waits, r.stderr)
+		}
+		got, raw := readReport(t, rep)
+		if !strings.HasPrefix(got.Detail, "the quota had not refilled after waiting for its reset; the next reset at 2026-11-30T11:10:00Z is 1h0m0s away") {
+			t.Errorf("report:\n%s", raw)
+		}
+		if res := result(t, got); res["waited_ns"] != float64(10*time.Minute) || res["remaining"] != 3.0 || r.stdout != "resource=core\nlimit=5000\nremaining=3\nreset=2026-11-30T11:10:00Z\n" {
+			t.Errorf("stdout %q result %v, want the second read and the wait", r.stdout, res)
+		}
+	})
+	t.Run("the schedule's wait is a floor under the reset", func(t *testing.T) {
+		soon := bucket{5000, 5, testStart.Add(2 * time.Second)}
+		srv := fakeGitHub(t, "", answers(quota(soon), quota(refilled)))
+		r := newProc(t, "GITHUB_API_URL="+srv.URL, "GITHUB_TOKEN=").run("github-quota", "--max-wait", "1m")
+		if r.code != exitcode.OK || !slices.Equal(r.waits, []time.Duration{10 * time.Second}) {
+			t.Errorf("exit %d waits %v, want the scheduled 10s over the 2s reset\n%s", r.code, r.waits, r.stderr)
+		}
+	})
 	t.Run("--resource selects the bucket", func(t *testing.T) {
 		low := bucket{30, 2, testStart.Add(time.Minute)}
 		srv := fakeGitHub(t, "", func(w http.ResponseWriter, _ int64) { writeRateLimit(w, fullCore, low, fullGQL) })
@@ -149,6 +220,37 @@ func TestGitHubQuotaLow(t *testing.T) {
 			t.Errorf("graphql: exit %d\n%s", r.code, r.stderr)
 		}
 	})
+}
+
+// TestBinaryGitHubQuotaSIGTERMDuringResetWait runs the real binary: SIGTERM
+// while it waits for a reset an hour away ends it at once with exit 143, the
+// report and the bucket read.
+func TestBinaryGitHubQuotaSIGTERMDuringResetWait(t *testing.T) {
+	bin := buildBinary(t)
+	srv := fakeGitHub(t, "", func(w http.ResponseWriter, _ int64) {
+		writeRateLimit(w, bucket{5000, 5, time.Now().Add(time.Hour)}, fullSrch, fullGQL)
+	})
+	rep := filepath.Join(t.TempDir(), "r.json")
+	cmd := exec.Command(bin, "github-quota", "--max-wait", "2h", "--retry-after-cap", "2h", "--max-elapsed", "3h", "--report", rep)
+	cmd.Env = append(os.Environ(), "GITHUB_API_URL="+srv.URL, "GITHUB_TOKEN=")
+	var stdout, stderr syncBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, &stderr, "under --min-remaining 100 until its reset at")
+	waitFor(t, &stderr, "retrying in ")
+	terminate(t, cmd, &stderr)
+	got, raw := readReport(t, rep)
+	if got.Stop != "cancelled" || len(got.Attempts) != 1 || srv.hits.Load() != 1 {
+		t.Errorf("%d requests; report:\n%s", srv.hits.Load(), raw)
+	}
+	if res := result(t, got); res["remaining"] != 5.0 || res["waited_ns"] != nil {
+		t.Errorf("result %v, want the low read and no completed wait", res)
+	}
+	if !strings.Contains(stdout.String(), "remaining=5\n") {
+		t.Errorf("stdout %q, want the bucket read", stdout.String())
+	}
 }
 
 // TestGitHubQuotaRateLimitedAnswers: GitHub's 429 (a plain *ErrorResponse in

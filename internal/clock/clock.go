@@ -1,5 +1,5 @@
-// Package clock is the injectable time source used by every wait in retrywise,
-// so that tests control time instead of sleeping.
+// Package clock is the injectable time source used by every wait and every
+// deadline in retrywise, so that tests control time instead of sleeping.
 package clock
 
 import (
@@ -39,8 +39,12 @@ type realTimer struct{ t *time.Timer }
 func (r realTimer) C() <-chan time.Time { return r.t.C }
 func (r realTimer) Stop() bool          { return r.t.Stop() }
 
+func (Real) afterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+
 // Fake is a manual clock for tests: time moves only when Advance is called, or,
-// with AutoAdvance, as soon as a timer is created.
+// with auto advance, as soon as a timer is created. The deadlines of
+// WithTimeout are not waits: they are not recorded by Waits, do not signal
+// TimerCreated and never advance the clock; they fire when Advance reaches them.
 type Fake struct {
 	mu     sync.Mutex
 	now    time.Time
@@ -51,7 +55,7 @@ type Fake struct {
 }
 
 // NewFake returns a fake clock at start; with auto set, every new timer fires at
-// once and moves the clock forward by its duration.
+// once and moves the clock forward by its duration (deadlines excepted).
 func NewFake(start time.Time, auto bool) *Fake {
 	return &Fake{now: start, auto: auto, notify: make(chan struct{}, 1)}
 }
@@ -88,7 +92,7 @@ func (f *Fake) Waits() []time.Duration {
 	return append([]time.Duration(nil), f.waits...)
 }
 
-// Pending returns how many timers are waiting to fire.
+// Pending returns how many timers, deadlines included, are waiting to fire.
 func (f *Fake) Pending() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -114,16 +118,30 @@ func (f *Fake) Advance(d time.Duration) {
 	}
 	f.timers = keep
 	f.mu.Unlock()
-	sort.Slice(due, func(i, j int) bool { return due[i].at.Before(due[j].at) })
+	sort.SliceStable(due, func(i, j int) bool { return due[i].at.Before(due[j].at) })
 	for _, t := range due {
+		if t.fn != nil {
+			t.fn()
+			continue
+		}
 		t.c <- now
 	}
+}
+
+// afterFunc registers a deadline: f runs inside the Advance that reaches it.
+func (f *Fake) afterFunc(d time.Duration, fn func()) func() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	t := &fakeTimer{f: f, at: f.now.Add(d), fn: fn}
+	f.timers = append(f.timers, t)
+	return t.Stop
 }
 
 type fakeTimer struct {
 	f  *Fake
 	at time.Time
-	c  chan time.Time
+	c  chan time.Time // a wait's channel; nil for a deadline
+	fn func()         // a deadline's function; nil for a wait
 }
 
 func (t *fakeTimer) C() <-chan time.Time { return t.c }
@@ -150,4 +168,37 @@ func Sleep(ctx context.Context, clk Clock, d time.Duration) bool {
 	case <-t.C():
 		return true
 	}
+}
+
+// afterFuncer is implemented by this package's clocks: f runs once d has passed
+// (on its own goroutine for Real, inside Advance for Fake), and stop prevents it.
+type afterFuncer interface {
+	afterFunc(d time.Duration, f func()) (stop func() bool)
+}
+
+// WithTimeout returns a copy of ctx that is cancelled with cause once d has
+// passed on clk: with Fake, when Advance reaches it. Its Err is then
+// context.Canceled, not context.DeadlineExceeded, and it reports no Deadline
+// (a Fake's time means nothing to the network); read the reason with
+// context.Cause. Calling the CancelFunc releases the timer and cancels the copy.
+func WithTimeout(ctx context.Context, clk Clock, d time.Duration, cause error) (context.Context, context.CancelFunc) {
+	cctx, cancel := context.WithCancelCause(ctx)
+	if d <= 0 {
+		cancel(cause)
+		return cctx, func() { cancel(nil) }
+	}
+	if af, ok := clk.(afterFuncer); ok {
+		stop := af.afterFunc(d, func() { cancel(cause) })
+		return cctx, func() { stop(); cancel(nil) }
+	}
+	t := clk.NewTimer(d)
+	go func() {
+		select {
+		case <-t.C():
+			cancel(cause)
+		case <-cctx.Done():
+			t.Stop()
+		}
+	}()
+	return cctx, func() { cancel(nil) }
 }

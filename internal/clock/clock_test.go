@@ -1,6 +1,8 @@
 package clock
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -50,5 +52,100 @@ func TestFakeAutoAdvance(t *testing.T) {
 	case <-f.TimerCreated():
 	default:
 		t.Error("TimerCreated did not signal")
+	}
+}
+
+var errBound = errors.New("bound reached")
+
+func TestWithTimeoutOnFake(t *testing.T) {
+	for _, auto := range []bool{false, true} {
+		f := NewFake(start, auto)
+		ctx, cancel := WithTimeout(context.Background(), f, time.Minute, errBound)
+		defer cancel()
+		// A deadline is not a wait: nothing recorded, nothing signalled, no time moved.
+		select {
+		case <-f.TimerCreated():
+			t.Errorf("auto=%v: the deadline signalled TimerCreated", auto)
+		default:
+		}
+		if len(f.Waits()) != 0 || !f.Now().Equal(start) || f.Pending() != 1 {
+			t.Errorf("auto=%v: waits %v now %v pending %d, want no wait, no advance, one pending deadline", auto, f.Waits(), f.Now(), f.Pending())
+		}
+		f.Advance(59 * time.Second)
+		if ctx.Err() != nil {
+			t.Fatalf("auto=%v: cancelled before the deadline", auto)
+		}
+		f.Advance(time.Second)
+		// Advance runs the deadline before it returns: no goroutine to wait for.
+		if !errors.Is(ctx.Err(), context.Canceled) || context.Cause(ctx) != errBound {
+			t.Errorf("auto=%v: err %v cause %v, want cancelled with the cause", auto, ctx.Err(), context.Cause(ctx))
+		}
+		if _, ok := ctx.Deadline(); ok {
+			t.Errorf("auto=%v: the context reports a wall-clock deadline", auto)
+		}
+	}
+}
+
+func TestWithTimeoutAutoWaitsCrossIt(t *testing.T) {
+	f := NewFake(start, true)
+	ctx, cancel := WithTimeout(context.Background(), f, 30*time.Second, errBound)
+	defer cancel()
+	if !Sleep(ctx, f, 20*time.Second) || ctx.Err() != nil {
+		t.Fatal("a wait inside the bound was cut short")
+	}
+	Sleep(context.Background(), f, 20*time.Second) // auto advance crosses the deadline
+	if context.Cause(ctx) != errBound {
+		t.Errorf("cause %v after crossing the deadline, want %v", context.Cause(ctx), errBound)
+	}
+}
+
+func TestWithTimeoutCancelReleases(t *testing.T) {
+	f := NewFake(start, false)
+	parent, stop := context.WithCancelCause(context.Background())
+	ctx, cancel := WithTimeout(parent, f, time.Minute, errBound)
+	sig := errors.New("SIGINT")
+	stop(sig)
+	if context.Cause(ctx) != sig {
+		t.Errorf("cause %v, want the parent's %v", context.Cause(ctx), sig)
+	}
+	cancel()
+	if f.Pending() != 0 {
+		t.Errorf("the deadline was not released: %d pending", f.Pending())
+	}
+	f.Advance(time.Hour)
+	if context.Cause(ctx) != sig {
+		t.Errorf("cause changed to %v after the released deadline passed", context.Cause(ctx))
+	}
+}
+
+func TestWithTimeoutReal(t *testing.T) {
+	ctx, cancel := WithTimeout(context.Background(), Real{}, time.Millisecond, errBound)
+	defer cancel()
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the real deadline never fired")
+	}
+	if context.Cause(ctx) != errBound {
+		t.Errorf("cause %v, want %v", context.Cause(ctx), errBound)
+	}
+	ctx, cancel = WithTimeout(context.Background(), Real{}, time.Hour, errBound)
+	cancel()
+	if context.Cause(ctx) != context.Canceled {
+		t.Errorf("cancel: cause %v, want context.Canceled", context.Cause(ctx))
+	}
+}
+
+// TestWithTimeoutOtherClock: a Clock from outside the package (here a Fake
+// seen only through the interface) gets its deadline from NewTimer.
+func TestWithTimeoutOtherClock(t *testing.T) {
+	f := NewFake(start, false)
+	ctx, cancel := WithTimeout(context.Background(), struct{ Clock }{f}, time.Minute, errBound)
+	defer cancel()
+	<-f.TimerCreated()
+	f.Advance(time.Minute)
+	<-ctx.Done()
+	if context.Cause(ctx) != errBound {
+		t.Errorf("cause %v, want %v", context.Cause(ctx), errBound)
 	}
 }

@@ -74,6 +74,7 @@ const (
 	CodeGitHubRateLimit  Code = "github-rate-limit"
 	CodeGitHubSecondary  Code = "github-secondary-rate-limit"
 	CodeGitHubQuotaLow   Code = "github-quota-low"
+	CodeGitHubNoBucket   Code = "github-bucket-missing"
 
 	// git: transport, refusals and rejections.
 	CodeGitAccess         Code = "git-access-failed"

@@ -28,12 +28,20 @@ func GitHubSecondaryRateLimit(retryAfter time.Duration, evidence ...string) *Fai
 
 // GitHubQuotaLow is a quota read that came back under the minimum the step
 // asks for: transient, since the quota refills at reset; RetryAfter is the
-// time to the reset from now.
+// time from now to the reset (0 when it has passed).
 func GitHubQuotaLow(resource string, remaining, limit, minRemaining int, reset, now time.Time) *Failure {
+	at := reset.UTC().Format(time.RFC3339)
 	f := New(Transient, CodeGitHubQuotaLow,
-		fmt.Sprintf("GitHub %s quota %d of %d is under --min-remaining %d", resource, remaining, limit, minRemaining),
-		"wait for the reset (raise --max-wait to let retrywise wait), or use a token with its own quota",
-		fmt.Sprintf("%s: remaining %d, limit %d, reset %s", resource, remaining, limit, reset.UTC().Format(time.RFC3339)))
+		fmt.Sprintf("GitHub %s quota %d of %d is under --min-remaining %d until its reset at %s", resource, remaining, limit, minRemaining, at),
+		"wait for the reset (raise --max-wait, and --retry-after-cap for a reset further away, to let retrywise wait), or use a token with its own quota",
+		fmt.Sprintf("%s: remaining %d, limit %d, reset %s", resource, remaining, limit, at))
 	f.RetryAfter = until(reset, now)
 	return f
+}
+
+// GitHubNoBucket is a rate-limit answer without the bucket the step checks:
+// unknown, since the server answered but not what was asked.
+func GitHubNoBucket(resource string) *Failure {
+	return New(Unknown, CodeGitHubNoBucket, fmt.Sprintf("GitHub reported no %s bucket", resource),
+		"check --resource against the server's GET /rate_limit answer")
 }

@@ -2,6 +2,7 @@ package retry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -85,6 +86,10 @@ type Outcome struct {
 // OK reports whether the loop ended in success.
 func (o *Outcome) OK() bool { return o.Stop == StopSucceeded }
 
+// ErrMaxElapsed is the cause (context.Cause) of the context an attempt runs
+// under once the loop has reached its max elapsed time on its clock.
+var ErrMaxElapsed = errors.New("the loop reached its max elapsed time")
+
 // Coordinator runs steps under one policy; the zero Clock means the wall clock.
 type Coordinator struct {
 	// Policy is the snapshot; Run normalises it.
@@ -117,14 +122,23 @@ func (c *Coordinator) Run(ctx context.Context, step Step) (*Outcome, error) {
 	start := clk.Now()
 	defer func() { out.Elapsed = clk.Now().Sub(start) }()
 
-	// The whole loop, attempts included, is bounded by MaxElapsed.
-	loopCtx, cancel := context.WithTimeout(ctx, pol.MaxElapsed)
+	// The whole loop, attempts included, is bounded by MaxElapsed on the loop's
+	// clock: an attempt still running when it is reached has its context
+	// cancelled with ErrMaxElapsed, and no wait that would cross it starts.
+	loopCtx, cancel := clock.WithTimeout(ctx, clk, pol.MaxElapsed, ErrMaxElapsed)
 	defer cancel()
+	reached := func() bool { return errors.Is(context.Cause(loopCtx), ErrMaxElapsed) }
 
 	b := pol.BackOff()
 	for n := 1; ; n++ {
 		if ctx.Err() != nil {
 			return c.cancelled(ctx, out), nil
+		}
+		if reached() {
+			// A wait ended exactly at the bound: there is no time left for an attempt.
+			out.Stop = StopElapsedExhausted
+			out.Detail = fmt.Sprintf("the loop reached its max elapsed time of %s before attempt %d", pol.MaxElapsed, n)
+			return out, nil
 		}
 		t0 := clk.Now()
 		aerr := step.Attempt(loopCtx, n)
@@ -144,7 +158,7 @@ func (c *Coordinator) Run(ctx context.Context, step Step) (*Outcome, error) {
 		if ctx.Err() != nil {
 			return c.cancelled(ctx, out), nil
 		}
-		if loopCtx.Err() != nil {
+		if reached() {
 			if f.Class != failure.Transient {
 				// The loop's own deadline cut the attempt short: that is a timeout, whatever the child printed.
 				f = &failure.Failure{Class: failure.Transient, Reason: fmt.Sprintf("attempt %d was stopped at the max elapsed time of %s", n, pol.MaxElapsed),

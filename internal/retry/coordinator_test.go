@@ -2,10 +2,13 @@ package retry
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/cenkalti/backoff/v4"
 
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/failure"
@@ -182,20 +185,132 @@ func TestCoordinatorRetryAfter(t *testing.T) {
 }
 
 func TestCoordinatorElapsedCountsAttemptTime(t *testing.T) {
-	clk := clock.NewFake(t0, true)
-	// Each attempt takes 20s: 20 + 10 wait + 20 + 10 wait = 60s reaches but does not
-	// cross the bound; after the third attempt (80s) no wait fits.
-	st := &script{fails: repeat(transient("timeout"), 10), canRetry: true, clk: clk, advance: 20 * time.Second}
-	c := &Coordinator{Policy: Policy{Schedule: secs(10), MaxAttempts: 10, MaxElapsed: time.Minute}, Clock: clk}
-	out, err := c.Run(context.Background(), st)
-	if err != nil {
-		t.Fatal(err)
+	// Each attempt takes 20s and each wait 10s: attempt 1 ends at 20s, attempt 2
+	// at 50s, attempt 3 at 80s.
+	tests := []struct {
+		name       string
+		maxElapsed time.Duration
+		wantCalls  int
+		wantDetail string
+	}{
+		{"a wait that ends at the bound leaves no time for an attempt", time.Minute, 2, "the loop reached its max elapsed time of 1m0s before attempt 3"},
+		{"the bound falls inside an attempt", 65 * time.Second, 3, "the loop reached its max elapsed time of 1m5s during attempt 3"},
+		{"the next wait would cross the bound", 85 * time.Second, 3, "waiting 10s more would cross the max elapsed time of 1m25s (1m20s spent)"},
 	}
-	if out.Stop != StopElapsedExhausted || st.calls != 3 {
-		t.Fatalf("stop = %s after %d attempts, want elapsed after 3", out.Stop, st.calls)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clk := clock.NewFake(t0, true)
+			st := &script{fails: repeat(transient("timeout"), 10), canRetry: true, clk: clk, advance: 20 * time.Second}
+			c := &Coordinator{Policy: Policy{Schedule: secs(10), MaxAttempts: 10, MaxElapsed: tt.maxElapsed}, Clock: clk}
+			out, err := c.Run(context.Background(), st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Stop != StopElapsedExhausted || st.calls != tt.wantCalls || out.Detail != tt.wantDetail {
+				t.Fatalf("stop = %s after %d attempts (%q), want elapsed after %d (%q)", out.Stop, st.calls, out.Detail, tt.wantCalls, tt.wantDetail)
+			}
+			if out.Attempts[0].Duration != 20*time.Second || out.Attempts[0].Wait != 10*time.Second {
+				t.Errorf("attempt record = %+v", out.Attempts[0])
+			}
+			if !slices.Equal(clk.Waits(), secs(10, 10)) {
+				t.Errorf("waits = %v, want [10s 10s]", clk.Waits())
+			}
+		})
 	}
-	if out.Attempts[0].Duration != 20*time.Second || out.Attempts[0].Wait != 10*time.Second {
-		t.Errorf("attempt record = %+v", out.Attempts[0])
+}
+
+// blocker is a step whose attempts block until their context ends, as a hung
+// request or child does; started receives each attempt's number as it begins.
+type blocker struct{ started chan int }
+
+func (b *blocker) Attempt(ctx context.Context, n int) error {
+	b.started <- n
+	<-ctx.Done()
+	return failure.FromError(ctx.Err())
+}
+
+func (*blocker) CanRetry(*failure.Failure) (bool, string) { return true, "" }
+
+// TestCoordinatorElapsedCancelsRunningAttempt: the bound is on the loop's
+// clock, so an attempt still running when the fake clock passes it is stopped.
+func TestCoordinatorElapsedCancelsRunningAttempt(t *testing.T) {
+	clk := clock.NewFake(t0, false)
+	st := &blocker{started: make(chan int, 1)}
+	c := &Coordinator{Policy: Policy{Schedule: secs(10), MaxElapsed: time.Minute}, Clock: clk}
+	done := make(chan *Outcome)
+	go func() {
+		out, _ := c.Run(context.Background(), st)
+		done <- out
+	}()
+	<-st.started // the deadline is set before the first attempt starts
+	clk.Advance(59 * time.Second)
+	select {
+	case out := <-done:
+		t.Fatalf("stopped before the bound: %s %s", out.Stop, out.Detail)
+	default:
+	}
+	clk.Advance(time.Second)
+	out := <-done
+	if out.Stop != StopElapsedExhausted || out.Detail != "the loop reached its max elapsed time of 1m0s during attempt 1" {
+		t.Fatalf("stop = %s (%q), want elapsed during attempt 1", out.Stop, out.Detail)
+	}
+	if len(out.Attempts) != 1 || out.Final == nil || out.Final.Class != failure.Transient ||
+		out.Attempts[0].Class != "transient" || out.Attempts[0].Reason != "attempt 1 was stopped at the max elapsed time of 1m0s" || out.Attempts[0].Duration != time.Minute {
+		t.Fatalf("attempts = %+v final = %v; want the one attempt, transient, stopped at the bound", out.Attempts, out.Final)
+	}
+	if out.Cause != nil || len(clk.Waits()) != 0 || clk.Pending() != 0 {
+		t.Errorf("cause %v waits %v pending %d: want no cause, no wait, the deadline released", out.Cause, clk.Waits(), clk.Pending())
+	}
+}
+
+// TestCoordinatorElapsedWaitNotStarted: a wait that would cross the bound on
+// the fake clock is not started; the waits before it are.
+func TestCoordinatorElapsedWaitNotStarted(t *testing.T) {
+	clk := clock.NewFake(t0, false)
+	st := &script{fails: repeat(transient("HTTP 503"), 10), canRetry: true, clk: clk, advance: 5 * time.Second}
+	c := &Coordinator{Policy: Policy{Schedule: secs(10, 30), MaxElapsed: 45 * time.Second}, Clock: clk}
+	done := make(chan *Outcome)
+	go func() {
+		out, _ := c.Run(context.Background(), st)
+		done <- out
+	}()
+	<-clk.TimerCreated() // attempt 1 took 5s; the 10s wait fits (15s)
+	clk.Advance(10 * time.Second)
+	// attempt 2 ends at 20s: 20s + 30s would cross 45s
+	out := <-done
+	if !slices.Equal(clk.Waits(), secs(10)) || st.calls != 2 {
+		t.Fatalf("waits %v after %d attempts, want [10s] after 2", clk.Waits(), st.calls)
+	}
+	if out.Stop != StopElapsedExhausted || out.Detail != "waiting 30s more would cross the max elapsed time of 45s (20s spent)" || out.Attempts[1].Wait != 0 {
+		t.Fatalf("stop = %s (%q) attempts %+v", out.Stop, out.Detail, out.Attempts)
+	}
+	if out.Final.Reason != "HTTP 503" {
+		t.Errorf("final = %v, want the attempt's own failure", out.Final)
+	}
+}
+
+// TestCoordinatorCancelDuringAttemptIsNotElapsed: SIGINT cancels the parent
+// context while an attempt runs; that is cancellation, whatever the clock says.
+func TestCoordinatorCancelDuringAttemptIsNotElapsed(t *testing.T) {
+	clk := clock.NewFake(t0, false)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigErr := errors.New("received SIGINT")
+	st := &blocker{started: make(chan int, 1)}
+	c := &Coordinator{Policy: Policy{Schedule: secs(10), MaxElapsed: time.Minute}, Clock: clk}
+	done := make(chan *Outcome)
+	go func() {
+		out, _ := c.Run(ctx, st)
+		done <- out
+	}()
+	<-st.started
+	clk.Advance(30 * time.Second)
+	cancel(sigErr)
+	out := <-done
+	if out.Stop != StopCancelled || !errors.Is(out.Cause, sigErr) || out.Detail != "cancelled: received SIGINT" {
+		t.Fatalf("stop = %s cause = %v (%q), want cancelled by %v", out.Stop, out.Cause, out.Detail, sigErr)
+	}
+	if len(out.Attempts) != 1 || clk.Pending() != 0 {
+		t.Errorf("attempts %d pending %d; want the one attempt and the deadline released", len(out.Attempts), clk.Pending())
 	}
 }
 
@@ -349,4 +464,61 @@ func BenchmarkCoordinatorPerAttempt(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*100), "ns/attempt")
+}
+
+func TestPolicyBackOff(t *testing.T) {
+	tests := []struct {
+		name string
+		p    Policy
+		want []time.Duration // the waits before backoff.Stop
+	}{
+		{"one per schedule entry", Policy{Schedule: secs(10, 20, 60), MaxAttempts: 4}, secs(10, 20, 60)},
+		{"more attempts repeat the last wait", Policy{Schedule: secs(10, 20), MaxAttempts: 5}, secs(10, 20, 20, 20)},
+		{"fewer attempts cut the schedule", Policy{Schedule: secs(10, 20, 60), MaxAttempts: 2}, secs(10)},
+		{"one attempt, no wait", Policy{Schedule: secs(10), MaxAttempts: 1}, nil},
+		{"zero attempts derive from the schedule", Policy{Schedule: secs(2, 4)}, secs(2, 4)},
+		{"no schedule, no wait", Policy{}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := tt.p.BackOff()
+			for range 2 { // and again after Reset
+				var got []time.Duration
+				for d := b.NextBackOff(); d != backoff.Stop; d = b.NextBackOff() {
+					got = append(got, d)
+					if len(got) > 10 {
+						t.Fatalf("no Stop after %v", got)
+					}
+				}
+				if !slices.Equal(got, tt.want) {
+					t.Fatalf("waits = %v, want %v", got, tt.want)
+				}
+				b.Reset()
+			}
+		})
+	}
+}
+
+// TestPolicyRendering pins the policy's JSON and one-line forms, which the
+// report and its readers depend on.
+func TestPolicyRendering(t *testing.T) {
+	p, err := Policy{Schedule: secs(10, 20, 60), MaxElapsed: 15 * time.Minute, RetryAfterCap: 5 * time.Minute}.Normalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const wantJSON = `{"schedule":["10s","20s","1m0s"],"max_attempts":4,"max_elapsed":"15m0s","retry_after_cap":"5m0s","on_unknown":"stop"}`
+	if string(b) != wantJSON {
+		t.Errorf("JSON = %s\nwant   %s", b, wantJSON)
+	}
+	var back Policy
+	if err := json.Unmarshal(b, &back); err != nil || back.String() != p.String() {
+		t.Errorf("round trip = %v (%v), want %v", back, err, p)
+	}
+	if got, want := p.String(), "schedule 10s,20s,1m0s; 4 attempts; max elapsed 15m0s; retry-after cap 5m0s; on unknown stop"; got != want {
+		t.Errorf("String = %q, want %q", got, want)
+	}
 }

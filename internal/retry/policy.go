@@ -38,7 +38,9 @@ type Policy struct {
 	Schedule []time.Duration
 	// MaxAttempts bounds the attempts, the first included; 0 means len(Schedule)+1.
 	MaxAttempts int
-	// MaxElapsed bounds the whole loop; a wait that would cross it is not started.
+	// MaxElapsed bounds the whole loop on the Coordinator's clock: an attempt
+	// running when it is reached is cancelled (cause ErrMaxElapsed), and a wait
+	// that would cross it is not started.
 	MaxElapsed time.Duration
 	// RetryAfterCap is the longest server-requested wait honoured; a longer one stops the loop.
 	RetryAfterCap time.Duration
@@ -79,10 +81,15 @@ func (p Policy) Normalize() (Policy, error) {
 	return p, nil
 }
 
-// BackOff returns the policy's waits as a backoff.BackOff that stops after
-// MaxAttempts-1 waits.
-func (p Policy) BackOff() *Schedule {
-	return &Schedule{waits: p.Schedule, retries: p.MaxAttempts - 1}
+// BackOff returns the policy's waits as a backoff.BackOff: the Schedule,
+// bounded by backoff.WithMaxRetries to MaxAttempts-1 waits (0 MaxAttempts
+// means len(Schedule)+1, as in Normalize).
+func (p Policy) BackOff() backoff.BackOff {
+	attempts := p.MaxAttempts
+	if attempts <= 0 {
+		attempts = len(p.Schedule) + 1
+	}
+	return backoff.WithMaxRetries(&Schedule{waits: p.Schedule}, uint64(attempts-1))
 }
 
 // policyJSON is the policy's JSON form, with durations as Go duration strings.
@@ -168,18 +175,26 @@ func FormatSchedule(ds []time.Duration) string {
 }
 
 // Schedule is a backoff.BackOff over an explicit list of waits: it returns them
-// in order, repeats the last one, and returns backoff.Stop after its retries.
+// in order, then repeats the last one; it returns backoff.Stop only when the
+// list is empty. Policy.BackOff bounds it with backoff.WithMaxRetries.
+//
+// The loop that consumes it is not backoff.Retry, because a wait is decided
+// by more than the backoff: whether to retry at all comes from the failure's
+// class and the step's CanRetry (not from a Permanent wrapper), Diagnose may
+// reclassify a failure before that decision, a server's Retry-After is a
+// floor over the scheduled wait and stops the loop past its cap, and the max
+// elapsed time bounds attempts and waits alike on the injected clock, with
+// every attempt recorded for the report.
 type Schedule struct {
-	waits   []time.Duration
-	retries int
-	i       int
+	waits []time.Duration
+	i     int
 }
 
 var _ backoff.BackOff = (*Schedule)(nil)
 
-// NextBackOff returns the next wait, or backoff.Stop when no retry is left.
+// NextBackOff returns the next wait, or backoff.Stop when there are no waits.
 func (s *Schedule) NextBackOff() time.Duration {
-	if s.i >= s.retries || len(s.waits) == 0 {
+	if len(s.waits) == 0 {
 		return backoff.Stop
 	}
 	d := s.waits[min(s.i, len(s.waits)-1)]
