@@ -72,7 +72,7 @@ func (c *Command) runPushWith(ctx context.Context, args []string, diagnose func(
 	defer o.close()
 	step, err := gitpush.New(gitpush.Options{
 		Dir: *dir, Args: fs.Args(), Env: c.Env, Stdout: o.stdout, Stderr: o.stderr,
-		Timeout: *timeout, RebaseOnReject: *rebase, AuthRecheck: *recheck, SafeDirectory: *safeDir, Clock: c.Clock,
+		Timeout: *timeout, RebaseOnReject: *rebase, AuthRecheck: *recheck, SafeDirectory: *safeDir,
 	})
 	if err != nil {
 		return o.fail(exitcode.Config, err.Error())

@@ -13,7 +13,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/execstep"
 	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/redact"
@@ -48,8 +47,6 @@ type Options struct {
 	// SafeDirectory adds the repository to safe.directory for retrywise's own
 	// git runs (through GIT_CONFIG_COUNT), for a workspace owned by another user.
 	SafeDirectory bool
-	// Clock drives the --auth-recheck wait; nil means the wall clock.
-	Clock clock.Clock
 }
 
 // RefResult is one ref's fate in the last attempt.
@@ -67,7 +64,6 @@ type Step struct {
 	opts  Options
 	args  pushArgs
 	env   []string
-	clk   clock.Clock
 	push  *execstep.Step
 	out   porcelain
 	last  execstep.Result
@@ -80,7 +76,9 @@ type Step struct {
 	networkAttempt int // the last attempt that failed on the network; 0 when none
 	landedChecked  bool
 	rebases        int
-	rechecked      bool
+	rechecked      bool   // --auth-recheck was granted
+	recheckOf      int    // the attempt it re-checks
+	recheckWhy     string // that attempt's reason
 	remote         *remote
 }
 
@@ -101,14 +99,11 @@ func New(opts Options) (*Step, error) {
 	if opts.Stderr == nil {
 		opts.Stderr = io.Discard
 	}
-	if opts.Clock == nil {
-		opts.Clock = clock.Real{}
-	}
 	env, err := gitEnv(opts.Env, opts.Dir, opts.SafeDirectory)
 	if err != nil {
 		return nil, err
 	}
-	s := &Step{opts: opts, args: parseArgs(opts.Args), env: env, clk: opts.Clock}
+	s := &Step{opts: opts, args: parseArgs(opts.Args), env: env}
 	s.push, err = execstep.New(execstep.Options{
 		Args: append([]string{"git", "push", "--porcelain"}, opts.Args...),
 		Env:  env, Dir: opts.Dir,
@@ -142,8 +137,8 @@ func (s *Step) Notes() []string { return append([]string(nil), s.notes...) }
 func (s *Step) CanRetry(*failure.Failure) (bool, string) { return true, "" }
 
 // Attempt pushes once and classifies the result; after a failure it may check
-// whether an earlier push landed, rebase, or re-check the credentials, each
-// within this attempt.
+// whether an earlier push landed or rebase, each within this attempt. A
+// re-check of refused credentials is the loop's next attempt (Recheck).
 func (s *Step) Attempt(ctx context.Context, n int) error {
 	s.n = n
 	res := s.pushOnce(ctx)
@@ -163,15 +158,10 @@ func (s *Step) Attempt(ctx context.Context, n int) error {
 			res = s.pushOnce(ctx)
 			continue
 		}
-		if s.recheckCandidate(res) {
-			if !s.recheck(ctx, &res) {
-				break
-			}
-			continue
-		}
 		break
 	}
 	s.refs = res.refResults()
+	s.noteRecheck(res.fail)
 	if res.fail == nil {
 		return nil
 	}

@@ -37,7 +37,7 @@ func run(t *testing.T, opts Options) pushRun {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	clk := clock.NewFake(time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC), true)
-	opts.Stdout, opts.Stderr, opts.Clock = &stdout, &stderr, clk
+	opts.Stdout, opts.Stderr = &stdout, &stderr
 	step, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -421,14 +421,18 @@ func TestPushAuthRecheck(t *testing.T) {
 		srv, _, work, env := httpRepo(t)
 		srv.Inject(gittest.Status403, 1)
 		r := run(t, Options{Dir: work, Env: env, Args: []string{"origin", "main"}, AuthRecheck: 10 * time.Second})
-		if !r.out.OK() || len(r.out.Attempts) != 1 {
-			t.Fatalf("want success in one attempt, got:\n%s", r)
+		// the re-check is the loop's second attempt, recorded with its reason
+		if !r.out.OK() || len(r.out.Attempts) != 2 {
+			t.Fatalf("want success on the re-check, attempt 2, got:\n%s", r)
+		}
+		if a := r.out.Attempts[0]; a.Class != "policy" || a.Wait != 10*time.Second || !strings.Contains(a.Recheck, "--auth-recheck") {
+			t.Errorf("attempt 1 = %+v, want policy, waited 10s to re-check", a)
 		}
 		if got := r.clock.Waits(); !slices.Equal(got, []time.Duration{10 * time.Second}) {
 			t.Errorf("waits = %v, want [10s]", got)
 		}
 		notes := strings.Join(r.step.Notes(), "\n")
-		if !strings.Contains(notes, "--auth-recheck: attempt 1 was refused") || !strings.Contains(notes, "waited 10s once") || !strings.Contains(notes, "accepted") {
+		if !strings.Contains(notes, "--auth-recheck: attempt 1 was refused") || !strings.Contains(notes, "waited 10s once") || !strings.Contains(notes, "in attempt 2: accepted") {
 			t.Errorf("notes:\n%s", notes)
 		}
 	})
@@ -447,7 +451,7 @@ func TestPushAuthRecheck(t *testing.T) {
 		srv.Inject(gittest.Status403, 5)
 		before := len(srv.Requests())
 		r := run(t, Options{Dir: work, Env: env, Args: []string{"origin", "main"}, AuthRecheck: 10 * time.Second})
-		if n := len(srv.Requests()) - before; r.code() != exitcode.Policy || len(r.clock.Waits()) != 1 || n != 2 {
+		if n := len(srv.Requests()) - before; r.code() != exitcode.Policy || len(r.clock.Waits()) != 1 || n != 2 || len(r.out.Attempts) != 2 {
 			t.Fatalf("want exit 77 after one re-check (2 requests), got %d requests:\n%s", n, r)
 		}
 		if notes := strings.Join(r.step.Notes(), "\n"); !strings.Contains(notes, "still refused") {

@@ -149,7 +149,8 @@ func (s *Squid) WaitLog(substr string, n int, timeout time.Duration) (int, error
 		if err != nil || got >= n || time.Now().After(deadline) {
 			return got, err
 		}
-		time.Sleep(pollInterval)
+		poll := time.NewTimer(pollInterval)
+		<-poll.C
 	}
 }
 

@@ -145,6 +145,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			if a.Wait > 0 {
 				line += fmt.Sprintf("; waited %s", a.Wait)
 			}
+			if a.Recheck != "" {
+				line += " to check once more (" + a.Recheck + ")"
+			}
 			field("attempt", line)
 		}
 	}
@@ -184,6 +187,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // ProgressLine renders one failed attempt that will be retried, e.g.
 // "attempt 2/4 failed (transient: curl 28, operation timed out); retrying in 20s".
 func ProgressLine(a retry.Attempt, maxAttempts int) string {
+	if a.Recheck != "" {
+		return fmt.Sprintf("attempt %d/%d failed (%s: %s); %s: checking once more in %s", a.N, maxAttempts, a.Class, a.Reason, a.Recheck, a.Wait)
+	}
 	return fmt.Sprintf("attempt %d/%d failed (%s: %s); retrying in %s", a.N, maxAttempts, a.Class, a.Reason, a.Wait)
 }
 

@@ -22,6 +22,17 @@ type Step interface {
 	CanRetry(f *failure.Failure) (ok bool, why string)
 }
 
+// Rechecker is a Step that may ask, at most once per run, for one more
+// attempt after a failure its class alone would stop on: a token refused
+// while it propagates (git push --auth-recheck). The loop records that
+// attempt like any other, with its own progress line and report row; the
+// wait counts against MaxElapsed but not against the schedule.
+type Rechecker interface {
+	// Recheck returns the wait before the extra attempt and why it is made,
+	// in one line; ok is false when f does not qualify.
+	Recheck(f *failure.Failure) (wait time.Duration, why string, ok bool)
+}
+
 // StepFunc adapts a function to a Step that can always be retried in the same context.
 type StepFunc func(ctx context.Context, n int) error
 
@@ -61,6 +72,9 @@ type Attempt struct {
 	Reason string `json:"reason,omitempty"`
 	// Wait is the wait that followed this attempt; zero after the last.
 	Wait time.Duration `json:"wait_ns,omitempty"`
+	// Recheck says why the next attempt re-checks a failure that would have
+	// stopped the loop (Rechecker); empty for a scheduled retry.
+	Recheck string `json:"recheck,omitempty"`
 	// Failure is the full classification; not serialised (the report carries the final one).
 	Failure *failure.Failure `json:"-"`
 }
@@ -130,6 +144,7 @@ func (c *Coordinator) Run(ctx context.Context, step Step) (*Outcome, error) {
 	reached := func() bool { return errors.Is(context.Cause(loopCtx), ErrMaxElapsed) }
 
 	b := pol.BackOff()
+	rechecked := false
 	for n := 1; ; n++ {
 		if ctx.Err() != nil {
 			return c.cancelled(ctx, out), nil
@@ -161,8 +176,7 @@ func (c *Coordinator) Run(ctx context.Context, step Step) (*Outcome, error) {
 		if reached() {
 			if f.Class != failure.Transient {
 				// The loop's own deadline cut the attempt short: that is a timeout, whatever the child printed.
-				f = &failure.Failure{Class: failure.Transient, Reason: fmt.Sprintf("attempt %d was stopped at the max elapsed time of %s", n, pol.MaxElapsed),
-					Remedy: "raise --max-elapsed if the step needs longer", Evidence: f.Evidence, Err: f}
+				f = failure.MaxElapsed(n, pol.MaxElapsed, f)
 				out.Final = f
 				last.Class, last.Reason, last.Failure = f.Class.String(), f.Reason, f
 			}
@@ -181,8 +195,30 @@ func (c *Coordinator) Run(ctx context.Context, step Step) (*Outcome, error) {
 			}
 		}
 		if !retryable(f, pol) {
-			out.Stop = StopNotRetryable
-			return out, nil
+			rc, isRechecker := step.(Rechecker)
+			if rechecked || !isRechecker {
+				out.Stop = StopNotRetryable
+				return out, nil
+			}
+			wait, why, ok := rc.Recheck(f)
+			if !ok {
+				out.Stop = StopNotRetryable
+				return out, nil
+			}
+			rechecked = true
+			if elapsed := clk.Now().Sub(start); elapsed+wait > pol.MaxElapsed {
+				out.Stop = StopNotRetryable
+				out.Detail = fmt.Sprintf("no re-check: waiting %s more would cross the max elapsed time of %s", wait, pol.MaxElapsed)
+				return out, nil
+			}
+			last.Wait, last.Recheck = wait, why
+			if c.Progress != nil {
+				c.Progress(*last, pol.MaxAttempts)
+			}
+			if !clock.Sleep(ctx, clk, wait) {
+				return c.cancelled(ctx, out), nil
+			}
+			continue
 		}
 		if ok, why := step.CanRetry(f); !ok {
 			out.Stop = StopCannotRetry

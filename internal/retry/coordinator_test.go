@@ -522,3 +522,58 @@ func TestPolicyRendering(t *testing.T) {
 		t.Errorf("String = %q, want %q", got, want)
 	}
 }
+
+// rechecking is a script that asks for one re-check of a policy failure.
+type rechecking struct {
+	script
+	asked int
+}
+
+func (r *rechecking) Recheck(f *failure.Failure) (time.Duration, string, bool) {
+	r.asked++
+	if f.Class != failure.Policy {
+		return 0, "", false
+	}
+	return 5 * time.Second, "a fresh token may propagate", true
+}
+
+func TestCoordinatorRecheckIsOneRecordedAttempt(t *testing.T) {
+	refused := failure.New(failure.Policy, failure.HTTPCode(403), "HTTP 403", "")
+	tests := []struct {
+		name      string
+		fails     []*failure.Failure
+		maxElapse time.Duration
+		wantCalls int
+		wantWaits []time.Duration
+		wantStop  Stop
+	}{
+		{"accepted on the re-check", []*failure.Failure{refused}, time.Hour, 2, secs(5), StopSucceeded},
+		{"refused twice: only one re-check", []*failure.Failure{refused, refused, refused}, time.Hour, 2, secs(5), StopNotRetryable},
+		{"a re-check after a retry", []*failure.Failure{transient("reset"), refused}, time.Hour, 3, secs(2, 5), StopSucceeded},
+		{"a re-check that would cross max elapsed is not made", []*failure.Failure{refused}, 3 * time.Second, 1, nil, StopNotRetryable},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clk := clock.NewFake(t0, true)
+			st := &rechecking{script: script{fails: tt.fails, canRetry: true}}
+			var progress []Attempt
+			c := &Coordinator{Policy: Policy{Schedule: secs(2, 4), MaxElapsed: tt.maxElapse}, Clock: clk,
+				Progress: func(a Attempt, _ int) { progress = append(progress, a) }}
+			out, err := c.Run(context.Background(), st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.calls != tt.wantCalls || out.Stop != tt.wantStop || !slices.Equal(clk.Waits(), tt.wantWaits) {
+				t.Fatalf("calls %d stop %s waits %v, want %d %s %v", st.calls, out.Stop, clk.Waits(), tt.wantCalls, tt.wantStop, tt.wantWaits)
+			}
+			if len(out.Attempts) != tt.wantCalls {
+				t.Errorf("%d attempts recorded for %d calls", len(out.Attempts), st.calls)
+			}
+			for _, a := range progress {
+				if (a.Class == "policy") != (a.Recheck != "") {
+					t.Errorf("progress %+v: a re-check must say why, a retry must not", a)
+				}
+			}
+		})
+	}
+}
