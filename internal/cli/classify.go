@@ -19,12 +19,15 @@ or an HTTP body) comes on stdin and may be empty. Always exits 0 with a
 classification; only malformed flags exit 64.
 
 With --json it prints exactly one JSON object:
-  {"class": "transient|policy|structural|absent|unknown",
-   "decision": "retry|stop", "reason": "...", "remedy": "...", "evidence": ["..."]}`
+  {"class": "transient|policy|structural|absent|unknown", "code": "KIND",
+   "decision": "retry|stop", "reason": "...", "remedy": "...", "evidence": ["..."]}
+"code" is the stable kind of failure (git-non-fast-forward, proxy-denied,
+http-429, ...; "unknown" only when nothing recognised it).`
 
 // Classification is the stable JSON contract of `retrywise classify --json`.
 type Classification struct {
 	Class    string   `json:"class"`
+	Code     string   `json:"code"`
 	Decision string   `json:"decision"`
 	Reason   string   `json:"reason"`
 	Remedy   string   `json:"remedy"`
@@ -63,7 +66,7 @@ func (c *Command) runClassify(ctx context.Context, args []string) int {
 	}
 	f := failure.Classify(failure.Input{Tool: t, Text: string(text), ExitCode: *exitCode, Status: *status, Header: h, Method: strings.ToUpper(*method)})
 	red := c.redactor(nil)
-	out := Classification{Class: f.Class.String(), Decision: string(f.Class.Decision()), Reason: red.String(f.Reason), Remedy: red.String(f.Remedy), Evidence: []string{}}
+	out := Classification{Class: f.Class.String(), Code: string(f.Code), Decision: string(f.Class.Decision()), Reason: red.String(f.Reason), Remedy: red.String(f.Remedy), Evidence: []string{}}
 	for _, e := range f.Evidence {
 		out.Evidence = append(out.Evidence, red.String(e))
 	}
@@ -72,7 +75,7 @@ func (c *Command) runClassify(ctx context.Context, args []string) int {
 		fmt.Fprintf(c.Stdout, "%s\n", b)
 		return exitcode.OK
 	}
-	fmt.Fprintf(c.Stdout, "class:    %s\ndecision: %s\nreason:   %s\n", out.Class, out.Decision, out.Reason)
+	fmt.Fprintf(c.Stdout, "class:    %s\ncode:     %s\ndecision: %s\nreason:   %s\n", out.Class, out.Code, out.Decision, out.Reason)
 	for i, e := range out.Evidence {
 		label := "evidence:"
 		if i > 0 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -82,6 +83,10 @@ func TestClassifyCorpus(t *testing.T) {
 		if (got.Decision == "retry") != (got.Class == "transient") {
 			t.Errorf("%s: decision %s inconsistent with class %s", c.ID, got.Decision, got.Class)
 		}
+		// every case has a code; a recognised class never carries "unknown"
+		if !codePattern.MatchString(got.Code) || (got.Class != "unknown" && (got.Code == "unknown" || got.Code == "no-output")) {
+			t.Errorf("%s: code %q for class %s", c.ID, got.Code, got.Class)
+		}
 		if c.Class == "unknown" {
 			if got.Decision == "retry" && c.Decision == "stop" && c.ID != "un-014" {
 				t.Errorf("%s: retry where stop is expected: %+v", c.ID, got)
@@ -97,6 +102,8 @@ func TestClassifyCorpus(t *testing.T) {
 	}
 }
 
+var codePattern = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
+
 func TestClassifyContract(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -104,18 +111,19 @@ func TestClassifyContract(t *testing.T) {
 		args      []string
 		wantCode  int
 		wantClass string
+		wantKind  string // the "code" field
 	}{
-		{"empty input", "", nil, 0, "unknown"},
-		{"status without body", "", []string{"--status", "503"}, 0, "transient"},
-		{"http tool without status", "some body", []string{"--tool", "http"}, 0, "unknown"},
-		{"404 lookup", "", []string{"--status", "404"}, 0, "absent"},
-		{"404 on POST", "", []string{"--status", "404", "--method", "POST"}, 0, "structural"},
-		{"rate limit 403", `{"message":"API rate limit exceeded for 1.2.3.4."}`, []string{"--status", "403", "--header", "X-RateLimit-Remaining: 0"}, 0, "transient"},
-		{"bad tool", "", []string{"--tool", "svn"}, 64, ""},
-		{"bad header", "", []string{"--header", "nocolon"}, 64, ""},
-		{"bad status", "", []string{"--status", "42"}, 64, ""},
-		{"bad exit code", "", []string{"--exit-code", "x"}, 64, ""},
-		{"stray argument", "", []string{"text"}, 64, ""},
+		{"empty input", "", nil, 0, "unknown", "no-output"},
+		{"status without body", "", []string{"--status", "503"}, 0, "transient", "http-503"},
+		{"http tool without status", "some body", []string{"--tool", "http"}, 0, "unknown", "unknown"},
+		{"404 lookup", "", []string{"--status", "404"}, 0, "absent", "http-404"},
+		{"404 on POST", "", []string{"--status", "404", "--method", "POST"}, 0, "structural", "http-404"},
+		{"rate limit 403", `{"message":"API rate limit exceeded for 1.2.3.4."}`, []string{"--status", "403", "--header", "X-RateLimit-Remaining: 0"}, 0, "transient", "rate-limited"},
+		{"bad tool", "", []string{"--tool", "svn"}, 64, "", ""},
+		{"bad header", "", []string{"--header", "nocolon"}, 64, "", ""},
+		{"bad status", "", []string{"--status", "42"}, 64, "", ""},
+		{"bad exit code", "", []string{"--exit-code", "x"}, 64, "", ""},
+		{"stray argument", "", []string{"text"}, 64, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -135,11 +143,11 @@ func TestClassifyContract(t *testing.T) {
 				keys = append(keys, k)
 			}
 			sort.Strings(keys)
-			if strings.Join(keys, ",") != "class,decision,evidence,reason,remedy" {
-				t.Errorf("keys = %v, want exactly class, decision, reason, remedy, evidence", keys)
+			if strings.Join(keys, ",") != "class,code,decision,evidence,reason,remedy" {
+				t.Errorf("keys = %v, want exactly class, code, decision, reason, remedy, evidence", keys)
 			}
-			if got["class"] != tt.wantClass {
-				t.Errorf("class = %v, want %s", got["class"], tt.wantClass)
+			if got["class"] != tt.wantClass || got["code"] != tt.wantKind {
+				t.Errorf("class, code = %v, %v; want %s, %s", got["class"], got["code"], tt.wantClass, tt.wantKind)
 			}
 		})
 	}

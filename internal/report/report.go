@@ -25,6 +25,8 @@ type Report struct {
 	OK bool `json:"ok"`
 	// Class is the final failure's class; empty on success.
 	Class string `json:"class,omitempty"`
+	// Code is the final failure's stable code (failure.Code); empty on success.
+	Code failure.Code `json:"code,omitempty"`
 	// Decision is what the class alone recommends: retry or stop.
 	Decision string `json:"decision,omitempty"`
 	// Stop says why the loop ended.
@@ -61,7 +63,7 @@ func New(step, target string, out *retry.Outcome, exitCode int) *Report {
 		ExitCode: exitCode, Attempts: out.Attempts, Policy: out.Policy, Elapsed: out.Elapsed,
 	}
 	if f := out.Final; f != nil && !out.OK() {
-		r.Class, r.Decision = f.Class.String(), string(f.Class.Decision())
+		r.Class, r.Code, r.Decision = f.Class.String(), f.Code, string(f.Class.Decision())
 		r.Reason, r.Evidence, r.Remedy = f.Reason, f.Evidence, f.Remedy
 		if exitCode == 0 {
 			r.OK = true
@@ -115,6 +117,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	if r.Class != "" {
 		field("class", fmt.Sprintf("%s (%s)", r.Class, describe(r)))
+		field("code", string(r.Code))
 	}
 	field("reason", r.Reason)
 	field("stopped", r.Detail)

@@ -68,6 +68,8 @@ type Attempt struct {
 	OK bool `json:"ok"`
 	// Class is the failure's class; empty on success.
 	Class string `json:"class,omitempty"`
+	// Code is the failure's stable code (failure.Code); empty on success.
+	Code failure.Code `json:"code,omitempty"`
 	// Reason is the failure's one-line reason; empty on success.
 	Reason string `json:"reason,omitempty"`
 	// Wait is the wait that followed this attempt; zero after the last.
@@ -77,6 +79,11 @@ type Attempt struct {
 	Recheck string `json:"recheck,omitempty"`
 	// Failure is the full classification; not serialised (the report carries the final one).
 	Failure *failure.Failure `json:"-"`
+}
+
+// record sets the attempt's failure and the fields read from it.
+func (a *Attempt) record(f *failure.Failure) {
+	a.Class, a.Code, a.Reason, a.Failure = f.Class.String(), f.Code, f.Reason, f
 }
 
 // Outcome is what the loop did and why it stopped.
@@ -165,7 +172,7 @@ func (c *Coordinator) Run(ctx context.Context, step Step) (*Outcome, error) {
 			return out, nil
 		}
 		f := failure.FromError(aerr)
-		rec.Class, rec.Reason, rec.Failure = f.Class.String(), f.Reason, f
+		rec.record(f)
 		out.Attempts = append(out.Attempts, rec)
 		last := &out.Attempts[len(out.Attempts)-1]
 		out.Final = f
@@ -178,7 +185,7 @@ func (c *Coordinator) Run(ctx context.Context, step Step) (*Outcome, error) {
 				// The loop's own deadline cut the attempt short: that is a timeout, whatever the child printed.
 				f = failure.MaxElapsed(n, pol.MaxElapsed, f)
 				out.Final = f
-				last.Class, last.Reason, last.Failure = f.Class.String(), f.Reason, f
+				last.record(f)
 			}
 			out.Stop = StopElapsedExhausted
 			out.Detail = fmt.Sprintf("the loop reached its max elapsed time of %s during attempt %d", pol.MaxElapsed, n)
@@ -188,7 +195,7 @@ func (c *Coordinator) Run(ctx context.Context, step Step) (*Outcome, error) {
 			if d := c.Diagnose(loopCtx, f); d != nil && d != f {
 				f = d
 				out.Final = f
-				last.Class, last.Reason, last.Failure = f.Class.String(), f.Reason, f
+				last.record(f)
 			}
 			if ctx.Err() != nil {
 				return c.cancelled(ctx, out), nil
