@@ -51,7 +51,6 @@ const (
 	CodeProxyAborted     Code = "proxy-connect-aborted"
 	CodeProxyConnect     Code = "proxy-connect-failed"
 	CodeProxyUnclear     Code = "proxy-unclear"
-	CodeProxyNotForHost  Code = "proxy-not-for-host"
 
 	// HTTP answers beyond the bare status (http-NNN, see HTTPCode).
 	CodeRateLimited      Code = "rate-limited"
@@ -122,7 +121,7 @@ const (
 	CodeExecTimeout       Code = "exec-timeout"
 	CodeExecSignal        Code = "exec-killed-by-signal"
 	CodeExecCannotStart   Code = "exec-cannot-start"
-	CodeExecStdinTooLarge Code = "exec-stdin-too-large"
+	CodeExecNotRun        Code = "exec-did-not-run"
 	CodeRuleRetryOn       Code = "rule-retry-on"
 	CodeRuleStopOn        Code = "rule-stop-on"
 	CodeRuleRetryOnExit   Code = "rule-retry-on-exit"

@@ -68,7 +68,7 @@ func CannotStart(name string, err error) *Failure {
 
 // NotRun is the failure of a command whose process never ran to an end.
 func NotRun(name string, err error) *Failure {
-	f := New(Unknown, CodeExecCannotStart, fmt.Sprintf("%s did not run: %v", name, err), "check the command, its path and the machine's limits")
+	f := New(Unknown, CodeExecNotRun, fmt.Sprintf("%s did not run: %v", name, err), "check the command, its path and the machine's limits")
 	f.Err = err
 	return f
 }
