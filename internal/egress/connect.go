@@ -80,7 +80,7 @@ func ConnectFailure(proxyURL *url.URL, target string, resp *http.Response) *fail
 	describe(r, proxy, t, a)
 	f := r.settle().Failure()
 	if f == nil { // a 2xx other than 200: net/http refuses it too
-		f = failure.New(failure.Unknown, failure.CodeProxyConnect, ce.Error(), "the proxy answered CONNECT with an unusual success status", "")
+		f = failure.OddConnectSuccess(ce.Error())
 	}
 	f.Trace = failure.Trace{Network: true, Proxy: true, NotSent: true, ConnectStatus: a.Status}
 	f.Evidence[0] = fmt.Sprintf("CONNECT %s via proxy %s: %s", target, proxy.Addr, statusLine(a))

@@ -73,6 +73,15 @@ func NotRun(name string, err error) *Failure {
 	return f
 }
 
+// HelperFailed is the failure of a command retrywise itself runs to help a
+// step (git rev-parse, ls-remote or fetch for a push) when it cannot be run
+// at all: unknown, the machine must change (install it, fix PATH).
+func HelperFailed(err error) *Failure {
+	f := New(Unknown, CodeGitCommandFailed, err.Error(), "install git and check PATH")
+	f.Err = err
+	return f
+}
+
 // lastLines returns the last n non-blank lines of s, trimmed, as evidence.
 func lastLines(s string, n int) []string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")

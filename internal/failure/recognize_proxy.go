@@ -341,3 +341,11 @@ func splitOutsideQuotes(s string, sep byte) []string {
 	}
 	return append(out, s[start:])
 }
+
+// OddConnectSuccess is a proxy's 2xx answer to CONNECT other than 200, which
+// net/http refuses as it refuses a denial: unknown, with desc naming it.
+func OddConnectSuccess(desc string) *Failure {
+	f := New(Unknown, CodeProxyConnect, desc, "the proxy answered CONNECT with an unusual success status", desc)
+	f.Trace = Trace{Network: true, Proxy: true, NotSent: true}
+	return f
+}

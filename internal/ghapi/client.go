@@ -22,6 +22,7 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	"github.com/retrywise/retrywise/internal/clock"
+	"github.com/retrywise/retrywise/internal/redact"
 )
 
 // DefaultBaseURL is the API base used when GITHUB_API_URL is not set.
@@ -55,7 +56,7 @@ func New(opts Options) (*Client, error) {
 	}
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("invalid GitHub API URL %q: want an http(s) URL such as %s", redactedURL(base), DefaultBaseURL)
+		return nil, fmt.Errorf("invalid GitHub API URL %q: want an http(s) URL such as %s", redact.URL(base), DefaultBaseURL)
 	}
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"
@@ -73,13 +74,6 @@ func New(opts Options) (*Client, error) {
 		clk = clock.Real{}
 	}
 	return &Client{gh: gh, clk: clk}, nil
-}
-
-func redactedURL(s string) string {
-	if u, err := url.Parse(s); err == nil {
-		return u.Redacted()
-	}
-	return "(unparsable)"
 }
 
 // BaseURL returns the API root the client sends to.

@@ -79,7 +79,7 @@ func (s *Step) git(ctx context.Context, relay bool, args ...string) (string, *fa
 		Stdout: &out, Stderr: errw, Timeout: s.opts.Timeout, KillGrace: s.opts.KillGrace, Tool: failure.ToolGit,
 	})
 	if err != nil {
-		return "", failure.New(failure.Unknown, failure.CodeGitCommandFailed, err.Error(), "install git and check PATH")
+		return "", failure.HelperFailed(err)
 	}
 	if err := st.Attempt(ctx, 1); err != nil {
 		return out.String(), failure.FromError(err)
