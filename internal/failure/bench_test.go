@@ -84,3 +84,22 @@ func BenchmarkClassifyHostile(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCorpus classifies every corpus case once per iteration: the cost
+// of a verdict (class, code and trace) on real failure texts.
+func BenchmarkCorpus(b *testing.B) {
+	cases := loadCorpus(b)
+	ins := make([]Input, len(cases))
+	for i, c := range cases {
+		ins[i] = c.input()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		for _, in := range ins {
+			if f := Classify(in); f == nil {
+				b.Fatal("nil failure")
+			}
+		}
+	}
+}
