@@ -97,12 +97,12 @@ type Step struct {
 
 // attemptState is what the last attempt left for CanRetry.
 type attemptState struct {
-	status   int                // HTTP status; 0 when no answer arrived
-	sent     bool               // the request may have reached the server
-	timedOut bool               // --timeout ended the attempt
-	partial  bool               // part of the body already went to Stdout
-	open     *breaker.OpenError // the breaker short-circuited the attempt
-	refusal  string             // CanRetry's remedy when it refused
+	status   int    // HTTP status; 0 when no answer arrived
+	sent     bool   // the request may have reached the server
+	timedOut bool   // --timeout ended the attempt
+	partial  bool   // part of the body already went to Stdout
+	open     bool   // the breaker short-circuited the attempt
+	refusal  string // CanRetry's remedy when it refused
 }
 
 // New validates opts and returns a Step.
@@ -193,7 +193,7 @@ func SafeMethod(m string) bool {
 func (s *Step) CanRetry(*failure.Failure) (bool, string) {
 	st := &s.last
 	st.refusal = ""
-	if st.open != nil {
+	if st.open {
 		return false, "no request was sent while the breaker is open"
 	}
 	if b := s.opts.Breaker; b != nil && b.State() == breaker.Open {
@@ -235,28 +235,8 @@ func (s *Step) RefusalRemedy() string { return s.last.refusal }
 func (s *Step) Attempt(ctx context.Context, n int) error {
 	s.last = attemptState{}
 	s.result = Result{Method: s.method, URL: s.opts.URL}
-	var ticket breaker.Ticket
-	if b := s.opts.Breaker; b != nil {
-		t, err := b.Allow()
-		var oe *breaker.OpenError
-		if errors.As(err, &oe) {
-			s.last.open = oe
-			return oe.Failure(s.clk.Now())
-		}
-		ticket = t
-	}
-	f, neutral := s.do(ctx)
-	if b := s.opts.Breaker; b != nil {
-		r := breaker.ResultOf(f)
-		if neutral || ctx.Err() != nil {
-			r = breaker.Neutral
-		}
-		reason := ""
-		if f != nil {
-			reason = f.Class.String() + ": " + f.Reason
-		}
-		b.Done(ticket, r, reason)
-	}
+	f, open := s.opts.Breaker.Do(ctx, func() (*failure.Failure, bool) { return s.do(ctx) })
+	s.last.open = open
 	if f == nil {
 		return nil
 	}
