@@ -171,6 +171,22 @@ func TestDiscoverGitAsksGit(t *testing.T) {
 	}
 }
 
+// TestDiscoverGitBrokenConfig: a git config git cannot read is an error that
+// quotes git's own first line, not a guess at the proxy.
+func TestDiscoverGitBrokenConfig(t *testing.T) {
+	home := t.TempDir()
+	cfg := filepath.Join(home, "gitconfig")
+	if err := os.WriteFile(cfg, []byte("[http\n\tproxy = http://10.0.0.7:3128\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + cfg, "https_proxy=http://10.0.0.1:3128", "PATH=" + os.Getenv("PATH")}
+	p, err := (&Discovery{Env: env}).ProxyFor(context.Background(), ClientGit, mustTarget(t, "https://only.test/r.git"))
+	want := "git config --get-urlmatch http.proxy: exit status 128: fatal: bad config line 1 in file " + cfg
+	if p != nil || err == nil || err.Error() != want {
+		t.Fatalf("ProxyFor = %v, %v; want the error %q", p, err, want)
+	}
+}
+
 // TestDiscoverCurlAgreesWithCurl asks the real curl which variable it uses.
 func TestDiscoverCurlAgreesWithCurl(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
