@@ -107,9 +107,8 @@ func (s *QuotaStep) CanRetry(f *failure.Failure) (bool, string) {
 	if s.open {
 		return false, "no request was sent: the API host's circuit breaker is open"
 	}
-	if s.Breaker != nil && s.Breaker.State() == breaker.Open {
-		n, _ := s.Breaker.Failures()
-		return false, (&breaker.OpenError{Key: s.Breaker.Key(), Failures: n}).Error() + ": no more requests to it in this run until its cooldown ends"
+	if why, _ := s.Breaker.Refusal(); why != "" {
+		return false, why
 	}
 	var low *LowQuotaError
 	if !errors.As(f, &low) {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/retrywise/retrywise/internal/breaker"
 	"github.com/retrywise/retrywise/internal/failure"
 )
 
@@ -41,10 +40,9 @@ func (s *Step) CanRetry(*failure.Failure) (bool, string) {
 	if st.open {
 		return false, "no request was sent while the breaker is open"
 	}
-	if b := s.opts.Breaker; b != nil && b.State() == breaker.Open {
-		n, _ := b.Failures()
+	if why, n := s.opts.Breaker.Refusal(); why != "" {
 		st.refusal = fmt.Sprintf("the host failed %d times in a row in this run, so its circuit breaker opened: retrywise sends it nothing until the cooldown ends; wait for the outage to end", n)
-		return false, fmt.Sprintf("circuit breaker open for %s after %d consecutive failures: no more requests to it in this run until its cooldown ends", s.key, n)
+		return false, why
 	}
 	if st.partial {
 		st.refusal = "run it again, or use --output FILE so that a cut-off download can be retried"

@@ -1,10 +1,15 @@
 package httpstep
 
 import (
+	"context"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/retrywise/retrywise/internal/breaker"
+	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/failure"
 )
 
@@ -50,5 +55,30 @@ func TestCanRetryIdempotency(t *testing.T) {
 		if !ok && s.RefusalRemedy() == "" {
 			t.Errorf("%s: a refusal without a remedy", tt.name)
 		}
+	}
+}
+
+// TestCanRetryOpenBreaker: the failure that opens the host's breaker is not
+// retried, whatever the method; the attempt it short-circuits is not either.
+func TestCanRetryOpenBreaker(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	key := HostKey(u.Scheme, u.Host)
+	b := breaker.NewRegistry(clock.NewFake(t0, false)).Get(key, breaker.Settings{Threshold: 1})
+	s, err := New(Options{URL: srv.URL, Breaker: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := failure.FromError(s.Attempt(context.Background(), 1))
+	want := "circuit breaker open for " + key + " after 1 consecutive failures: no more requests to it in this run until its cooldown ends"
+	if ok, why := s.CanRetry(f); ok || why != want || !strings.Contains(s.RefusalRemedy(), "the host failed 1 times in a row") {
+		t.Fatalf("CanRetry = %v %q, remedy %q; want a refusal %q", ok, why, s.RefusalRemedy(), want)
+	}
+	f = failure.FromError(s.Attempt(context.Background(), 2))
+	if ok, why := s.CanRetry(f); ok || why != "no request was sent while the breaker is open" || s.RefusalRemedy() != "" {
+		t.Fatalf("short-circuited: CanRetry = %v %q, remedy %q", ok, why, s.RefusalRemedy())
 	}
 }
