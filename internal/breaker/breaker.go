@@ -158,6 +158,21 @@ func (b *Breaker) Failures() (int, string) {
 	return b.failures, b.last
 }
 
+// Refusal returns why no request to the host may be retried while b is open, and the consecutive failures that opened it; "" when b is nil or not open.
+func (b *Breaker) Refusal() (why string, failures int) {
+	if b == nil {
+		return "", 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.tick()
+	if b.state != Open {
+		return "", 0
+	}
+	oe := OpenError{Key: b.key, Failures: b.failures}
+	return oe.Error() + ": no more requests to it in this run until its cooldown ends", b.failures
+}
+
 // Allow asks to send one request. It returns a Ticket, or an *OpenError when
 // the breaker is open, or half-open with its trial already in flight.
 func (b *Breaker) Allow() (Ticket, error) {

@@ -231,3 +231,24 @@ func TestStateString(t *testing.T) {
 		}
 	}
 }
+
+func TestRefusal(t *testing.T) {
+	b, clk := newBreaker(t)
+	if why, n := b.Refusal(); why != "" || n != 0 {
+		t.Fatalf("closed: %q %d", why, n)
+	}
+	for i := 0; i < DefaultThreshold; i++ {
+		record(t, b, Failure)
+	}
+	want := "circuit breaker open for api.example.com:443 after 3 consecutive failures: no more requests to it in this run until its cooldown ends"
+	if why, n := b.Refusal(); why != want || n != 3 {
+		t.Fatalf("open: %q %d, want %q 3", why, n, want)
+	}
+	clk.Advance(DefaultCooldown)
+	if why, _ := b.Refusal(); why != "" {
+		t.Fatalf("half-open: %q, want the trial allowed", why)
+	}
+	if why, n := (*Breaker)(nil).Refusal(); why != "" || n != 0 {
+		t.Fatalf("nil: %q %d", why, n)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/net/http/httpproxy"
 
 	"github.com/retrywise/retrywise/internal/environ"
+	"github.com/retrywise/retrywise/internal/failure"
 )
 
 // Client names the program whose proxy rules apply; they differ.
@@ -240,14 +241,7 @@ func (d *Discovery) gitConfigProxy(ctx context.Context, t Target) (value string,
 		return "", false, nil
 	}
 	// a broken git config is git's failure to report, not a reason to guess
-	return "", false, fmt.Errorf("git config --get-urlmatch http.proxy: %v: %s", runErr, strings.TrimSpace(firstLine(errb.String())))
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
+	return "", false, fmt.Errorf("git config --get-urlmatch http.proxy: %v: %s", runErr, failure.EvidenceLine(errb.String()))
 }
 
 // parseCurlProxy parses a proxy value the way curl does: no scheme means

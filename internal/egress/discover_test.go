@@ -74,11 +74,7 @@ func TestDiscoverByClient(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := ""
-			if p != nil {
-				got = p.Addr
-			}
-			if got != tc.want {
+			if got := addrOf(p); got != tc.want {
 				t.Fatalf("proxy %q, want %q", got, tc.want)
 			}
 			if tc.source != "" && p.Source != tc.source {
@@ -106,11 +102,7 @@ func TestDiscoverCurlArgs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := ""
-		if p != nil {
-			got = p.Addr
-		}
-		if got != tc.want {
+		if got := addrOf(p); got != tc.want {
 			t.Errorf("%v: proxy %q, want %q", tc.args, got, tc.want)
 		}
 	}
@@ -135,15 +127,30 @@ func TestURLFromArgs(t *testing.T) {
 	}
 }
 
+// gitEnv returns an environment whose only git configuration is a global
+// file holding config (its path is cfg), with https_proxy=http://10.0.0.1:3128.
+func gitEnv(t *testing.T, config string) (env []string, cfg string) {
+	t.Helper()
+	home := t.TempDir()
+	cfg = filepath.Join(home, "gitconfig")
+	if err := os.WriteFile(cfg, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + cfg, "https_proxy=http://10.0.0.1:3128", "PATH=" + os.Getenv("PATH")}, cfg
+}
+
+// addrOf returns the proxy's address; "" for none (direct).
+func addrOf(p *Proxy) string {
+	if p == nil {
+		return ""
+	}
+	return p.Addr
+}
+
 // TestDiscoverGitAsksGit checks http.proxy and http.<url>.proxy through the
 // real git, and the variables when git has no setting.
 func TestDiscoverGitAsksGit(t *testing.T) {
-	home := t.TempDir()
-	cfg := filepath.Join(home, "gitconfig")
-	if err := os.WriteFile(cfg, []byte("[http \"https://only.test\"]\n\tproxy = http://10.0.0.7:3128\n[http \"https://none.test\"]\n\tproxy = \"\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + cfg, "https_proxy=http://10.0.0.1:3128", "PATH=" + os.Getenv("PATH")}
+	env, _ := gitEnv(t, "[http \"https://only.test\"]\n\tproxy = http://10.0.0.7:3128\n[http \"https://none.test\"]\n\tproxy = \"\"\n")
 	for _, tc := range []struct {
 		target string
 		config []string
@@ -161,13 +168,20 @@ func TestDiscoverGitAsksGit(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.target, err)
 		}
-		got := ""
-		if p != nil {
-			got = p.Addr
+		if got := addrOf(p); got != tc.want || (p != nil && p.Source != tc.source) {
+			t.Errorf("%s %v: proxy %q (%v), want %q from %s", tc.target, tc.config, addrOf(p), p, tc.want, tc.source)
 		}
-		if got != tc.want || (p != nil && p.Source != tc.source) {
-			t.Errorf("%s %v: proxy %q (%v), want %q from %s", tc.target, tc.config, got, p, tc.want, tc.source)
-		}
+	}
+}
+
+// TestDiscoverGitBrokenConfig: a git config git cannot read is an error that
+// quotes git's own first line, not a guess at the proxy.
+func TestDiscoverGitBrokenConfig(t *testing.T) {
+	env, cfg := gitEnv(t, "[http\n\tproxy = http://10.0.0.7:3128\n")
+	p, err := (&Discovery{Env: env}).ProxyFor(context.Background(), ClientGit, mustTarget(t, "https://only.test/r.git"))
+	want := "git config --get-urlmatch http.proxy: exit status 128: fatal: bad config line 1 in file " + cfg
+	if p != nil || err == nil || err.Error() != want {
+		t.Fatalf("ProxyFor = %v, %v; want the error %q", p, err, want)
 	}
 }
 

@@ -24,8 +24,8 @@ type QuotaStep struct {
 	Breaker *breaker.Breaker
 	// Timeout bounds each attempt; 0 means DefaultTimeout.
 	Timeout time.Duration
-	// Clock dates the breaker's cooldown in messages and measures the waits for
-	// a reset; nil means the wall clock.
+	// Clock measures the waits for a reset; nil means the wall clock. (The
+	// breaker's cooldown runs on the breaker's own clock.)
 	Clock clock.Clock
 	// Resource is the bucket each read is checked against; "" checks none.
 	Resource Resource
@@ -58,45 +58,27 @@ func (s *QuotaStep) Attempt(ctx context.Context, n int) error {
 	if n == 1 {
 		s.lowSince, s.lowReads = time.Time{}, 0
 	}
-	clk := s.clock()
-	var ticket breaker.Ticket
-	if s.Breaker != nil {
-		t, err := s.Breaker.Allow()
-		var oe *breaker.OpenError
-		if errors.As(err, &oe) {
-			s.open = true
-			return oe.Failure(clk.Now())
-		}
-		ticket = t
-	}
 	timeout := s.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	actx, cancel := context.WithTimeout(ctx, timeout)
-	q, err := s.Client.Quota(actx)
-	cancel()
-	var f *failure.Failure
-	if err != nil {
-		f = failure.FromError(err)
-	}
-	if s.Breaker != nil {
-		// A low quota is an answer from a healthy host: the breaker sees the read.
-		r := breaker.ResultOf(f)
-		if ctx.Err() != nil {
-			r = breaker.Neutral
+	var q Quota
+	// A low quota is an answer from a healthy host: the breaker sees the read.
+	f, open := s.Breaker.Do(ctx, func() (*failure.Failure, bool) {
+		actx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		var err error
+		if q, err = s.Client.Quota(actx); err != nil {
+			return failure.FromError(err), false
 		}
-		reason := ""
-		if f != nil {
-			reason = f.Class.String() + ": " + f.Reason
-		}
-		s.Breaker.Done(ticket, r, reason)
-	}
+		return nil, false
+	})
+	s.open = open
 	if f != nil {
 		return f
 	}
 	s.quota = q
-	return s.check(clk.Now())
+	return s.check(s.clock().Now())
 }
 
 // check returns the failure of the last read against Resource, or nil.
@@ -125,9 +107,8 @@ func (s *QuotaStep) CanRetry(f *failure.Failure) (bool, string) {
 	if s.open {
 		return false, "no request was sent: the API host's circuit breaker is open"
 	}
-	if s.Breaker != nil && s.Breaker.State() == breaker.Open {
-		n, _ := s.Breaker.Failures()
-		return false, (&breaker.OpenError{Key: s.Breaker.Key(), Failures: n}).Error() + ": no more requests to it in this run until its cooldown ends"
+	if why, _ := s.Breaker.Refusal(); why != "" {
+		return false, why
 	}
 	var low *LowQuotaError
 	if !errors.As(f, &low) {

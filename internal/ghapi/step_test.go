@@ -157,3 +157,21 @@ func TestQuotaStepInTheLoop(t *testing.T) {
 		})
 	}
 }
+
+// TestQuotaStepOpenBreaker: an open breaker short-circuits the read without
+// sending it, and the step will not retry while it stays open.
+func TestQuotaStepOpenBreaker(t *testing.T) {
+	c, hits, host := quotaAPI(t, coreAnswer(5000, t0.Add(time.Hour)))
+	clk := clock.NewFake(t0, false)
+	br := breaker.NewRegistry(clk).Get(host, breaker.Settings{Threshold: 1})
+	tk, _ := br.Allow()
+	br.Done(tk, breaker.Failure, "transient: connection reset")
+	s := &QuotaStep{Client: c, Breaker: br, Clock: clk, Resource: Core, MinRemaining: 100}
+	f := failure.FromError(s.Attempt(context.Background(), 1))
+	if f == nil || f.Code != failure.CodeBreakerOpen || hits.Load() != 0 {
+		t.Fatalf("Attempt = %v after %d requests, want the breaker-open failure and none sent", f, hits.Load())
+	}
+	if ok, why := s.CanRetry(f); ok || why != "no request was sent: the API host's circuit breaker is open" {
+		t.Errorf("CanRetry = %v %q", ok, why)
+	}
+}

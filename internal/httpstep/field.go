@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/retrywise/retrywise/internal/failure"
 )
 
 // Field is one --field NAME=PATH: a value to extract from a JSON response.
@@ -178,4 +180,29 @@ func FormatValue(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
+}
+
+// extract fills Result.Fields; a path that leads nowhere makes the answer absent.
+func (s *Step) extract(kept *capture) *failure.Failure {
+	if kept.over {
+		return failure.FieldBodyTooLarge(MaxFieldBody)
+	}
+	doc, err := decodeJSON(kept.b)
+	if err != nil {
+		return failure.FieldNotJSON(err, kept.b)
+	}
+	s.result.Fields = make(map[string]any, len(s.opts.Fields))
+	var missing []string
+	for _, fd := range s.opts.Fields {
+		v, ok := fd.Path.Lookup(doc)
+		s.result.Fields[fd.Name] = v
+		if !ok {
+			missing = append(missing, fd.Name+"="+fd.Path.String())
+		}
+	}
+	if len(missing) > 0 {
+		s.result.Found = false
+		return failure.FieldsMissing(missing)
+	}
+	return nil
 }

@@ -95,16 +95,6 @@ type Step struct {
 	result Result
 }
 
-// attemptState is what the last attempt left for CanRetry.
-type attemptState struct {
-	status   int                // HTTP status; 0 when no answer arrived
-	sent     bool               // the request may have reached the server
-	timedOut bool               // --timeout ended the attempt
-	partial  bool               // part of the body already went to Stdout
-	open     *breaker.OpenError // the breaker short-circuited the attempt
-	refusal  string             // CanRetry's remedy when it refused
-}
-
 // New validates opts and returns a Step.
 func New(opts Options) (*Step, error) {
 	m := strings.ToUpper(strings.TrimSpace(opts.Method))
@@ -173,90 +163,13 @@ func (s *Step) Method() string { return s.method }
 // Result returns what the last attempt found.
 func (s *Step) Result() Result { return s.result }
 
-// SafeMethod reports whether m may be sent again after it reached the server:
-// GET, HEAD, PUT, DELETE, OPTIONS and TRACE are idempotent (RFC 9110 9.2.2).
-func SafeMethod(m string) bool {
-	switch m {
-	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodOptions, http.MethodTrace:
-		return true
-	}
-	return false
-}
-
-// CanRetry answers whether the failure of the last attempt may be retried by
-// sending the same request again. Never while the host's breaker is open.
-// Idempotent methods always may; POST and PATCH only when the request cannot
-// have been processed (it failed before reaching the server: DNS failure,
-// connection refused; or the server answered 429), when an Idempotency-Key
-// header is set, or with RetryUnsafe. A body already partly written to stdout
-// is never repeated. RefusalRemedy then says what to do.
-func (s *Step) CanRetry(*failure.Failure) (bool, string) {
-	st := &s.last
-	st.refusal = ""
-	if st.open != nil {
-		return false, "no request was sent while the breaker is open"
-	}
-	if b := s.opts.Breaker; b != nil && b.State() == breaker.Open {
-		n, _ := b.Failures()
-		st.refusal = fmt.Sprintf("the host failed %d times in a row in this run, so its circuit breaker opened: retrywise sends it nothing until the cooldown ends; wait for the outage to end", n)
-		return false, fmt.Sprintf("circuit breaker open for %s after %d consecutive failures: no more requests to it in this run until its cooldown ends", s.key, n)
-	}
-	if st.partial {
-		st.refusal = "run it again, or use --output FILE so that a cut-off download can be retried"
-		return false, "part of the response body was already written to stdout, so a retry would repeat it"
-	}
-	switch {
-	case SafeMethod(s.method), s.opts.RetryUnsafe, s.opts.Header.Get("Idempotency-Key") != "":
-		return true, ""
-	case !st.sent:
-		return true, "" // nothing reached the server
-	case st.status == http.StatusTooManyRequests:
-		return true, "" // a 429 is answered before the request is processed
-	}
-	st.refusal = "find out whether the server acted on the request (look the resource up) before sending it again; an Idempotency-Key the server honours makes such retries safe"
-	const how = "set an Idempotency-Key header, or --retry-unsafe if repeating it is harmless"
-	switch {
-	case st.timedOut:
-		return false, fmt.Sprintf("the %s timed out after it was sent, so the server may have processed it: not replayed (%s)", s.method, how)
-	case st.status != 0:
-		return false, fmt.Sprintf("the %s was answered HTTP %d and may already have been processed: not replayed (%s)", s.method, st.status, how)
-	}
-	return false, fmt.Sprintf("the %s failed after it was sent, so the server may have processed it: not replayed (%s)", s.method, how)
-}
-
-// RefusalRemedy returns what to do about the last CanRetry refusal (an
-// unsafe request not replayed, a breaker that opened, a body already
-// written); "" when CanRetry did not refuse, or when the failure's own
-// remedy says it (an attempt the breaker short-circuited).
-func (s *Step) RefusalRemedy() string { return s.last.refusal }
-
 // Attempt sends the request once. It returns nil when the answer's status is
 // expected (and every --field was found), else the classified failure.
 func (s *Step) Attempt(ctx context.Context, n int) error {
 	s.last = attemptState{}
 	s.result = Result{Method: s.method, URL: s.opts.URL}
-	var ticket breaker.Ticket
-	if b := s.opts.Breaker; b != nil {
-		t, err := b.Allow()
-		var oe *breaker.OpenError
-		if errors.As(err, &oe) {
-			s.last.open = oe
-			return oe.Failure(s.clk.Now())
-		}
-		ticket = t
-	}
-	f, neutral := s.do(ctx)
-	if b := s.opts.Breaker; b != nil {
-		r := breaker.ResultOf(f)
-		if neutral || ctx.Err() != nil {
-			r = breaker.Neutral
-		}
-		reason := ""
-		if f != nil {
-			reason = f.Class.String() + ": " + f.Reason
-		}
-		b.Done(ticket, r, reason)
-	}
+	f, open := s.opts.Breaker.Do(ctx, func() (*failure.Failure, bool) { return s.do(ctx) })
+	s.last.open = open
 	if f == nil {
 		return nil
 	}
@@ -335,134 +248,4 @@ func (s *Step) absent() {
 			s.result.Fields[fd.Name] = nil
 		}
 	}
-}
-
-// deliver writes the body of an expected answer and extracts the fields.
-func (s *Step) deliver(ctx, actx context.Context, resp *http.Response) (*failure.Failure, bool) {
-	var dst io.Writer
-	var tmp *os.File
-	if s.opts.OutputFile != "" {
-		var err error
-		tmp, err = os.CreateTemp(filepath.Dir(s.opts.OutputFile), "."+filepath.Base(s.opts.OutputFile)+".retrywise-*")
-		if err != nil {
-			return failure.OutputWrite("--output", err, "check the folder and its permissions"), true
-		}
-		defer func() {
-			if tmp != nil {
-				tmp.Close()
-				os.Remove(tmp.Name())
-			}
-		}()
-		dst = tmp
-	} else {
-		dst = &countingWriter{w: s.opts.Stdout, partial: &s.last.partial}
-	}
-	limit := maxValueBody
-	if len(s.opts.Fields) > 0 {
-		limit = MaxFieldBody
-	}
-	kept := &capture{limit: limit}
-	src := &readErrReader{r: resp.Body}
-	size := 32 << 10
-	if n := resp.ContentLength; n >= 0 && n < int64(size) {
-		size = int(n) + 1 // small answers need no 32 KiB copy buffer
-	}
-	_, err := io.CopyBuffer(io.MultiWriter(dst, kept), src, make([]byte, size))
-	if err != nil {
-		if src.err == nil {
-			return failure.OutputWrite("the response body", err, "check where the output goes (disk space, a closed pipe)"), true
-		}
-		if ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
-			return s.transportFailure(ctx, actx, src.err), false
-		}
-		return failure.FromRequest(src.err, failure.Request{}), false
-	}
-	if tmp != nil {
-		if err := tmp.Close(); err != nil {
-			return failure.OutputWrite("--output", err, "check the disk"), true
-		}
-		if err := os.Rename(tmp.Name(), s.opts.OutputFile); err != nil {
-			return failure.OutputWrite("--output", err, "check the folder and its permissions"), true
-		}
-		tmp = nil
-	}
-	s.result.Found = true
-	s.result.Value = nil
-	if !kept.over && len(kept.b) <= maxValueBody && json.Valid(kept.b) {
-		s.result.Value = json.RawMessage(bytes.Clone(kept.b))
-	}
-	if len(s.opts.Fields) == 0 {
-		return nil, false
-	}
-	return s.extract(kept), false
-}
-
-// extract fills Result.Fields; a path that leads nowhere makes the answer absent.
-func (s *Step) extract(kept *capture) *failure.Failure {
-	if kept.over {
-		return failure.FieldBodyTooLarge(MaxFieldBody)
-	}
-	doc, err := decodeJSON(kept.b)
-	if err != nil {
-		return failure.FieldNotJSON(err, kept.b)
-	}
-	s.result.Fields = make(map[string]any, len(s.opts.Fields))
-	var missing []string
-	for _, fd := range s.opts.Fields {
-		v, ok := fd.Path.Lookup(doc)
-		s.result.Fields[fd.Name] = v
-		if !ok {
-			missing = append(missing, fd.Name+"="+fd.Path.String())
-		}
-	}
-	if len(missing) > 0 {
-		s.result.Found = false
-		return failure.FieldsMissing(missing)
-	}
-	return nil
-}
-
-// countingWriter notes when a byte reached the caller's stdout.
-type countingWriter struct {
-	w       io.Writer
-	partial *bool
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	if n > 0 {
-		*c.partial = true
-	}
-	return n, err
-}
-
-// capture keeps the first limit bytes written to it and notes an overflow.
-type capture struct {
-	b     []byte
-	limit int
-	over  bool
-}
-
-func (c *capture) Write(p []byte) (int, error) {
-	keep := p
-	if room := c.limit - len(c.b); len(p) > room {
-		c.over = true
-		keep = p[:max(room, 0)]
-	}
-	c.b = append(c.b, keep...)
-	return len(p), nil
-}
-
-// readErrReader remembers the read error, to tell it from a write error in io.Copy.
-type readErrReader struct {
-	r   io.Reader
-	err error
-}
-
-func (r *readErrReader) Read(p []byte) (int, error) {
-	n, err := r.r.Read(p)
-	if err != nil && err != io.EOF {
-		r.err = err
-	}
-	return n, err
 }
