@@ -266,8 +266,6 @@ func TestExecGitThroughSquidDenied(t *testing.T) {
 		"unable to access 'https://"+host+"/r.git/'", "X-Squid-Error: ERR_ACCESS_DENIED 0")
 }
 
-// TestExecAllowedHostUpstreamDown: transient, retried on the schedule, then 75;
-// the probe runs once for the run (cached).
 // TestExecPlainHTTPThroughSquidDenied: curl -f sees a 403 for a plain-http URL;
 // the probe (an absolute-form HEAD) shows it is the proxy's own.
 func TestExecPlainHTTPThroughSquidDenied(t *testing.T) {
@@ -282,6 +280,8 @@ func TestExecPlainHTTPThroughSquidDenied(t *testing.T) {
 		"curl: (22) The requested URL returned error: 403", "probe: HEAD "+host+":80 via proxy "+squid.Addr+": HTTP 403 Forbidden")
 }
 
+// TestExecAllowedHostUpstreamDown: transient, retried on the schedule, then 75;
+// the probe runs once for the run (cached).
 func TestExecAllowedHostUpstreamDown(t *testing.T) {
 	t.Parallel()
 	target := "down.allowed.test:" + closedPort(t)
