@@ -194,11 +194,22 @@ func TestProbeCommandMasksProxyCredentials(t *testing.T) {
 	gw := proxytest.NewGateway(proxytest.GatewayOptions{})
 	defer gw.Close()
 	proxyURL := strings.Replace(gw.URL, "http://", "http://egress-user:Pr0xyPassw0rd@", 1)
-	for _, args := range [][]string{{"probe", "dev.to"}, {"probe", "--json", "dev.to"}, {"probe", "bad target/x"}} {
-		r := runCLI(t, "", []string{"HTTPS_PROXY=" + proxyURL}, args...)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string // what the output says instead
+	}{
+		{[]string{"probe", "dev.to"}, exitcode.Policy, "of proxy " + gw.Addr + " (bare 403 to CONNECT)"},
+		{[]string{"probe", "--json", "dev.to"}, exitcode.Policy, `"proxy":"` + gw.Addr + `"`},
+		{[]string{"probe", "bad target/x"}, exitcode.Usage, `retrywise: invalid target "bad target/x"`},
+	} {
+		r := runCLI(t, "", []string{"HTTPS_PROXY=" + proxyURL}, tc.args...)
 		all := r.stdout + r.stderr
 		if strings.Contains(all, "Pr0xyPassw0rd") || strings.Contains(all, "egress-user") {
-			t.Errorf("%v leaked the proxy credentials:\n%s", args, all)
+			t.Errorf("%v leaked the proxy credentials:\n%s", tc.args, all)
+		}
+		if r.code != tc.code || !strings.Contains(all, tc.want) {
+			t.Errorf("%v: exit %d, want %d with %q:\n%s", tc.args, r.code, tc.code, tc.want, all)
 		}
 	}
 }
