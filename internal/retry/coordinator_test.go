@@ -93,7 +93,7 @@ func TestCoordinatorWaits(t *testing.T) {
 				t.Errorf("waits = %v, want %v", got, tt.wantWaits)
 			}
 			if st.calls != tt.wantCalls || len(out.Attempts) != tt.wantAttempt {
-				t.Errorf("calls = %d, attempts = %d, want %d", st.calls, len(out.Attempts), tt.wantCalls)
+				t.Errorf("calls = %d, attempts = %d, want %d and %d", st.calls, len(out.Attempts), tt.wantCalls, tt.wantAttempt)
 			}
 			if out.Stop != tt.wantStop || out.OK() != tt.wantOK {
 				t.Errorf("stop = %s ok=%v, want %s ok=%v", out.Stop, out.OK(), tt.wantStop, tt.wantOK)
