@@ -350,10 +350,13 @@ func TestExecMasksProxyCredentials(t *testing.T) {
 	rep := filepath.Join(t.TempDir(), "r.json")
 	proxyURL := strings.Replace(squid.URL, "http://", "http://egress-user:Pr0xyPassw0rd@", 1)
 	r := runCLI(t, "", []string{"https_proxy=" + proxyURL}, "exec", "--report", rep, "--", "sh", "-c", `curl -sS -v "https://dev.to/" 2>&1 | grep -v '^[<>{}]' >&2; echo "proxy is $https_proxy" >&2; exit 56`)
-	b, _ := os.ReadFile(rep)
-	all := r.stdout + r.stderr + string(b)
+	got, raw := readReport(t, rep) // fails when there is no report to check
+	all := r.stdout + r.stderr + raw
 	if strings.Contains(all, "Pr0xyPassw0rd") || strings.Contains(all, "egress-user") {
 		t.Errorf("proxy credentials leaked:\n%s", all)
+	}
+	if got.Class != "policy" || !strings.Contains(raw, squid.Addr) {
+		t.Errorf("the report does not name the proxy's denial:\n%s", raw)
 	}
 	if r.code != exitcode.Policy || !strings.Contains(r.stderr, "is not on the egress allowlist of proxy "+squid.Addr) {
 		t.Errorf("exit %d, want 77 with the probe's report (the tunnel line names the target)\n%s", r.code, r.stderr)
