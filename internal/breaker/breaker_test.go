@@ -154,25 +154,63 @@ func TestNeutralTrialReleasesTheSlot(t *testing.T) {
 		record(t, b, Failure)
 	}
 	clk.Advance(DefaultCooldown)
-	trial, _ := b.Allow()
+	trial, err := b.Allow()
+	if err != nil {
+		t.Fatalf("half-open refused its trial: %v", err)
+	}
+	// The trial holds the one slot until it is done.
+	var oe *OpenError
+	if _, err := b.Allow(); !errors.As(err, &oe) || !oe.TrialInFlight {
+		t.Fatalf("a second request during the trial: %v, want refused with the trial in flight", err)
+	}
 	b.Done(trial, Neutral, "")
 	if b.State() != HalfOpen {
 		t.Fatalf("state %s after a neutral trial, want half-open", b.State())
 	}
-	if _, err := b.Allow(); err != nil {
+	if n, _ := b.Failures(); n != 3 {
+		t.Errorf("count %d after a neutral trial, want 3: neutral neither counts nor resets", n)
+	}
+	next, err := b.Allow()
+	if err != nil {
 		t.Fatalf("the next trial was refused after a neutral one: %v", err)
+	}
+	b.Done(next, Success, "")
+	if b.State() != Closed {
+		t.Errorf("state %s after the next trial succeeded, want closed", b.State())
 	}
 }
 
 func TestStaleTicketsAreIgnored(t *testing.T) {
-	b, _ := newBreaker(t)
-	early, _ := b.Allow() // granted while closed
+	b, clk := newBreaker(t)
+	// Two slow requests granted while closed, from before the outage.
+	early1, err1 := b.Allow()
+	early2, err2 := b.Allow()
+	if err1 != nil || err2 != nil {
+		t.Fatalf("Allow on a closed breaker: %v, %v", err1, err2)
+	}
 	for i := 0; i < 3; i++ {
 		record(t, b, Failure)
 	}
-	b.Done(early, Success, "") // a slow request from before the outage
+	b.Done(early1, Success, "")
 	if b.State() != Open {
 		t.Fatalf("a stale success closed the breaker")
+	}
+	// Half-open, then closed again by a successful trial.
+	clk.Advance(DefaultCooldown)
+	record(t, b, Success)
+	if b.State() != Closed {
+		t.Fatalf("state %s after the trial, want closed", b.State())
+	}
+	// A closed breaker counts the failures of its current tickets only: the
+	// slow request's failure belongs to the outage that is over.
+	b.Done(early2, Failure, "late failure from before the outage")
+	if n, last := b.Failures(); n != 0 || last != "" {
+		t.Fatalf("a stale failure was counted after the breaker closed again: %d (%q)", n, last)
+	}
+	record(t, b, Failure)
+	record(t, b, Failure)
+	if b.State() != Closed {
+		t.Errorf("opened after 2 new failures: the stale one was counted")
 	}
 }
 
@@ -201,34 +239,76 @@ func TestDisabledAndSettings(t *testing.T) {
 	}
 }
 
+// TestConcurrentUse: goroutines racing on one breaker (run with -race). Each
+// sends a request and reports a failure; whatever the interleaving, exactly
+// Threshold failures are counted (the reports of tickets granted before the
+// breaker opened are stale), it ends open, and every later request is refused.
+// Then, after the cooldown, concurrent requests get exactly one trial.
 func TestConcurrentUse(t *testing.T) {
 	clk := clock.NewFake(t0, false)
 	reg := NewRegistry(clk)
+	const goroutines, threshold = 8, 3
 	var wg sync.WaitGroup
-	for g := 0; g < 8; g++ {
+	var mu sync.Mutex
+	granted, refused := 0, 0
+	start := make(chan struct{})
+	for g := 0; g < goroutines; g++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			b := reg.Get("h:443", Settings{Threshold: 3})
-			for i := 0; i < 200; i++ {
-				if tk, err := b.Allow(); err == nil {
-					b.Done(tk, Result(i%3), "x")
+			b := reg.Get("h:443", Settings{Threshold: threshold})
+			<-start
+			for i := 0; i < 50; i++ {
+				tk, err := b.Allow()
+				mu.Lock()
+				if err == nil {
+					granted++
+				} else {
+					refused++
 				}
-				b.State()
+				mu.Unlock()
+				if err == nil {
+					b.Done(tk, Failure, "HTTP 502 Bad Gateway")
+				}
 			}
 		}()
 	}
+	close(start)
 	wg.Wait()
-	if st := reg.Get("h:443", Settings{Threshold: 3}).State(); st != Closed && st != Open && st != HalfOpen {
-		t.Errorf("state %d after concurrent use", st)
+	b := reg.Get("h:443", Settings{Threshold: threshold})
+	if st := b.State(); st != Open {
+		t.Fatalf("state %s after %d concurrent failures, want open", st, granted)
 	}
-}
+	if n, last := b.Failures(); n != threshold || last != "HTTP 502 Bad Gateway" {
+		t.Errorf("counted %d failures (%q), want exactly %d", n, last, threshold)
+	}
+	if granted < threshold || granted > threshold+goroutines-1 || granted+refused != goroutines*50 {
+		t.Errorf("%d requests granted, %d refused: want %d to %d granted (those in flight when it opened), the rest refused",
+			granted, refused, threshold, threshold+goroutines-1)
+	}
 
-func TestStateString(t *testing.T) {
-	for s, want := range map[State]string{Closed: "closed", Open: "open", HalfOpen: "half-open"} {
-		if s.String() != want {
-			t.Errorf("%d: %q", s, s.String())
-		}
+	clk.Advance(DefaultCooldown)
+	trials := make(chan Ticket, goroutines)
+	start = make(chan struct{})
+	for g := 0; g < goroutines; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			if tk, err := b.Allow(); err == nil {
+				trials <- tk
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(trials)
+	if len(trials) != 1 {
+		t.Fatalf("%d of %d concurrent requests got a half-open trial, want exactly 1", len(trials), goroutines)
+	}
+	b.Done(<-trials, Success, "")
+	if b.State() != Closed {
+		t.Errorf("state %s after the trial succeeded, want closed", b.State())
 	}
 }
 

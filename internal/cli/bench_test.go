@@ -8,7 +8,7 @@ import (
 // BenchmarkBinaryHelp measures `retrywise --help` as a process start to exit;
 // compare it with BenchmarkBinaryBaselineTrue from the same run.
 func BenchmarkBinaryHelp(b *testing.B) {
-	bin := buildBinary(&testing.T{})
+	bin := buildBinary(b)
 	for b.Loop() {
 		if err := exec.Command(bin, "--help").Run(); err != nil {
 			b.Fatal(err)

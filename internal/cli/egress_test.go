@@ -194,11 +194,22 @@ func TestProbeCommandMasksProxyCredentials(t *testing.T) {
 	gw := proxytest.NewGateway(proxytest.GatewayOptions{})
 	defer gw.Close()
 	proxyURL := strings.Replace(gw.URL, "http://", "http://egress-user:Pr0xyPassw0rd@", 1)
-	for _, args := range [][]string{{"probe", "dev.to"}, {"probe", "--json", "dev.to"}, {"probe", "bad target/x"}} {
-		r := runCLI(t, "", []string{"HTTPS_PROXY=" + proxyURL}, args...)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string // what the output says instead
+	}{
+		{[]string{"probe", "dev.to"}, exitcode.Policy, "of proxy " + gw.Addr + " (bare 403 to CONNECT)"},
+		{[]string{"probe", "--json", "dev.to"}, exitcode.Policy, `"proxy":"` + gw.Addr + `"`},
+		{[]string{"probe", "bad target/x"}, exitcode.Usage, `retrywise: invalid target "bad target/x"`},
+	} {
+		r := runCLI(t, "", []string{"HTTPS_PROXY=" + proxyURL}, tc.args...)
 		all := r.stdout + r.stderr
 		if strings.Contains(all, "Pr0xyPassw0rd") || strings.Contains(all, "egress-user") {
-			t.Errorf("%v leaked the proxy credentials:\n%s", args, all)
+			t.Errorf("%v leaked the proxy credentials:\n%s", tc.args, all)
+		}
+		if r.code != tc.code || !strings.Contains(all, tc.want) {
+			t.Errorf("%v: exit %d, want %d with %q:\n%s", tc.args, r.code, tc.code, tc.want, all)
 		}
 	}
 }
@@ -266,8 +277,6 @@ func TestExecGitThroughSquidDenied(t *testing.T) {
 		"unable to access 'https://"+host+"/r.git/'", "X-Squid-Error: ERR_ACCESS_DENIED 0")
 }
 
-// TestExecAllowedHostUpstreamDown: transient, retried on the schedule, then 75;
-// the probe runs once for the run (cached).
 // TestExecPlainHTTPThroughSquidDenied: curl -f sees a 403 for a plain-http URL;
 // the probe (an absolute-form HEAD) shows it is the proxy's own.
 func TestExecPlainHTTPThroughSquidDenied(t *testing.T) {
@@ -282,6 +291,8 @@ func TestExecPlainHTTPThroughSquidDenied(t *testing.T) {
 		"curl: (22) The requested URL returned error: 403", "probe: HEAD "+host+":80 via proxy "+squid.Addr+": HTTP 403 Forbidden")
 }
 
+// TestExecAllowedHostUpstreamDown: transient, retried on the schedule, then 75;
+// the probe runs once for the run (cached).
 func TestExecAllowedHostUpstreamDown(t *testing.T) {
 	t.Parallel()
 	target := "down.allowed.test:" + closedPort(t)
@@ -339,10 +350,13 @@ func TestExecMasksProxyCredentials(t *testing.T) {
 	rep := filepath.Join(t.TempDir(), "r.json")
 	proxyURL := strings.Replace(squid.URL, "http://", "http://egress-user:Pr0xyPassw0rd@", 1)
 	r := runCLI(t, "", []string{"https_proxy=" + proxyURL}, "exec", "--report", rep, "--", "sh", "-c", `curl -sS -v "https://dev.to/" 2>&1 | grep -v '^[<>{}]' >&2; echo "proxy is $https_proxy" >&2; exit 56`)
-	b, _ := os.ReadFile(rep)
-	all := r.stdout + r.stderr + string(b)
+	got, raw := readReport(t, rep) // fails when there is no report to check
+	all := r.stdout + r.stderr + raw
 	if strings.Contains(all, "Pr0xyPassw0rd") || strings.Contains(all, "egress-user") {
 		t.Errorf("proxy credentials leaked:\n%s", all)
+	}
+	if got.Class != "policy" || !strings.Contains(raw, squid.Addr) {
+		t.Errorf("the report does not name the proxy's denial:\n%s", raw)
 	}
 	if r.code != exitcode.Policy || !strings.Contains(r.stderr, "is not on the egress allowlist of proxy "+squid.Addr) {
 		t.Errorf("exit %d, want 77 with the probe's report (the tunnel line names the target)\n%s", r.code, r.stderr)

@@ -317,9 +317,9 @@ func TestGitHubQuotaFailures(t *testing.T) {
 		for _, args := range [][]string{{"github-quota"}, {"github-quota", "--token", tok + "-flag"}} {
 			rep := filepath.Join(t.TempDir(), "r.json")
 			r := newProc(t, "GITHUB_API_URL="+srv.URL, "GITHUB_TOKEN="+tok).run(append(args, "--report", rep)...)
-			b, _ := os.ReadFile(rep)
-			all := r.stdout + r.stderr + string(b)
-			if r.code != exitcode.Policy || strings.Contains(all, tok) || !strings.Contains(all, "bad credentials") {
+			got, raw := readReport(t, rep) // fails when there is no report to check
+			all := r.stdout + r.stderr + raw
+			if r.code != exitcode.Policy || got.Class != "policy" || strings.Contains(all, tok) || !strings.Contains(raw, "bad credentials") {
 				t.Errorf("%v: exit %d:\n%s", args, r.code, all)
 			}
 		}

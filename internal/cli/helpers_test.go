@@ -42,8 +42,10 @@ var (
 	buildErr  error
 )
 
-// buildBinary builds cmd/retrywise once per test binary.
-func buildBinary(t *testing.T) string {
+// buildBinary builds cmd/retrywise once per test binary; tests and
+// benchmarks pass their own *testing.T or *testing.B, so a failed build fails
+// the caller.
+func buildBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		binPath = filepath.Join(binDir, "retrywise")

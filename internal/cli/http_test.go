@@ -355,6 +355,9 @@ func TestHTTPIdempotency(t *testing.T) {
 			if tt.detail != "" && (got.Stop != "cannot-retry-in-context" || !strings.Contains(got.Detail, tt.detail) || !strings.Contains(got.Remedy, "before sending it again")) {
 				t.Errorf("report does not say why it was not replayed:\n%s", raw)
 			}
+			if tt.detail == "" && (!got.OK || got.Stop != "succeeded" || len(got.Attempts) != int(tt.requests)) {
+				t.Errorf("report does not show the replayed request succeeding after %d attempts:\n%s", tt.requests, raw)
+			}
 			srv.mu.Lock()
 			defer srv.mu.Unlock()
 			for _, b := range srv.bodies {
@@ -549,18 +552,21 @@ func TestHTTPRedirectsAndExpect(t *testing.T) {
 		args   []string
 		code   int
 		stdout string
-		stderr string
+		stderr string // a line the report must hold
 	}{
-		{"followed", []string{"/r1"}, exitcode.OK, "landed", ""},
+		{"followed", []string{"/r1"}, exitcode.OK, "landed", "retrywise http succeeded after 1 attempt"},
 		{"--no-follow", []string{"--no-follow", "/r1"}, exitcode.Unknown, "", "HTTP 302 Found is not an expected status (any 2xx)"},
 		{"--no-follow shows Location", []string{"--no-follow", "/r1"}, exitcode.Unknown, "", "Location: /r2"},
-		{"--no-follow --expect 302", []string{"--no-follow", "--expect", "302", "/r1"}, exitcode.OK, "<a href=\"/r2\">Found</a>.\n\n", ""},
+		{"--no-follow --expect 302", []string{"--no-follow", "--expect", "302", "/r1"}, exitcode.OK, "<a href=\"/r2\">Found</a>.\n\n", "retrywise http succeeded after 1 attempt"},
 		{"redirect loop", []string{"/loop"}, exitcode.Structural, "", "more than 10 redirects"},
 		{"--expect 200 on a 201", []string{"--expect", "200", "/created"}, exitcode.Unknown, "", "HTTP 201 Created is not an expected status (200)"},
-		{"--expect 200-299 on a 201", []string{"--expect", "200-299", "/created"}, exitcode.OK, "made", ""},
-		{"--expect 404 makes a 404 success", []string{"--expect", "200,404", "/gone"}, exitcode.OK, "nope", ""},
+		{"--expect 200-299 on a 201", []string{"--expect", "200-299", "/created"}, exitcode.OK, "made", "retrywise http succeeded after 1 attempt"},
+		{"--expect 404 makes a 404 success", []string{"--expect", "200,404", "/gone"}, exitcode.OK, "nope", "retrywise http succeeded after 1 attempt"},
 	}
 	for _, tt := range tests {
+		if tt.stderr == "" {
+			t.Fatalf("%s: a case without an expected report line checks nothing", tt.name)
+		}
 		args := append([]string{"http"}, tt.args[:len(tt.args)-1]...)
 		r := newProc(t).run(append(args, srv.URL+tt.args[len(tt.args)-1])...)
 		if r.code != tt.code || r.stdout != tt.stdout || !strings.Contains(r.stderr, tt.stderr) {

@@ -12,13 +12,21 @@ import (
 	"testing"
 
 	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/gittest"
 	"github.com/retrywise/retrywise/internal/proxytest"
 )
 
 // run runs a real client and returns its classified failure and its output.
 func run(t testing.TB, env []string, argv ...string) (*failure.Failure, string, int) {
 	t.Helper()
+	return runIn(t, t.TempDir(), env, argv...)
+}
+
+// runIn is run in the folder dir.
+func runIn(t testing.TB, dir string, env []string, argv ...string) (*failure.Failure, string, int) {
+	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0"}, env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -131,11 +139,16 @@ func TestDiagnoseProxyDown(t *testing.T) {
 }
 
 // TestDiagnoseForPush is the shape `retrywise push` uses: the client and the
-// remote URL, no output beyond the failure's evidence.
+// remote URL, no output beyond the failure's evidence. The push runs in a
+// repository of its own (not wherever the tests happen to run).
 func TestDiagnoseForPush(t *testing.T) {
 	t.Parallel()
+	work := gittest.NewWork(t, gittest.Env(t), "")
 	env := []string{"https_proxy=" + squid.URL}
-	f, _, _ := run(t, env, "git", "push", "https://denied.test/r.git", "HEAD:main")
+	f, _, _ := runIn(t, work, env, "git", "push", "https://denied.test/r.git", "HEAD:main")
+	if !strings.Contains(strings.Join(f.Evidence, "\n"), "CONNECT tunnel failed, response 403") {
+		t.Fatalf("git push through the denying proxy: %v %q, want the refused CONNECT the probe diagnoses", f, f.Evidence)
+	}
 	p := newProber(t, Options{Env: env})
 	got := p.DiagnoseFor(ClientGit, "https://denied.test/r.git")(context.Background(), f)
 	if got.Class != failure.Policy || !strings.Contains(got.Reason, "denied.test:443 is not on the egress allowlist of proxy "+squid.Addr) {

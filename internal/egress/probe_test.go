@@ -27,15 +27,22 @@ func TestProbeSquid(t *testing.T) {
 		{name: "denied host", target: "dev.to", verdict: Denied,
 			reason:   "dev.to:443 is not on the egress allowlist of proxy " + squid.Addr + " (Squid ERR_ACCESS_DENIED)",
 			evidence: "X-Squid-Error: ERR_ACCESS_DENIED 0"},
-		{name: "allowed host", target: "up.allowed.test:" + up, verdict: Allowed, reason: "lets up.allowed.test:" + up + " through"},
+		{name: "allowed host", target: "up.allowed.test:" + up, verdict: Allowed, reason: "proxy " + squid.Addr + " lets up.allowed.test:" + up + " through (HTTP 200 Connection established)"},
 		{name: "allowed host, upstream down", target: "down.allowed.test:" + down, verdict: UpstreamUnreachable,
 			reason: "down.allowed.test:" + down + " is unreachable behind proxy " + squid.Addr + " (Squid ERR_CONNECT_FAIL)", evidence: "X-Squid-Error: ERR_CONNECT_FAIL 111"},
-		{name: "plain http denied, absolute-form HEAD", target: "http://denied.test/", verdict: Denied, reason: "(Squid ERR_ACCESS_DENIED)", evidence: "probe: HEAD denied.test:80 via proxy"},
-		{name: "plain http allowed, the upstream's own status", target: "http://up.allowed.test:" + up + "/", verdict: Allowed},
-		{name: "plain http, upstream down", target: "http://down.allowed.test:" + down + "/", verdict: UpstreamUnreachable, evidence: "ERR_CONNECT_FAIL"},
+		{name: "plain http denied, absolute-form HEAD", target: "http://denied.test/", verdict: Denied,
+			reason: "denied.test:80 is not on the egress allowlist of proxy " + squid.Addr + " (Squid ERR_ACCESS_DENIED)", evidence: "probe: HEAD denied.test:80 via proxy"},
+		// the upstream answers 418 (Squid's phrase for it varies by version)
+		{name: "plain http allowed, the upstream's own status", target: "http://up.allowed.test:" + up + "/", verdict: Allowed,
+			reason: "proxy " + squid.Addr + " lets up.allowed.test:" + up + " through (HTTP 418 ", evidence: "probe: HEAD up.allowed.test:" + up + " via proxy " + squid.Addr + ": HTTP 418 "},
+		{name: "plain http, upstream down", target: "http://down.allowed.test:" + down + "/", verdict: UpstreamUnreachable,
+			reason: "down.allowed.test:" + down + " is unreachable behind proxy " + squid.Addr + " (Squid ERR_CONNECT_FAIL)", evidence: "X-Squid-Error: ERR_CONNECT_FAIL"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
+			if tc.reason == "" {
+				t.Fatal("a case without an expected reason checks nothing")
+			}
 			p := newProber(t, Options{Env: []string{"HTTPS_PROXY=" + squid.URL, "HTTP_PROXY=" + squid.URL}})
 			r := p.Probe(context.Background(), mustTarget(t, tc.target))
 			if r.Verdict != tc.verdict || !strings.Contains(r.Reason, tc.reason) {
@@ -74,13 +81,17 @@ func TestProbeTinyproxy(t *testing.T) {
 		reason  string
 	}{
 		{target: "denied.test", verdict: Denied, reason: "denied.test:443 is not on the egress allowlist of proxy " + tiny.Addr + " (tinyproxy 403 Filtered)"},
-		{target: "localhost:" + down, verdict: UpstreamUnreachable, reason: "(tinyproxy 500 Unable to connect)"},
-		{target: "localhost:" + up, verdict: Allowed},
-		{target: "http://denied.test/", verdict: Denied, reason: "tinyproxy 403 Filtered"},
-		{target: "http://localhost:" + up + "/", verdict: Allowed},
+		{target: "localhost:" + down, verdict: UpstreamUnreachable, reason: "localhost:" + down + " is unreachable behind proxy " + tiny.Addr + " (tinyproxy 500 Unable to connect)"},
+		{target: "localhost:" + up, verdict: Allowed, reason: "proxy " + tiny.Addr + " lets localhost:" + up + " through (HTTP 200 Connection established)"},
+		{target: "http://denied.test/", verdict: Denied, reason: "denied.test:80 is not on the egress allowlist of proxy " + tiny.Addr + " (tinyproxy 403 Filtered)"},
+		// the upstream's own answer, relayed by tinyproxy
+		{target: "http://localhost:" + up + "/", verdict: Allowed, reason: "proxy " + tiny.Addr + " lets localhost:" + up + " through (HTTP 418 "},
 	} {
 		t.Run(tc.target, func(t *testing.T) {
 			t.Parallel()
+			if tc.reason == "" {
+				t.Fatal("a case without an expected reason checks nothing")
+			}
 			// curl's rules: localhost goes through the proxy too
 			p := newProber(t, Options{Env: []string{"https_proxy=" + tiny.URL, "http_proxy=" + tiny.URL}})
 			r := p.ProbeAs(context.Background(), ClientCurl, mustTarget(t, tc.target))
@@ -144,6 +155,8 @@ func TestProbeStallingProxyTimesOut(t *testing.T) {
 	}
 }
 
+// TestProbeHonoursCancellation cancels a probe while the stalling proxy holds
+// its connection (a one-hour timeout): it must end at once, as cancelled.
 func TestProbeHonoursCancellation(t *testing.T) {
 	t.Parallel()
 	st, err := proxytest.NewStall()
@@ -153,13 +166,21 @@ func TestProbeHonoursCancellation(t *testing.T) {
 	defer st.Close()
 	p := newProber(t, Options{Env: []string{"HTTPS_PROXY=http://" + st.Addr}, Timeout: time.Hour})
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	done := make(chan *Result)
 	go func() { done <- p.Probe(ctx, mustTarget(t, "dev.to")) }()
+	select {
+	case <-st.Accepted(): // the probe is now waiting for an answer that never comes
+	case r := <-done:
+		t.Fatalf("the probe ended before the proxy accepted it: %+v", r)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the probe never connected to the proxy")
+	}
 	cancel()
 	select {
 	case r := <-done:
-		if r.Verdict != ProxyUnreachable {
-			t.Errorf("%+v", r)
+		if r.Verdict != ProxyUnreachable || r.Reason != "proxy "+st.Addr+" is unreachable: cancelled" || r.Cached {
+			t.Errorf("%+v, want the cancelled probe", r)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("probe ignored cancellation")
@@ -185,36 +206,41 @@ func TestProbeCachesPerHost(t *testing.T) {
 
 func TestProbeGatewayStatusEndpoint(t *testing.T) {
 	t.Parallel()
+	const (
+		unconfirmed = "dev.to:443 is not on the egress allowlist of proxy GW (bare 403 to CONNECT)"
+		confirmed   = unconfirmed + ", confirmed by the proxy's status endpoint"
+	)
 	for _, tc := range []struct {
 		name     string
 		opts     proxytest.GatewayOptions
 		status   string // Options.StatusURL; "gw" means the gateway's own URL
 		timeout  time.Duration
 		verdict  Verdict
-		reason   string
+		reason   string // the whole reason; GW stands for the gateway's address
 		evidence string
 		requests int
 	}{
-		{name: "bare 403 confirmed", verdict: Denied, requests: 2,
-			reason:   "dev.to:443 is not on the egress allowlist of proxy GW (bare 403 to CONNECT), confirmed by the proxy's status endpoint",
+		{name: "bare 403 confirmed", verdict: Denied, requests: 2, reason: confirmed,
 			evidence: "status endpoint: connect_rejected dev.to:443 at 20"},
+		// no information from the status endpoint: the denial stands unconfirmed
 		{name: "junk", opts: proxytest.GatewayOptions{Status: proxytest.StatusJunk}, verdict: Denied, requests: 2,
-			reason: "(bare 403 to CONNECT)", evidence: "status endpoint: no information (not a JSON object)"},
+			reason: unconfirmed, evidence: "status endpoint: no information (not a JSON object)"},
 		{name: "huge body", opts: proxytest.GatewayOptions{Status: proxytest.StatusHuge}, verdict: Denied, requests: 2,
-			evidence: "status endpoint: no information (body over 64 KiB)"},
+			reason: unconfirmed, evidence: "status endpoint: no information (body over 64 KiB)"},
 		{name: "slow", opts: proxytest.GatewayOptions{Status: proxytest.StatusSlow}, timeout: 100 * time.Millisecond, verdict: Denied, requests: 2,
-			evidence: "status endpoint: no information (no answer within 100ms)"},
+			reason: unconfirmed, evidence: "status endpoint: no information (no answer within 100ms)"},
 		{name: "missing", opts: proxytest.GatewayOptions{Status: proxytest.StatusMissing}, verdict: Denied, requests: 2,
-			evidence: "status endpoint: no information (HTTP 404)"},
-		{name: "off", status: StatusOff, verdict: Denied, requests: 1},
-		{name: "explicit URL", status: "gw", verdict: Denied, requests: 2, evidence: "status endpoint: connect_rejected"},
+			reason: unconfirmed, evidence: "status endpoint: no information (HTTP 404)"},
+		{name: "off", status: StatusOff, verdict: Denied, requests: 1, reason: unconfirmed},
+		{name: "explicit URL", status: "gw", verdict: Denied, requests: 2, reason: confirmed, evidence: "status endpoint: connect_rejected"},
 		{name: "noProxy: client misconfiguration", opts: proxytest.GatewayOptions{NoProxy: []string{"localhost", ".dev.to", "dev.to"}}, verdict: Denied, requests: 2,
-			reason: "should not go through it at all (client misconfiguration)", evidence: "dev.to is in the proxy's noProxy list"},
+			reason: confirmed + "; the proxy says dev.to should not go through it at all (client misconfiguration)", evidence: "dev.to is in the proxy's noProxy list"},
 		{name: "x-deny-reason needs no status", opts: proxytest.GatewayOptions{DenyHeader: http.Header{"X-Deny-Reason": {"host_not_allowed"}}}, verdict: Denied, requests: 1,
-			reason: "(x-deny-reason: host_not_allowed)"},
+			reason: "dev.to:443 is not on the egress allowlist of proxy GW (x-deny-reason: host_not_allowed)"},
 		{name: "Proxy-Status denial", opts: proxytest.GatewayOptions{DenyHeader: http.Header{"Proxy-Status": {"gw; error=destination_ip_prohibited"}}}, verdict: Denied, requests: 1,
-			reason: "(Proxy-Status error=destination_ip_prohibited)"},
-		{name: "bare 407", opts: proxytest.GatewayOptions{DenyStatus: 407}, verdict: Denied, requests: 2, reason: "without valid proxy credentials"},
+			reason: "dev.to:443 is not on the egress allowlist of proxy GW (Proxy-Status error=destination_ip_prohibited)"},
+		{name: "bare 407", opts: proxytest.GatewayOptions{DenyStatus: 407}, verdict: Denied, requests: 2,
+			reason: "proxy GW refuses dev.to:443 without valid proxy credentials (bare 407 to CONNECT), confirmed by the proxy's status endpoint"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -227,8 +253,8 @@ func TestProbeGatewayStatusEndpoint(t *testing.T) {
 			p := newProber(t, Options{Env: []string{"HTTPS_PROXY=" + gw.URL}, StatusURL: status, Timeout: tc.timeout})
 			r := p.Probe(context.Background(), mustTarget(t, "dev.to"))
 			reason := strings.ReplaceAll(tc.reason, "GW", gw.Addr)
-			if r.Verdict != tc.verdict || !strings.Contains(r.Reason, reason) {
-				t.Fatalf("verdict %s reason %q, want %s containing %q\n%q", r.Verdict, r.Reason, tc.verdict, reason, r.Evidence)
+			if r.Verdict != tc.verdict || r.Reason != reason {
+				t.Fatalf("verdict %s reason %q, want %s %q\n%q", r.Verdict, r.Reason, tc.verdict, reason, r.Evidence)
 			}
 			if tc.evidence != "" && !hasLine(r.Evidence, tc.evidence) {
 				t.Errorf("evidence %q lacks %q", r.Evidence, tc.evidence)

@@ -3,7 +3,7 @@ package execstep
 import (
 	"context"
 	"errors"
-	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -19,12 +19,13 @@ func TestClassifyReplacesTheVerdict(t *testing.T) {
 		exit     int
 		timedOut bool
 		builtin  failure.Class // -1 when the built-in verdict is success
-		output   string
+		output   string        // the whole kept output
+		signal   syscall.Signal
 	}{
-		{"success", []string{"sh", "-c", "echo fine"}, 0, nil, 0, false, -1, "fine"},
-		{"failure turned success", []string{"sh", "-c", "echo 'curl: (7) Failed to connect' >&2; exit 7"}, 0, nil, 7, false, failure.Transient, "Failed to connect"},
-		{"own failure", []string{"sh", "-c", "exit 3"}, 0, failure.New(failure.Structural, failure.CodeGitNonFastForward, "mine", ""), 3, false, failure.Unknown, ""},
-		{"timeout", []string{"sleep", "10"}, 100 * time.Millisecond, errors.New("kept"), failure.NoExitCode, true, failure.Transient, ""},
+		{"success", []string{"sh", "-c", "echo fine"}, 0, nil, 0, false, -1, "fine\n", 0},
+		{"failure turned success", []string{"sh", "-c", "echo 'curl: (7) Failed to connect' >&2; exit 7"}, 0, nil, 7, false, failure.Transient, "curl: (7) Failed to connect\n", 0},
+		{"own failure", []string{"sh", "-c", "exit 3"}, 0, failure.New(failure.Structural, failure.CodeGitNonFastForward, "mine", ""), 3, false, failure.Unknown, "", 0},
+		{"timeout", []string{"sleep", "10"}, 100 * time.Millisecond, errors.New("kept"), failure.NoExitCode, true, failure.Transient, "", syscall.SIGTERM},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -42,7 +43,7 @@ func TestClassifyReplacesTheVerdict(t *testing.T) {
 			if calls != 1 || err != tt.answer {
 				t.Fatalf("Classify called %d times; Attempt returned %v, want %v", calls, err, tt.answer)
 			}
-			if got.ExitCode != tt.exit || got.TimedOut != tt.timedOut || !strings.Contains(got.Output, tt.output) {
+			if got.ExitCode != tt.exit || got.TimedOut != tt.timedOut || got.Output != tt.output || got.Signal != tt.signal {
 				t.Errorf("result = %+v", got)
 			}
 			var f *failure.Failure

@@ -7,16 +7,16 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/google/go-github/v60/github"
-
 	"github.com/retrywise/retrywise/internal/breaker"
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/httpstep"
 	"github.com/retrywise/retrywise/internal/retry"
 )
 
@@ -37,6 +37,9 @@ const rateLimitJSON = `{
   "rate": {"limit": 5000, "used": 1, "remaining": 4999, "reset": 1796032800}
 }`
 
+// newAPI starts a fake API and returns a client configured the way
+// github-quota configures it: its own HTTP client, a token, a User-Agent and
+// the injected clock (at t0, so rate-limit waits are exact).
 func newAPI(t *testing.T, h http.HandlerFunc) (*Client, *atomic.Int64, *httptest.Server) {
 	t.Helper()
 	var hits atomic.Int64
@@ -45,7 +48,9 @@ func newAPI(t *testing.T, h http.HandlerFunc) (*Client, *atomic.Int64, *httptest
 		h(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	c, err := New(Options{BaseURL: srv.URL + "/api/v3", Token: "tok-123456"})
+	tr := httpstep.NewTransport(httpstep.TransportOptions{})
+	t.Cleanup(tr.CloseIdleConnections)
+	c, err := New(Options{HTTPClient: httpstep.NewClient(tr, true), BaseURL: srv.URL + "/api/v3", Token: "tok-123456", UserAgent: "retrywise/test", Clock: clock.NewFake(t0, false)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,8 +59,8 @@ func newAPI(t *testing.T, h http.HandlerFunc) (*Client, *atomic.Int64, *httptest
 
 func TestQuotaReadsEveryResource(t *testing.T) {
 	c, hits, _ := newAPI(t, func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/api/v3/rate_limit" || r.Header.Get("Authorization") != "Bearer tok-123456" {
-			t.Errorf("request %s %s auth %q", r.Method, r.URL.Path, r.Header.Get("Authorization"))
+		if r.Method != http.MethodGet || r.URL.Path != "/api/v3/rate_limit" || r.Header.Get("Authorization") != "Bearer tok-123456" || r.UserAgent() != "retrywise/test" {
+			t.Errorf("request %s %s auth %q user agent %q", r.Method, r.URL.Path, r.Header.Get("Authorization"), r.UserAgent())
 		}
 		w.Header().Set("X-RateLimit-Limit", "5000")
 		w.Header().Set("X-RateLimit-Remaining", "4999")
@@ -85,44 +90,47 @@ func TestQuotaReadsEveryResource(t *testing.T) {
 	}
 }
 
+// TestClassify reads the quota from answers GitHub gives; every wait is
+// measured from the injected clock, so it is exact.
 func TestClassify(t *testing.T) {
-	now := time.Now()
-	reset := now.Add(time.Hour).Truncate(time.Second)
+	reset := t0.Add(time.Hour)
 	tests := []struct {
-		name    string
-		handler http.HandlerFunc
-		class   failure.Class
-		wait    time.Duration // 0: none expected; -1: about the hour to reset
-		reason  string
+		name     string
+		handler  http.HandlerFunc
+		class    failure.Class
+		wait     time.Duration
+		reason   string
+		evidence []string
 	}{
 		{"429 is a plain ErrorResponse", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "7")
 			w.WriteHeader(http.StatusTooManyRequests)
 			fmt.Fprint(w, `{"message":"Too Many Requests"}`)
-		}, failure.Transient, 7 * time.Second, "rate limited (HTTP 429"},
+		}, failure.Transient, 7 * time.Second, "rate limited (HTTP 429", nil},
 		{"403 primary rate limit", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("X-RateLimit-Remaining", "0")
 			w.Header().Set("X-RateLimit-Limit", "60")
 			w.Header().Set("X-RateLimit-Reset", fmt.Sprint(reset.Unix()))
 			w.WriteHeader(http.StatusForbidden)
 			fmt.Fprint(w, `{"message":"API rate limit exceeded for 127.0.0.1."}`)
-		}, failure.Transient, -1, "GitHub API rate limit of 60 exhausted until"},
+		}, failure.Transient, time.Hour, "GitHub API rate limit of 60 exhausted until 2026-11-30T11:00:00Z",
+			[]string{"HTTP 403 Forbidden", "X-RateLimit-Remaining: 0", "API rate limit exceeded for 127.0.0.1."}},
 		{"403 secondary rate limit", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "42")
 			w.WriteHeader(http.StatusForbidden)
 			fmt.Fprint(w, `{"message":"You have exceeded a secondary rate limit.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`)
-		}, failure.Transient, 42 * time.Second, "secondary rate limit"},
+		}, failure.Transient, 42 * time.Second, "secondary rate limit", []string{"HTTP 403 Forbidden", "You have exceeded a secondary rate limit."}},
 		{"401 bad credentials", func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusUnauthorized)
 			fmt.Fprint(w, `{"message":"Bad credentials","documentation_url":"https://docs.github.com/rest"}`)
-		}, failure.Policy, 0, "bad credentials"},
+		}, failure.Policy, 0, "bad credentials", nil},
 		{"404 on a lookup", func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusNotFound)
 			fmt.Fprint(w, `{"message":"Not Found"}`)
-		}, failure.Absent, 0, "HTTP 404"},
+		}, failure.Absent, 0, "HTTP 404", nil},
 		{"503", func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusServiceUnavailable)
-		}, failure.Transient, 0, "HTTP 503"},
+		}, failure.Transient, 0, "HTTP 503", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -133,29 +141,30 @@ func TestClassify(t *testing.T) {
 				t.Fatalf("error %v is not a *failure.Failure", err)
 			}
 			if f.Class != tt.class || !strings.Contains(f.Reason, tt.reason) {
-				t.Errorf("%s: %s", f.Class, f.Reason)
+				t.Errorf("%s: %s, want %s containing %q", f.Class, f.Reason, tt.class, tt.reason)
 			}
-			switch {
-			case tt.wait == -1:
-				if f.RetryAfter < 59*time.Minute || f.RetryAfter > time.Hour {
-					t.Errorf("RetryAfter %s, want about 1h", f.RetryAfter)
-				}
-			case f.RetryAfter != tt.wait:
+			if f.RetryAfter != tt.wait {
 				t.Errorf("RetryAfter %s, want %s", f.RetryAfter, tt.wait)
+			}
+			for _, e := range tt.evidence {
+				if !slices.Contains(f.Evidence, e) {
+					t.Errorf("evidence %q lacks %q", f.Evidence, e)
+				}
 			}
 		})
 	}
 }
 
-// TestClassifySelfImposedRefusal: after a rate-limit error a go-github client
-// refuses further calls until the reset without sending anything; the refusal
-// is transient with the reset as its wait.
-func TestClassifySelfImposedRefusal(t *testing.T) {
-	reset := time.Now().Add(30 * time.Minute).Truncate(time.Second)
+// TestQuotaIsReadAgainAfterARateLimit: github-quota retries a rate-limited
+// read of GET /rate_limit through the same client, and that endpoint is
+// exempt from go-github's self-imposed refusal, so every retry reaches the
+// server and is classified from GitHub's real answer (not a local refusal).
+func TestQuotaIsReadAgainAfterARateLimit(t *testing.T) {
+	reset := t0.Add(30 * time.Minute)
 	for _, tt := range []struct {
 		name  string
 		write func(w http.ResponseWriter)
-		min   time.Duration
+		wait  time.Duration
 	}{
 		{"primary", func(w http.ResponseWriter) {
 			w.Header().Set("X-RateLimit-Remaining", "0")
@@ -163,34 +172,40 @@ func TestClassifySelfImposedRefusal(t *testing.T) {
 			w.Header().Set("X-RateLimit-Reset", fmt.Sprint(reset.Unix()))
 			w.WriteHeader(http.StatusForbidden)
 			fmt.Fprint(w, `{"message":"API rate limit exceeded for user ID 1."}`)
-		}, 29 * time.Minute},
+		}, 30 * time.Minute},
 		{"secondary", func(w http.ResponseWriter) {
 			w.Header().Set("Retry-After", "600")
 			w.WriteHeader(http.StatusForbidden)
 			fmt.Fprint(w, `{"message":"You have exceeded a secondary rate limit.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`)
-		}, 9 * time.Minute},
+		}, 10 * time.Minute},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			c, hits, _ := newAPI(t, func(w http.ResponseWriter, r *http.Request) { tt.write(w) })
+			var limited atomic.Bool
+			limited.Store(true)
+			c, hits, _ := newAPI(t, func(w http.ResponseWriter, r *http.Request) {
+				if limited.Load() {
+					tt.write(w)
+					return
+				}
+				fmt.Fprint(w, rateLimitJSON)
+			})
 			ctx := context.Background()
-			_, _, first := c.gh.Users.Get(ctx, "octocat")
-			_, _, second := c.gh.Users.Get(ctx, "octocat")
-			if hits.Load() != 1 {
-				t.Fatalf("go-github sent %d requests; the second should have been refused locally", hits.Load())
-			}
-			var rle *github.RateLimitError
-			var abuse *github.AbuseRateLimitError
-			if !errors.As(second, &rle) && !errors.As(second, &abuse) {
-				t.Fatalf("second call: %T %v", second, second)
-			}
-			for i, err := range []error{first, second} {
-				f := Classify(err, time.Now())
-				if f.Class != failure.Transient || f.RetryAfter < tt.min || f.RetryAfter > tt.min+2*time.Minute {
-					t.Errorf("call %d: %s %q, wait %s", i+1, f.Class, f.Reason, f.RetryAfter)
+			for i := 1; i <= 2; i++ {
+				_, err := c.Quota(ctx)
+				if hits.Load() != int64(i) {
+					t.Fatalf("read %d: the server saw %d requests; go-github refused the read locally", i, hits.Load())
+				}
+				var f *failure.Failure
+				if !errors.As(err, &f) || f.Class != failure.Transient || f.RetryAfter != tt.wait {
+					t.Fatalf("read %d: %v, want transient with a wait of %s", i, err, tt.wait)
+				}
+				if ev := strings.Join(f.Evidence, "\n"); !strings.Contains(ev, "HTTP 403 Forbidden") || strings.Contains(ev, "refused the call without sending it") {
+					t.Errorf("read %d: evidence %q, want GitHub's answer", i, f.Evidence)
 				}
 			}
-			if f := Classify(second, time.Now()); !strings.Contains(strings.Join(f.Evidence, "\n"), "refused the call without sending it") {
-				t.Errorf("refusal evidence: %q", f.Evidence)
+			limited.Store(false)
+			if q, err := c.Quota(ctx); err != nil || q[Core].Remaining != 4999 || hits.Load() != 3 {
+				t.Fatalf("after the limit: %v, %v, %d requests", q, err, hits.Load())
 			}
 		})
 	}
@@ -203,7 +218,9 @@ func TestClassifyNetworkError(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	c, err := New(Options{BaseURL: "http://" + addr})
+	tr := httpstep.NewTransport(httpstep.TransportOptions{})
+	defer tr.CloseIdleConnections()
+	c, err := New(Options{HTTPClient: httpstep.NewClient(tr, true), BaseURL: "http://" + addr, Clock: clock.NewFake(t0, false)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,7 +83,10 @@ func TestQuotaStepChecksTheBucket(t *testing.T) {
 				return
 			}
 			f := failure.FromError(err)
-			if f == nil || f.Class.String() != tt.wantClass || f.RetryAfter != tt.wantWait {
+			if f == nil {
+				t.Fatalf("Attempt passed, want %s after %s", tt.wantClass, tt.wantWait)
+			}
+			if f.Class.String() != tt.wantClass || f.RetryAfter != tt.wantWait {
 				t.Fatalf("Attempt = %v (retry after %v), want %s after %s", f, f.RetryAfter, tt.wantClass, tt.wantWait)
 			}
 			if ok, why := s.CanRetry(f); ok != tt.wantRetry || why != tt.wantWhy {

@@ -211,10 +211,11 @@ func TestPushNonFastForwardStopsWithRemedy(t *testing.T) {
 	}
 	// The coordinator shows every failure to its diagnosis; a rejection
 	// carries no network endpoint, so the egress probe leaves it alone.
-	for _, d := range r.diagnosed {
-		if d.Trace.Network || d.Trace.URL != "" {
-			t.Errorf("the rejection %q was handed to the diagnosis as a network failure: %+v", d.Reason, d.Trace)
-		}
+	if len(r.diagnosed) != 1 || r.diagnosed[0].Class != failure.Structural {
+		t.Fatalf("diagnose saw %v, want the one rejection", r.diagnosed)
+	}
+	if d := r.diagnosed[0]; d.Trace.Network || d.Trace.URL != "" {
+		t.Errorf("the rejection %q was handed to the diagnosis as a network failure: %+v", d.Reason, d.Trace)
 	}
 }
 

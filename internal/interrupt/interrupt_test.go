@@ -3,34 +3,72 @@ package interrupt
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
 	"syscall"
 	"testing"
+	"time"
 )
 
+// TestNotifyContextCancelsWithSignalCause delivers each real signal to this
+// process: the context is cancelled with a *Signal naming it, whose exit code
+// is the shell's 128 plus the signal number.
 func TestNotifyContextCancelsWithSignalCause(t *testing.T) {
-	ctx, stop := NotifyContext(context.Background())
-	defer stop()
-	if err := syscall.Kill(syscall.Getpid(), syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	<-ctx.Done()
-	sig, ok := FromContext(ctx)
-	if !ok || sig != syscall.SIGINT {
-		t.Fatalf("FromContext = %v, %v; want SIGINT", sig, ok)
-	}
-	var s *Signal
-	if !errors.As(context.Cause(ctx), &s) || s.ExitCode() != 130 || s.Error() != "received SIGINT" {
-		t.Errorf("cause = %v", context.Cause(ctx))
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		name string
+		code int
+	}{
+		{syscall.SIGINT, "received SIGINT", 130},
+		{syscall.SIGTERM, "received SIGTERM", 143},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, stop := NotifyContext(context.Background())
+			defer stop()
+			if err := syscall.Kill(syscall.Getpid(), tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			<-ctx.Done()
+			sig, ok := FromContext(ctx)
+			if !ok || sig != tc.sig {
+				t.Fatalf("FromContext = %v, %v; want %v", sig, ok, tc.sig)
+			}
+			var s *Signal
+			if !errors.As(context.Cause(ctx), &s) || s.ExitCode() != tc.code || s.Error() != tc.name {
+				t.Errorf("cause = %v, want %q with exit code %d", context.Cause(ctx), tc.name, tc.code)
+			}
+		})
 	}
 }
 
+// TestStopReleases: stop cancels the context without a signal cause, and
+// gives the signal back to its default action: a SIGTERM after stop ends the
+// process, as it would without retrywise's handler. The process is a helper
+// run of this test binary.
 func TestStopReleases(t *testing.T) {
-	ctx, stop := NotifyContext(context.Background())
-	stop()
-	if _, ok := FromContext(ctx); ok {
-		t.Error("a stopped context reports a signal")
+	if os.Getenv("INTERRUPT_HELPER") == "stop-then-sigterm" {
+		ctx, stop := NotifyContext(context.Background())
+		stop()
+		if _, ok := FromContext(ctx); ok || ctx.Err() == nil || context.Cause(ctx) != context.Canceled {
+			os.Stdout.WriteString("stopped context: cause " + context.Cause(ctx).Error() + "\n")
+			os.Exit(2)
+		}
+		syscall.Kill(syscall.Getpid(), syscall.SIGTERM)
+		// Only reached if the signal was still caught: give it ample time to
+		// be delivered, then report that the process survived it.
+		<-time.After(10 * time.Second)
+		os.Stdout.WriteString("survived SIGTERM after stop\n")
+		os.Exit(0)
 	}
-	if (&Signal{Sig: syscall.SIGTERM}).ExitCode() != 143 {
-		t.Error("SIGTERM must map to 143")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestStopReleases$")
+	cmd.Env = append(os.Environ(), "INTERRUPT_HELPER=stop-then-sigterm")
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("helper: %v\n%s", err, out)
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+		t.Fatalf("helper ended with %v, want killed by SIGTERM (the default action)\n%s", err, out)
 	}
 }

@@ -192,9 +192,10 @@ type Stall struct {
 	Addr string
 	l    net.Listener
 
-	mu    sync.Mutex
-	conns []net.Conn
-	done  chan struct{}
+	mu       sync.Mutex
+	conns    []net.Conn
+	done     chan struct{}
+	accepted chan struct{}
 }
 
 // NewStall starts a stalling listener on 127.0.0.1.
@@ -203,7 +204,7 @@ func NewStall() (*Stall, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Stall{Addr: l.Addr().String(), l: l, done: make(chan struct{})}
+	s := &Stall{Addr: l.Addr().String(), l: l, done: make(chan struct{}), accepted: make(chan struct{}, 1)}
 	go func() {
 		defer close(s.done)
 		for {
@@ -214,10 +215,18 @@ func NewStall() (*Stall, error) {
 			s.mu.Lock()
 			s.conns = append(s.conns, c)
 			s.mu.Unlock()
+			select {
+			case s.accepted <- struct{}{}:
+			default:
+			}
 		}
 	}()
 	return s, nil
 }
+
+// Accepted returns a channel that receives after a connection is accepted;
+// use it to wait, without sleeping, until a client is stuck on the stall.
+func (s *Stall) Accepted() <-chan struct{} { return s.accepted }
 
 // Close stops accepting and closes the held connections.
 func (s *Stall) Close() {

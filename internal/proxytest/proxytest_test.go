@@ -48,6 +48,14 @@ func TestSquidAndTinyproxy(t *testing.T) {
 	if n, err := sq.WaitLog("denied.test:443", 1, 5*time.Second); err != nil || n != 1 {
 		t.Errorf("access log: %d lines (%v)", n, err)
 	}
+	// a line that never comes: WaitLog gives up at its timeout with the count
+	start := time.Now()
+	if n, err := sq.WaitLog("never-requested.test", 1, 100*time.Millisecond); err != nil || n != 0 {
+		t.Errorf("WaitLog for a missing line: %d, %v; want 0, nil", n, err)
+	}
+	if el := time.Since(start); el < 100*time.Millisecond || el > 5*time.Second {
+		t.Errorf("WaitLog with a 100ms timeout returned after %s", el)
+	}
 	sq.Close()
 	tp.Close()
 	for _, addr := range []string{sq.Addr, tp.Addr} {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -139,18 +140,38 @@ func (s *Squid) CountLog(substr string) (int, error) {
 	return n, nil
 }
 
-// WaitLog polls the access log until at least n lines contain substr, or
-// timeout passes; it returns the count last seen. Squid writes a line when a
-// transaction ends, which may be just after the client saw the answer.
+// WaitLog waits until at least n access-log lines contain substr, or timeout
+// passes; it returns the count last seen. Squid writes a line when a
+// transaction ends, which may be just after the client saw the answer. It
+// does not poll: it recounts each time inotify reports a write in Squid's
+// folder.
 func (s *Squid) WaitLog(substr string, n int, timeout time.Duration) (int, error) {
-	deadline := time.Now().Add(timeout)
+	fd, err := syscall.InotifyInit1(syscall.IN_NONBLOCK | syscall.IN_CLOEXEC)
+	if err != nil {
+		return 0, fmt.Errorf("inotify: %w", err)
+	}
+	events := os.NewFile(uintptr(fd), "inotify") // non-blocking, so its deadline works
+	defer events.Close()
+	// the folder, not the file: the log is created by Squid's first line
+	if _, err := syscall.InotifyAddWatch(fd, s.Dir, syscall.IN_CREATE|syscall.IN_MODIFY|syscall.IN_CLOSE_WRITE); err != nil {
+		return 0, fmt.Errorf("inotify watch %s: %w", s.Dir, err)
+	}
+	if err := events.SetReadDeadline(time.Now().Add(timeout)); err != nil {
+		return 0, err
+	}
+	buf := make([]byte, 64*(syscall.SizeofInotifyEvent+syscall.NAME_MAX+1))
 	for {
+		// counted after the watch is set, so no write is missed
 		got, err := s.CountLog(substr)
-		if err != nil || got >= n || time.Now().After(deadline) {
+		if err != nil || got >= n {
 			return got, err
 		}
-		poll := time.NewTimer(pollInterval)
-		<-poll.C
+		if _, err := events.Read(buf); err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				return s.CountLog(substr)
+			}
+			return got, err
+		}
 	}
 }
 

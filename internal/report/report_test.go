@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/retry"
 )
@@ -26,10 +27,11 @@ func TestGolden(t *testing.T) {
 	timeout := failure.New(failure.Transient, failure.CodeTimeout, "curl 28, operation timed out", "a network blip: retrying", "curl: (28) Operation timed out after 5001 milliseconds")
 	nff := failure.New(failure.Structural, failure.CodeGitNonFastForward, "git push rejected: non-fast-forward on main", "git pull --rebase origin main, then push again",
 		" ! [rejected]        main -> main (non-fast-forward)")
+	// The exit code in each report is the one exitcode.For gives the outcome,
+	// as every command computes it; the golden files hold the expected codes.
 	tests := []struct {
 		name string
 		out  *retry.Outcome
-		code int
 	}{
 		{"exhausted", &retry.Outcome{Policy: policy(), Stop: retry.StopAttemptsExhausted, Final: timeout, Detail: "all 4 attempts failed", Elapsed: 95 * time.Second,
 			Attempts: []retry.Attempt{
@@ -37,20 +39,21 @@ func TestGolden(t *testing.T) {
 				{N: 2, Start: start.Add(15 * time.Second), Duration: 5 * time.Second, Class: "transient", Reason: timeout.Reason, Wait: 20 * time.Second},
 				{N: 3, Start: start.Add(40 * time.Second), Duration: 5 * time.Second, Class: "transient", Reason: timeout.Reason, Wait: time.Minute},
 				{N: 4, Start: start.Add(105 * time.Second), Duration: 5 * time.Second, Class: "transient", Reason: timeout.Reason},
-			}}, 75},
+			}}},
 		{"structural", &retry.Outcome{Policy: policy(), Stop: retry.StopNotRetryable, Final: nff, Elapsed: 40 * time.Millisecond,
-			Attempts: []retry.Attempt{{N: 1, Start: start, Duration: 40 * time.Millisecond, Class: "structural", Reason: nff.Reason}}}, 65},
+			Attempts: []retry.Attempt{{N: 1, Start: start, Duration: 40 * time.Millisecond, Class: "structural", Reason: nff.Reason}}}},
 		{"success", &retry.Outcome{Policy: policy(), Stop: retry.StopSucceeded, Elapsed: 12 * time.Millisecond,
-			Attempts: []retry.Attempt{{N: 1, Start: start, Duration: 12 * time.Millisecond, OK: true}}}, 0},
+			Attempts: []retry.Attempt{{N: 1, Start: start, Duration: 12 * time.Millisecond, OK: true}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := New("exec", "curl -fsS https://api.example.com/quota", tt.out, tt.code)
+			code := exitcode.For(tt.out, false)
+			r := New("exec", "curl -fsS https://api.example.com/quota", tt.out, code)
 			var b bytes.Buffer
 			if err := r.WriteText(&b); err != nil {
 				t.Fatal(err)
 			}
-			if tt.code != 0 {
+			if code != exitcode.OK {
 				b.WriteString("retrywise: " + r.Headline() + "\n")
 			}
 			golden(t, filepath.Join("testdata", tt.name+".txt"), b.Bytes())
@@ -60,7 +63,7 @@ func TestGolden(t *testing.T) {
 			}
 			golden(t, filepath.Join("testdata", tt.name+".json"), j.Bytes())
 			var back Report
-			if err := json.Unmarshal(j.Bytes(), &back); err != nil || back.ExitCode != tt.code || len(back.Attempts) != len(tt.out.Attempts) {
+			if err := json.Unmarshal(j.Bytes(), &back); err != nil || back.ExitCode != code || len(back.Attempts) != len(tt.out.Attempts) {
 				t.Errorf("JSON does not round-trip: %v %+v", err, back)
 			}
 		})

@@ -93,7 +93,7 @@ func TestCoordinatorWaits(t *testing.T) {
 				t.Errorf("waits = %v, want %v", got, tt.wantWaits)
 			}
 			if st.calls != tt.wantCalls || len(out.Attempts) != tt.wantAttempt {
-				t.Errorf("calls = %d, attempts = %d, want %d", st.calls, len(out.Attempts), tt.wantCalls)
+				t.Errorf("calls = %d, attempts = %d, want %d and %d", st.calls, len(out.Attempts), tt.wantCalls, tt.wantAttempt)
 			}
 			if out.Stop != tt.wantStop || out.OK() != tt.wantOK {
 				t.Errorf("stop = %s ok=%v, want %s ok=%v", out.Stop, out.OK(), tt.wantStop, tt.wantOK)
@@ -569,8 +569,12 @@ func TestCoordinatorRecheckIsOneRecordedAttempt(t *testing.T) {
 			if len(out.Attempts) != tt.wantCalls {
 				t.Errorf("%d attempts recorded for %d calls", len(out.Attempts), st.calls)
 			}
+			// Every wait has its progress line; the re-check's (the 5s wait) says why.
+			if len(progress) != len(tt.wantWaits) {
+				t.Errorf("%d progress lines for the waits %v, want one per wait", len(progress), tt.wantWaits)
+			}
 			for _, a := range progress {
-				if (a.Class == "policy") != (a.Recheck != "") {
+				if (a.Class == "policy") != (a.Recheck != "") || (a.Recheck != "") != (a.Wait == 5*time.Second) {
 					t.Errorf("progress %+v: a re-check must say why, a retry must not", a)
 				}
 			}
