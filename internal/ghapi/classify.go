@@ -2,6 +2,8 @@ package ghapi
 
 import (
 	"errors"
+	"strconv"
+	"strings"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,13 +14,15 @@ import (
 	"github.com/retrywise/retrywise/internal/failure"
 )
 
-// Classify turns an error of go-github into a classified failure; now is the
-// time the reset is measured from. It reads go-github's types; the rules are
-// failure's (GitHubRateLimit, GitHubSecondaryRateLimit, FromHTTP, FromError). A *github.RateLimitError (a real 403 with
-// X-RateLimit-Remaining: 0, or go-github's own refusal before the reset) and
-// a *github.AbuseRateLimitError are transient with the reset as RetryAfter;
-// a *github.ErrorResponse (a 429 among them) is classified by its status,
-// headers and body; anything else as a Go error.
+// Classify turns an error of go-github into a classified failure; now (the
+// injected clock's) is the time every wait is measured from. It reads
+// go-github's types; the rules are failure's (GitHubRateLimit,
+// GitHubSecondaryRateLimit, FromHTTP, FromError). A *github.RateLimitError (a
+// 403 with X-RateLimit-Remaining: 0) and a *github.AbuseRateLimitError are
+// transient with the reset as RetryAfter; a *github.ErrorResponse (a 429
+// among them) is classified by its status, headers and body; anything else
+// as a Go error. go-github's own refusal to call before a reset never
+// applies: GET /rate_limit, the only call retrywise makes, is exempt from it.
 func Classify(err error, now time.Time) *failure.Failure {
 	var (
 		rle   *github.RateLimitError
@@ -27,28 +31,13 @@ func Classify(err error, now time.Time) *failure.Failure {
 	)
 	switch {
 	case errors.As(err, &rle):
-		var ev []string
-		if refused(rle.Response) {
-			ev = []string{"go-github refused the call without sending it: " + rle.Message}
-		} else {
-			ev = append(statusEvidence(rle.Response), "X-RateLimit-Remaining: 0", rle.Message)
-		}
+		ev := append(statusEvidence(rle.Response), "X-RateLimit-Remaining: 0", rle.Message)
 		f := failure.GitHubRateLimit(rle.Rate.Limit, rle.Rate.Reset.Time, now, nonEmpty(ev)...)
 		f.Err = err
 		return f
 	case errors.As(err, &abuse):
 		ev := nonEmpty(append(statusEvidence(abuse.Response), abuse.Message))
-		if refused(abuse.Response) {
-			ev = []string{"go-github refused the call without sending it: " + abuse.Message}
-		}
-		var wait time.Duration
-		if abuse.Response != nil {
-			wait, _ = failure.RetryAfter(abuse.Response.Header, now)
-		}
-		if wait == 0 && abuse.RetryAfter != nil && *abuse.RetryAfter > 0 {
-			wait = *abuse.RetryAfter
-		}
-		f := failure.GitHubSecondaryRateLimit(wait, ev...)
+		f := failure.GitHubSecondaryRateLimit(secondaryWait(abuse, now), ev...)
 		f.Err = err
 		return f
 	case errors.As(err, &er) && er.Response != nil:
@@ -72,10 +61,23 @@ func Classify(err error, now time.Time) *failure.Failure {
 	return failure.FromError(err)
 }
 
-// refused reports whether r is the stand-in response go-github makes when it
-// refuses a call by itself: it carries none of the server's headers.
-func refused(r *http.Response) bool {
-	return r == nil || len(r.Header) == 0
+// secondaryWait is the wait a secondary rate limit asks for, measured from
+// now: Retry-After, else X-RateLimit-Reset (which go-github turns into a
+// wait on the wall clock, so it is read again here), else go-github's value.
+func secondaryWait(e *github.AbuseRateLimitError, now time.Time) time.Duration {
+	if e.Response != nil {
+		h := e.Response.Header
+		if d, ok := failure.RetryAfter(h, now); ok {
+			return d
+		}
+		if reset, err := strconv.ParseInt(strings.TrimSpace(h.Get("X-RateLimit-Reset")), 10, 64); err == nil && reset > 0 {
+			return max(time.Unix(reset, 0).Sub(now), 0)
+		}
+	}
+	if e.RetryAfter != nil && *e.RetryAfter > 0 {
+		return *e.RetryAfter
+	}
+	return 0
 }
 
 func statusEvidence(r *http.Response) []string {

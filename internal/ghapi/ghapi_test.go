@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-github/v60/github"
+
 	"github.com/retrywise/retrywise/internal/breaker"
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/failure"
@@ -273,5 +275,32 @@ func TestQuotaStepWithBreaker(t *testing.T) {
 	out, _ = coord.Run(context.Background(), step)
 	if hits.Load() != 3 || out.Final == nil || !strings.HasPrefix(out.Final.Reason, "circuit breaker open") {
 		t.Fatalf("second run sent requests (%d) or did not short-circuit: %v", hits.Load(), out.Final)
+	}
+}
+
+// TestSecondaryRateLimitWaitsOnTheInjectedClock: a secondary rate limit
+// announced by X-RateLimit-Reset alone is measured from the caller's now, not
+// from the wall clock go-github uses for its own RetryAfter.
+func TestSecondaryRateLimitWaitsOnTheInjectedClock(t *testing.T) {
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	wall := 42 * time.Hour // what go-github would have computed: nonsense here
+	tests := []struct {
+		name   string
+		header http.Header
+		want   time.Duration
+	}{
+		{"reset only", http.Header{"X-Ratelimit-Remaining": {"12"}, "X-Ratelimit-Reset": {fmt.Sprint(now.Add(5 * time.Minute).Unix())}}, 5 * time.Minute},
+		{"Retry-After wins", http.Header{"Retry-After": {"30"}, "X-Ratelimit-Reset": {fmt.Sprint(now.Add(5 * time.Minute).Unix())}}, 30 * time.Second},
+		{"reset already past", http.Header{"X-Ratelimit-Reset": {fmt.Sprint(now.Add(-time.Minute).Unix())}}, 0},
+		{"nothing in the headers: go-github's value", http.Header{}, wall},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := &github.AbuseRateLimitError{Response: &http.Response{StatusCode: 403, Header: tt.header}, Message: "You have exceeded a secondary rate limit", RetryAfter: &wall}
+			f := Classify(err, now)
+			if f.Code != failure.CodeGitHubSecondary || f.RetryAfter != tt.want {
+				t.Errorf("code %s, RetryAfter %v; want %s, %v", f.Code, f.RetryAfter, failure.CodeGitHubSecondary, tt.want)
+			}
+		})
 	}
 }

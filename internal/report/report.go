@@ -162,6 +162,9 @@ func (r *Report) WriteText(w io.Writer) error {
 func describe(r *Report) string {
 	switch r.Stop {
 	case retry.StopNotRetryable:
+		if r.Class == failure.Unknown.String() {
+			return "stopped at once: unrecognised is not permission to retry"
+		}
 		if r.Decision == string(failure.Stop) {
 			return "stopped at once: sending the same request again would get the same answer"
 		}
