@@ -2,11 +2,11 @@ package ghapi
 
 import (
 	"errors"
-	"strconv"
-	"strings"
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/go-github/v60/github"
