@@ -163,7 +163,7 @@ func errorTrace(err error) Trace {
 func classifyError(err error) *Failure {
 	text := err.Error()
 	mk := func(c Class, code Code, net bool, reason, remedy string) *Failure {
-		out := New(c, code, reason, remedy, evidenceLine(firstLine(text), 0))
+		out := New(c, code, reason, remedy, EvidenceLine(text))
 		out.Trace.Network = net
 		return out
 	}

@@ -33,12 +33,12 @@ func FromRequest(err error, r Request) *Failure {
 	switch {
 	case r.TooManyRedirects:
 		f := New(Structural, CodeTooManyRedirects, fmt.Sprintf("more than %d redirects", r.MaxRedirects),
-			"the URL redirects in a loop or too far: request the final location, or use --no-follow to see the first answer", evidenceLine(firstLine(err.Error()), 0))
+			"the URL redirects in a loop or too far: request the final location, or use --no-follow to see the first answer", EvidenceLine(err.Error()))
 		f.Err, f.Trace = err, Trace{URL: tr.URL}
 		return f
 	case r.TimedOut:
 		f := New(Transient, CodeRequestTimeout, fmt.Sprintf("no complete answer within --timeout %s", r.Timeout),
-			"the server or the network was too slow: retrying (raise --timeout if it keeps happening)", evidenceLine(firstLine(err.Error()), 0))
+			"the server or the network was too slow: retrying (raise --timeout if it keeps happening)", EvidenceLine(err.Error()))
 		f.Err, f.Trace = err, Trace{Network: true, URL: tr.URL}
 		return f
 	}
@@ -67,7 +67,7 @@ func UnexpectedStatus(status int, expected string, h http.Header, body []byte) *
 		remedy = "follow the redirect (drop --no-follow), request the new location, or list the status in --expect"
 	}
 	if len(body) > 0 {
-		ev = append(ev, evidenceLine(firstLine(string(body)), 0))
+		ev = append(ev, EvidenceLine(string(body)))
 	}
 	f := New(Unknown, CodeUnexpectedStatus, fmt.Sprintf("HTTP %s is not an expected status (%s)", st, expected), remedy, ev...)
 	f.Trace.Status = status
@@ -84,7 +84,7 @@ func FieldsMissing(fields []string) *Failure {
 // structural, the request must ask for JSON.
 func FieldNotJSON(err error, body []byte) *Failure {
 	return New(Structural, CodeFieldNotJSON, "the response is not JSON, so --field cannot read it: "+err.Error(),
-		"request a JSON answer (an Accept: application/json header) or drop --field", evidenceLine(firstLine(string(body)), 0))
+		"request a JSON answer (an Accept: application/json header) or drop --field", EvidenceLine(string(body)))
 }
 
 // FieldBodyTooLarge is the failure of --field on a body over limit bytes.
