@@ -126,9 +126,3 @@ func TestTraceOfClientOutput(t *testing.T) {
 		})
 	}
 }
-
-func TestProxyVerdictString(t *testing.T) {
-	if ProxyDenied.String() != "denied" || ProxyVerdict(99).String() != "verdict(99)" {
-		t.Fatal(ProxyDenied.String(), ProxyVerdict(99).String())
-	}
-}
