@@ -42,12 +42,7 @@ func (e *egressFlags) prober(env []string, timeout time.Duration) (*egress.Probe
 func execDiagnose(p *egress.Prober, argv []string, tool failure.Tool) egress.DiagnoseFunc {
 	client := egress.ClientOf(argv)
 	if client == "" {
-		switch tool {
-		case failure.ToolGit:
-			client = egress.ClientGit
-		case failure.ToolCurl:
-			client = egress.ClientCurl
-		}
+		client = egress.ClientForTool(tool)
 	}
 	return p.Diagnose(egress.Step{
 		Client: client,

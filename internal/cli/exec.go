@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"regexp"
 
 	"github.com/retrywise/retrywise/internal/execstep"
@@ -51,7 +50,7 @@ func (c *Command) runExec(ctx context.Context, args []string) int {
 		return c.fail(exitcode.Usage, fmt.Sprintf("invalid --tool %q: want auto, git, curl or exec", *tool))
 	}
 	if t == failure.ToolAuto {
-		t = toolFor(argv[0])
+		t = failure.ToolOf(argv[0])
 	}
 	if *timeout < 0 || *killGrace < 0 {
 		return c.fail(exitcode.Usage, "--timeout and --kill-grace must not be negative")
@@ -118,15 +117,4 @@ func buildRules(retryOn, stopOn []string, retryOnExit, stopOnExit string) (failu
 		}
 	}
 	return r, nil
-}
-
-// toolFor names the recogniser for a command: git and curl by their names, auto otherwise.
-func toolFor(cmd string) failure.Tool {
-	switch filepath.Base(cmd) {
-	case "git":
-		return failure.ToolGit
-	case "curl":
-		return failure.ToolCurl
-	}
-	return failure.ToolAuto
 }
