@@ -18,7 +18,6 @@ import (
 	"github.com/retrywise/retrywise/internal/expand"
 	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/httpstep"
-	"github.com/retrywise/retrywise/internal/redact"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/retry"
 )
@@ -157,7 +156,7 @@ func (c *Command) runHTTP(ctx context.Context, args []string) int {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return o.fail(exitcode.Usage, fmt.Sprintf("invalid URL %q: want http(s)://host/path", rawURL))
 	}
-	registerCredentials(red, u, headers)
+	red.AddRequest(u, headers)
 
 	method := strings.ToUpper(hf.method)
 	if method == "" {
@@ -243,44 +242,6 @@ func (c *Command) expandArg(v, where string, lookup expand.Lookup) (string, int,
 		return "", c.fail(exitcode.Usage, fmt.Sprintf("malformed ${NAME} in %s %s", where, syn.Error())), false
 	}
 	return out, 0, true
-}
-
-// registerCredentials adds the request's credentials to the redactor, so
-// they are masked wherever they appear (an error echoing them, a body): the
-// URL's userinfo, secret-looking query parameters, and the values of
-// credential headers (those the redactor masks in header form).
-func registerCredentials(red *redact.Redactor, u *url.URL, h http.Header) {
-	if u.User != nil {
-		if pw, ok := u.User.Password(); ok {
-			red.Add(pw)
-		} else {
-			red.Add(u.User.Username())
-		}
-	}
-	secret := func(name, v string) bool {
-		line := name + ": " + v
-		return red.String(line) != line
-	}
-	add := func(v string) {
-		red.Add(v)
-		if _, cred, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
-			red.Add(cred) // "Bearer TOKEN": the token alone
-		}
-	}
-	for name, vs := range u.Query() {
-		for _, v := range vs {
-			if secret(name, v) {
-				add(v)
-			}
-		}
-	}
-	for name, vs := range h {
-		for _, v := range vs {
-			if secret(name, v) {
-				add(v)
-			}
-		}
-	}
 }
 
 // httpTransport returns the transport of this command's HTTP requests, from
