@@ -9,6 +9,7 @@ import (
 
 	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/failure"
 )
 
 const probeSynopsis = `Usage: retrywise probe [flags] TARGET...
@@ -77,24 +78,18 @@ func (c *Command) runProbe(ctx context.Context, args []string) int {
 	}
 	wg.Wait()
 
-	code := exitcode.OK
-	for _, r := range results {
-		switch r.Verdict.Summary() {
-		case "denied":
-			code = exitcode.Policy
-		case "unreachable":
-			if code == exitcode.OK {
-				code = exitcode.Transient
-			}
-		}
+	findings := make([]*failure.Failure, len(results))
+	for i, r := range results {
+		findings[i] = r.Failure()
 	}
+	code := exitcode.ForProbe(findings)
 	stdout := red.Writer(c.Stdout)
 	defer stdout.Close()
 	if *asJSON {
 		lines := make([]probeLine, len(results))
 		for i, r := range results {
 			lines[i] = probeLine{Verdict: r.Verdict.Summary(), Result: r}
-			if f := r.Failure(); f != nil {
+			if f := findings[i]; f != nil {
 				lines[i].Class = f.Class.String()
 			}
 		}
