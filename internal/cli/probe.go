@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/exitcode"
@@ -20,9 +19,6 @@ through. The proxy is found with the rules of --client (Go's by default). One
 line per target: allowed, denied, unreachable, direct (no proxy) or unclear,
 with the evidence. Exit 77 if any target is denied, 75 if any is unreachable,
 0 otherwise.`
-
-// probeParallel bounds the targets probed at once.
-const probeParallel = 8
 
 // probeLine is one target's result in --json output.
 type probeLine struct {
@@ -64,19 +60,7 @@ func (c *Command) runProbe(ctx context.Context, args []string) int {
 		return c.fail(exitcode.Usage, red.String(err.Error()))
 	}
 
-	results := make([]*egress.Result, len(targets))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, probeParallel)
-	for i, t := range targets {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			results[i] = prober.ProbeAs(ctx, cl, t)
-		}()
-	}
-	wg.Wait()
+	results := prober.ProbeAll(ctx, cl, targets)
 
 	findings := make([]*failure.Failure, len(results))
 	for i, r := range results {
