@@ -3,7 +3,6 @@ package cli
 import (
 	"flag"
 	"strings"
-	"time"
 
 	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/failure"
@@ -27,13 +26,13 @@ func addEgressFlags(fs *flag.FlagSet) *egressFlags {
 	return e
 }
 
-// prober builds the run's prober from the flags; timeout 0 means egress.DefaultTimeout.
-func (e *egressFlags) prober(env []string, timeout time.Duration) (*egress.Prober, error) {
+// options resolves the flags into the prober's status endpoint and canary.
+func (e *egressFlags) options() egress.Options {
 	status := e.statusURL
 	if strings.EqualFold(strings.TrimSpace(status), statusDerived) {
 		status = ""
 	}
-	return egress.New(egress.Options{Env: env, Timeout: timeout, StatusURL: status, Canary: strings.TrimSpace(e.canary)})
+	return egress.Options{StatusURL: status, Canary: strings.TrimSpace(e.canary)}
 }
 
 // execDiagnose returns the coordinator's Diagnose for a command: a curl or git

@@ -18,7 +18,7 @@ masked, classifies a failure by exit status and output, and retries only
 transient failures on the schedule. Progress and the report go to stderr;
 stdout carries only the command's stdout.`
 
-func (c *Command) runExec(ctx context.Context, args []string) int {
+func (f *factory) runExec(ctx context.Context, args []string) int {
 	fs := newFlagSet("exec", execSynopsis)
 	rf := addStepFlags(fs, "10s,20s,60s")
 	var retryOn, stopOn stringList
@@ -30,50 +30,50 @@ func (c *Command) runExec(ctx context.Context, args []string) int {
 	killGrace := fs.Duration("kill-grace", execstep.DefaultKillGrace, "wait between SIGTERM and SIGKILL when an attempt is stopped")
 	tool := fs.String("tool", "auto", "whose output to expect: auto, git, curl or exec")
 	absentOK := fs.Bool("absent-ok", false, "exit 0 when the failure means \"not there\" (e.g. curl -f on a 404)")
-	if code, done := c.parse(fs, args); done {
+	if code, done := f.parse(fs, args); done {
 		return code
 	}
 	argv := fs.Args()
 	if len(argv) == 0 {
-		return c.fail(exitcode.Usage, "no command given: use retrywise exec [flags] -- CMD [ARGS...]")
+		return f.fail(exitcode.Usage, "no command given: use retrywise exec [flags] -- CMD [ARGS...]")
 	}
 	pol, err := rf.policy()
 	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+		return f.fail(exitcode.Usage, err.Error())
 	}
 	rules, err := buildRules(retryOn, stopOn, *retryOnExit, *stopOnExit)
 	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+		return f.fail(exitcode.Usage, err.Error())
 	}
 	t, err := failure.ParseTool(*tool)
 	if err != nil || t == failure.ToolHTTP {
-		return c.fail(exitcode.Usage, fmt.Sprintf("invalid --tool %q: want auto, git, curl or exec", *tool))
+		return f.fail(exitcode.Usage, fmt.Sprintf("invalid --tool %q: want auto, git, curl or exec", *tool))
 	}
 	if t == failure.ToolAuto {
 		t = failure.ToolOf(argv[0])
 	}
 	if *timeout < 0 || *killGrace < 0 {
-		return c.fail(exitcode.Usage, "--timeout and --kill-grace must not be negative")
+		return f.fail(exitcode.Usage, "--timeout and --kill-grace must not be negative")
 	}
-	prober, err := rf.prober(c.Env)
+	prober, err := f.prober(rf.egress, 0)
 	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+		return f.fail(exitcode.Usage, err.Error())
 	}
 
-	o, err := c.output(rf)
+	o, err := f.output(rf.masks, rf.report)
 	if err != nil {
-		return c.fail(exitcode.Config, err.Error())
+		return f.fail(exitcode.Config, err.Error())
 	}
 	defer o.close()
 
 	step, err := execstep.New(execstep.Options{
-		Args: argv, Env: c.Env, Stdin: c.Stdin, Stdout: o.stdout, Stderr: o.stderr,
+		Args: argv, Env: f.env, Stdin: f.stdin, Stdout: o.stdout, Stderr: o.stderr,
 		Timeout: *timeout, KillGrace: *killGrace, Tool: t, Rules: rules,
 	})
 	if err != nil {
 		return o.fail(exitcode.Config, err.Error())
 	}
-	coord := c.coordinator(pol, o, execDiagnose(prober, argv, t))
+	coord := f.coordinator(pol, o, execDiagnose(prober, argv, t))
 	out, err := coord.Run(ctx, step)
 	if err != nil {
 		return o.fail(exitcode.Usage, err.Error())

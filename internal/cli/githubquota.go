@@ -38,7 +38,7 @@ type quotaResult struct {
 	Waited       time.Duration  `json:"waited_ns,omitempty"`
 }
 
-func (c *Command) runGitHubQuota(ctx context.Context, args []string) int {
+func (f *factory) runGitHubQuota(ctx context.Context, args []string) int {
 	fs := newFlagSet("github-quota", githubQuotaSynopsis)
 	rf := addStepFlags(fs, "10s,20s,60s")
 	token := fs.String("token", "", "GitHub `TOKEN`; empty means $GITHUB_TOKEN (and none sends no credentials)")
@@ -47,58 +47,58 @@ func (c *Command) runGitHubQuota(ctx context.Context, args []string) int {
 	maxWait := fs.Duration("max-wait", 0, "longest wait, from the first low read, for the quota under --min-remaining to refill (--retry-after-cap also bounds it); 0 means never wait")
 	timeout := fs.Duration("timeout", ghapi.DefaultTimeout, "bound on each read of the quota")
 	threshold := fs.Int("breaker-threshold", breaker.DefaultThreshold, "consecutive transient/unknown failures of the API host that open its circuit breaker; 0 disables it")
-	if code, done := c.parse(fs, args); done {
+	if code, done := f.parse(fs, args); done {
 		return code
 	}
-	prober, err := rf.prober(c.Env)
+	prober, err := f.prober(rf.egress, 0)
 	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+		return f.fail(exitcode.Usage, err.Error())
 	}
 	if fs.NArg() > 0 {
-		return c.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", fs.Arg(0)))
+		return f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", fs.Arg(0)))
 	}
 	pol, err := rf.policy()
 	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+		return f.fail(exitcode.Usage, err.Error())
 	}
 	res, err := ghapi.ParseResource(*resource)
 	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+		return f.fail(exitcode.Usage, err.Error())
 	}
 	switch {
 	case *minRemaining < 0, *maxWait < 0, *timeout < 0, *threshold < 0:
-		return c.fail(exitcode.Usage, "--min-remaining, --max-wait, --timeout and --breaker-threshold must not be negative")
+		return f.fail(exitcode.Usage, "--min-remaining, --max-wait, --timeout and --breaker-threshold must not be negative")
 	}
-	env := environ.Map(c.Env)
+	env := environ.Map(f.env)
 	tok := *token
 	if tok == "" {
 		tok = env["GITHUB_TOKEN"]
 	}
-	o, err := c.output(rf)
+	o, err := f.output(rf.masks, rf.report)
 	if err != nil {
-		return c.fail(exitcode.Config, err.Error())
+		return f.fail(exitcode.Config, err.Error())
 	}
 	defer o.close()
 	o.red.Add(tok)
 	stdout := o.stdout
 
-	tr := c.httpTransport()
+	tr := f.transport()
 	defer tr.CloseIdleConnections()
-	gh, err := ghapi.New(ghapi.Options{HTTPClient: httpstep.NewClient(tr, true), BaseURL: env["GITHUB_API_URL"], Token: tok, UserAgent: c.userAgent(), Clock: c.Clock})
+	gh, err := ghapi.New(ghapi.Options{HTTPClient: httpstep.NewClient(tr, true), BaseURL: env["GITHUB_API_URL"], Token: tok, UserAgent: f.userAgent(), Clock: f.clock})
 	if err != nil {
 		return o.fail(exitcode.Config, err.Error())
 	}
 	base := gh.BaseURL()
 	step := &ghapi.QuotaStep{
 		Client:       gh,
-		Breaker:      c.Breakers.Get(httpstep.HostKey(base.Scheme, base.Host), breaker.Settings{Threshold: *threshold}),
+		Breaker:      f.breakers.Get(httpstep.HostKey(base.Scheme, base.Host), breaker.Settings{Threshold: *threshold}),
 		Timeout:      *timeout,
-		Clock:        c.Clock,
+		Clock:        f.clock,
 		Resource:     res,
 		MinRemaining: *minRemaining,
 		MaxWait:      *maxWait,
 	}
-	coord := c.coordinator(pol, o, prober.DiagnoseFor(egress.ClientGo, base.String()))
+	coord := f.coordinator(pol, o, prober.DiagnoseFor(egress.ClientGo, base.String()))
 	target := "GET " + base.JoinPath("rate_limit").String() + " (" + string(res) + ")"
 
 	out, err := coord.Run(ctx, step)

@@ -55,7 +55,7 @@ type httpFlags struct {
 	threshold   int
 }
 
-func (c *Command) runHTTP(ctx context.Context, args []string) int {
+func (f *factory) runHTTP(ctx context.Context, args []string) int {
 	fs := newFlagSet("http", httpSynopsis)
 	rf := addStepFlags(fs, "10s,20s,60s")
 	var hf httpFlags
@@ -74,63 +74,63 @@ func (c *Command) runHTTP(ctx context.Context, args []string) int {
 	fs.BoolVar(&hf.retryUnsafe, "retry-unsafe", false, "retry POST and PATCH even when the server may have processed them")
 	fs.IntVar(&hf.threshold, "breaker-threshold", breaker.DefaultThreshold, "consecutive transient/unknown failures of a host that open its circuit breaker; 0 disables it")
 
-	pos, code, done := c.parseInterspersed(fs, args)
+	pos, code, done := f.parseInterspersed(fs, args)
 	if done {
 		return code
 	}
-	prober, err := rf.prober(c.Env)
+	prober, err := f.prober(rf.egress, 0)
 	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+		return f.fail(exitcode.Usage, err.Error())
 	}
 	if len(pos) != 1 {
-		return c.fail(exitcode.Usage, fmt.Sprintf("want exactly one URL, got %d arguments: use retrywise http [flags] URL", len(pos)))
+		return f.fail(exitcode.Usage, fmt.Sprintf("want exactly one URL, got %d arguments: use retrywise http [flags] URL", len(pos)))
 	}
 	pol, err := rf.policy()
 	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+		return f.fail(exitcode.Usage, err.Error())
 	}
 	expect, err := httpstep.ParseExpect(hf.expect)
 	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+		return f.fail(exitcode.Usage, err.Error())
 	}
 	var fields []httpstep.Field
 	for _, s := range hf.fields {
 		fd, err := httpstep.ParseField(s)
 		if err != nil {
-			return c.fail(exitcode.Usage, err.Error())
+			return f.fail(exitcode.Usage, err.Error())
 		}
 		fields = append(fields, fd)
 	}
 	dataSet := flagSet(fs, "data")
 	switch {
 	case hf.timeout < 0:
-		return c.fail(exitcode.Usage, "--timeout must not be negative")
+		return f.fail(exitcode.Usage, "--timeout must not be negative")
 	case hf.threshold < 0:
-		return c.fail(exitcode.Usage, "--breaker-threshold must not be negative (0 disables the breaker)")
+		return f.fail(exitcode.Usage, "--breaker-threshold must not be negative (0 disables the breaker)")
 	case dataSet && hf.dataFile != "":
-		return c.fail(exitcode.Usage, "--data and --data-file exclude each other")
+		return f.fail(exitcode.Usage, "--data and --data-file exclude each other")
 	}
 	headers, err := parseHeaders(hf.headers)
 	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+		return f.fail(exitcode.Usage, err.Error())
 	}
 
-	o, err := c.output(rf)
+	o, err := f.output(rf.masks, rf.report)
 	if err != nil {
-		return c.fail(exitcode.Config, err.Error())
+		return f.fail(exitcode.Config, err.Error())
 	}
 	defer o.close()
 	red := o.red
 	// Expand ${NAME} before anything is printed, and register every credential
 	// the request carries, so that it is masked wherever it shows up.
-	lookup := expand.EnvLookup(c.Env)
-	rawURL, code, ok := c.expandArg(pos[0], "the URL", lookup)
+	lookup := expand.EnvLookup(f.env)
+	rawURL, code, ok := f.expandArg(pos[0], "the URL", lookup)
 	if !ok {
 		return code
 	}
 	for name, vs := range headers {
 		for i, v := range vs {
-			if vs[i], code, ok = c.expandArg(v, "--header "+name, lookup); !ok {
+			if vs[i], code, ok = f.expandArg(v, "--header "+name, lookup); !ok {
 				return code
 			}
 		}
@@ -138,14 +138,14 @@ func (c *Command) runHTTP(ctx context.Context, args []string) int {
 	var body []byte
 	switch {
 	case dataSet:
-		d, code, ok := c.expandArg(hf.data, "--data", lookup)
+		d, code, ok := f.expandArg(hf.data, "--data", lookup)
 		if !ok {
 			return code
 		}
 		body = []byte(d)
 	case hf.dataFile == "-":
-		if body, err = io.ReadAll(c.Stdin); err != nil {
-			return c.fail(exitcode.Config, "cannot read --data-file - (stdin): "+err.Error())
+		if body, err = io.ReadAll(f.stdin); err != nil {
+			return f.fail(exitcode.Config, "cannot read --data-file - (stdin): "+err.Error())
 		}
 	case hf.dataFile != "":
 		if body, err = os.ReadFile(hf.dataFile); err != nil {
@@ -167,19 +167,19 @@ func (c *Command) runHTTP(ctx context.Context, args []string) int {
 	}
 
 	key := httpstep.HostKey(u.Scheme, u.Host)
-	tr := c.httpTransport()
+	tr := f.transport()
 	defer tr.CloseIdleConnections()
 	step, err := httpstep.New(httpstep.Options{
 		Method: method, URL: rawURL, Header: headers, Body: body, Timeout: hf.timeout,
 		Client: httpstep.NewClient(tr, !hf.noFollow), Expect: expect, Fields: fields,
 		Stdout: o.stdout, OutputFile: hf.output, RetryUnsafe: hf.retryUnsafe,
-		Breaker: c.Breakers.Get(key, breaker.Settings{Threshold: hf.threshold}),
-		Clock:   c.Clock, UserAgent: c.userAgent(),
+		Breaker: f.breakers.Get(key, breaker.Settings{Threshold: hf.threshold}),
+		Clock:   f.clock, UserAgent: f.userAgent(),
 	})
 	if err != nil {
 		return o.fail(exitcode.Config, err.Error())
 	}
-	out, err := c.coordinator(pol, o, prober.DiagnoseFor(egress.ClientGo, rawURL)).Run(ctx, step)
+	out, err := f.coordinator(pol, o, prober.DiagnoseFor(egress.ClientGo, rawURL)).Run(ctx, step)
 	if err != nil {
 		return o.fail(exitcode.Usage, err.Error())
 	}
@@ -205,9 +205,9 @@ func (c *Command) runHTTP(ctx context.Context, args []string) int {
 
 // parseInterspersed parses flags that may come before or after the
 // positional arguments (as curl allows); "--" ends the flags.
-func (c *Command) parseInterspersed(fs *flag.FlagSet, args []string) (pos []string, code int, done bool) {
+func (f *factory) parseInterspersed(fs *flag.FlagSet, args []string) (pos []string, code int, done bool) {
 	for {
-		if code, done := c.parse(fs, args); done {
+		if code, done := f.parse(fs, args); done {
 			return nil, code, true
 		}
 		rest := fs.Args()
@@ -231,34 +231,15 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 
 // expandArg expands ${NAME} in v; on failure it prints the reason and returns
 // the exit code: 78 for an unset variable, 64 for a malformed reference.
-func (c *Command) expandArg(v, where string, lookup expand.Lookup) (string, int, bool) {
+func (f *factory) expandArg(v, where string, lookup expand.Lookup) (string, int, bool) {
 	out, err := expand.String(v, lookup)
 	var unset *expand.UnsetError
 	var syn *expand.SyntaxError
 	switch {
 	case errors.As(err, &unset):
-		return "", c.fail(exitcode.Config, fmt.Sprintf("%s in %s: set the variable (an unset one is never sent as empty), or write $$ for a literal $", unset.Error(), where)), false
+		return "", f.fail(exitcode.Config, fmt.Sprintf("%s in %s: set the variable (an unset one is never sent as empty), or write $$ for a literal $", unset.Error(), where)), false
 	case errors.As(err, &syn):
-		return "", c.fail(exitcode.Usage, fmt.Sprintf("malformed ${NAME} in %s %s", where, syn.Error())), false
+		return "", f.fail(exitcode.Usage, fmt.Sprintf("malformed ${NAME} in %s %s", where, syn.Error())), false
 	}
 	return out, 0, true
-}
-
-// httpTransport returns the transport of this command's HTTP requests, from
-// httpstep.NewTransport, the one place where transports are built: it takes
-// the proxy from the command's environment with Go's rules (the same rules the
-// egress probe applies) and captures a proxy's CONNECT refusal with its status
-// and headers. The caller closes its idle connections when the command ends.
-func (c *Command) httpTransport() *http.Transport {
-	t := httpstep.NewTransport(httpstep.TransportOptions{Proxy: egress.GoProxyFunc(c.Env)})
-	egress.CaptureConnect(t)
-	return t
-}
-
-// userAgent is the User-Agent of retrywise's own requests.
-func (c *Command) userAgent() string {
-	if c.Version == "" {
-		return "retrywise"
-	}
-	return "retrywise/" + c.Version
 }

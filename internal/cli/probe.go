@@ -29,35 +29,35 @@ type probeLine struct {
 	*egress.Result
 }
 
-func (c *Command) runProbe(ctx context.Context, args []string) int {
+func (f *factory) runProbe(ctx context.Context, args []string) int {
 	fs := newFlagSet("probe", probeSynopsis)
 	asJSON := fs.Bool("json", false, "print exactly one JSON object")
 	timeout := fs.Duration("timeout", egress.DefaultTimeout, "bound on each request to the proxy")
 	client := fs.String("client", "go", "whose proxy rules to follow: go, curl or git")
 	ef := addEgressFlags(fs)
-	if code, done := c.parse(fs, args); done {
+	if code, done := f.parse(fs, args); done {
 		return code
 	}
 	if fs.NArg() == 0 {
-		return c.fail(exitcode.Usage, "no target given: use retrywise probe [flags] TARGET...")
+		return f.fail(exitcode.Usage, "no target given: use retrywise probe [flags] TARGET...")
 	}
 	if *timeout <= 0 {
-		return c.fail(exitcode.Usage, "--timeout must be positive")
+		return f.fail(exitcode.Usage, "--timeout must be positive")
 	}
 	cl, err := egress.ParseClient(*client)
 	if err != nil {
-		return c.fail(exitcode.Usage, "invalid --client: "+err.Error())
+		return f.fail(exitcode.Usage, "invalid --client: "+err.Error())
 	}
-	red := c.redactor(egress.ProxyCredentials(c.Env))
+	red := f.redactor()
 	targets := make([]egress.Target, fs.NArg())
 	for i, a := range fs.Args() {
 		if targets[i], err = egress.ParseTarget(a); err != nil {
-			return c.fail(exitcode.Usage, red.String(fmt.Sprintf("invalid target %q: %v", a, err)))
+			return f.fail(exitcode.Usage, red.String(fmt.Sprintf("invalid target %q: %v", a, err)))
 		}
 	}
-	prober, err := ef.prober(c.Env, *timeout)
+	prober, err := f.prober(ef, *timeout)
 	if err != nil {
-		return c.fail(exitcode.Usage, red.String(err.Error()))
+		return f.fail(exitcode.Usage, red.String(err.Error()))
 	}
 
 	results := prober.ProbeAll(ctx, cl, targets)
@@ -67,14 +67,14 @@ func (c *Command) runProbe(ctx context.Context, args []string) int {
 		findings[i] = r.Failure()
 	}
 	code := exitcode.ForProbe(findings)
-	stdout := red.Writer(c.Stdout)
+	stdout := red.Writer(f.stdout)
 	defer stdout.Close()
 	if *asJSON {
 		lines := make([]probeLine, len(results))
 		for i, r := range results {
 			lines[i] = probeLine{Verdict: r.Verdict.Summary(), Result: r}
-			if f := findings[i]; f != nil {
-				lines[i].Class = f.Class.String()
+			if fd := findings[i]; fd != nil {
+				lines[i].Class = fd.Class.String()
 			}
 		}
 		b, _ := json.Marshal(struct {

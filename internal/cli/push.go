@@ -19,8 +19,8 @@ output with secrets masked, and retries only network failures. Rejections
 stop at once with a per-ref report and a remedy. On success exactly one git
 process runs; ls-remote, fetch and rebase run only after a failure.`
 
-func (c *Command) runPush(ctx context.Context, args []string) int {
-	return c.runPushWith(ctx, args, nil)
+func (f *factory) runPush(ctx context.Context, args []string) int {
+	return f.runPushWith(ctx, args, nil)
 }
 
 // pushDiagnose returns the push coordinator's Diagnose: a failure on the way
@@ -39,7 +39,7 @@ func pushDiagnose(p *egress.Prober, dir string, gitArgs []string) egress.Diagnos
 
 // runPushWith runs `retrywise push`; diagnose, when not nil, replaces the
 // egress probe as the coordinator's Diagnose (tests).
-func (c *Command) runPushWith(ctx context.Context, args []string, diagnose func(context.Context, *failure.Failure) *failure.Failure) int {
+func (f *factory) runPushWith(ctx context.Context, args []string, diagnose func(context.Context, *failure.Failure) *failure.Failure) int {
 	fs := newFlagSet("push", pushSynopsis)
 	rf := addStepFlags(fs, "2s,4s,8s,16s")
 	timeout := fs.Duration("timeout", gitpush.DefaultTimeout, "bound on each git push: SIGTERM to its process group, then SIGKILL 10s later; a timeout is transient")
@@ -47,37 +47,37 @@ func (c *Command) runPushWith(ctx context.Context, args []string, diagnose func(
 	recheck := fs.Duration("auth-recheck", 0, "on a 401/403 refusal of the credentials, wait this `duration` once and push again (a fresh token propagating); 0 means off")
 	safeDir := fs.Bool("safe-directory", false, "add the repository to safe.directory for retrywise's own git runs only (GIT_CONFIG_COUNT), for a workspace owned by another user")
 	dir := fs.String("dir", "", "the repository to push from (`DIR`); empty means the current directory")
-	if code, done := c.parse(fs, args); done {
+	if code, done := f.parse(fs, args); done {
 		return code
 	}
-	prober, err := rf.prober(c.Env)
+	prober, err := f.prober(rf.egress, 0)
 	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+		return f.fail(exitcode.Usage, err.Error())
 	}
 	if diagnose == nil {
 		diagnose = pushDiagnose(prober, *dir, fs.Args())
 	}
 	pol, err := rf.policy()
 	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+		return f.fail(exitcode.Usage, err.Error())
 	}
 	if *timeout <= 0 || *recheck < 0 || *rebase < 0 {
-		return c.fail(exitcode.Usage, "--timeout must be positive, and --auth-recheck and --rebase-on-reject must not be negative")
+		return f.fail(exitcode.Usage, "--timeout must be positive, and --auth-recheck and --rebase-on-reject must not be negative")
 	}
 
-	o, err := c.output(rf)
+	o, err := f.output(rf.masks, rf.report)
 	if err != nil {
-		return c.fail(exitcode.Config, err.Error())
+		return f.fail(exitcode.Config, err.Error())
 	}
 	defer o.close()
 	step, err := gitpush.New(gitpush.Options{
-		Dir: *dir, Args: fs.Args(), Env: c.Env, Stdout: o.stdout, Stderr: o.stderr,
+		Dir: *dir, Args: fs.Args(), Env: f.env, Stdout: o.stdout, Stderr: o.stderr,
 		Timeout: *timeout, RebaseOnReject: *rebase, AuthRecheck: *recheck, SafeDirectory: *safeDir,
 	})
 	if err != nil {
 		return o.fail(exitcode.Config, err.Error())
 	}
-	coord := c.coordinator(pol, o, diagnose)
+	coord := f.coordinator(pol, o, diagnose)
 	out, err := coord.Run(ctx, step)
 	if err != nil {
 		return o.fail(exitcode.Usage, err.Error())

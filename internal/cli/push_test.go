@@ -305,7 +305,7 @@ func TestPushDiagnoseHook(t *testing.T) {
 	}
 	var out, errb bytes.Buffer
 	c := &Command{Stdout: &out, Stderr: &errb, Env: fx.env, Clock: clock.NewFake(time.Now(), true)}
-	code := c.runPushWith(context.Background(), []string{"--dir", fx.work, "--", "origin", "main"}, diagnose)
+	code := c.factory().runPushWith(context.Background(), []string{"--dir", fx.work, "--", "origin", "main"}, diagnose)
 	if code != exitcode.Policy || len(seen) != 1 {
 		t.Fatalf("exit %d after %d diagnoses, want 77 after 1:\n%s", code, len(seen), errb.String())
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/retry"
 )
 
@@ -51,9 +50,3 @@ func (r *stepFlags) policy() (retry.Policy, error) {
 	}
 	return retry.Policy{Schedule: sched, MaxAttempts: r.maxAttempts, MaxElapsed: r.maxElapsed, RetryAfterCap: r.retryAfterCap, OnUnknown: ou}.Normalize()
 }
-
-// prober builds the run's egress prober from the flags.
-func (r *stepFlags) prober(env []string) (*egress.Prober, error) { return r.egress.prober(env, 0) }
-
-// output opens the command's masked streams and report file from the flags.
-func (c *Command) output(r *stepFlags) (*output, error) { return c.openOutput(r.masks, r.report) }

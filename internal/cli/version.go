@@ -8,18 +8,18 @@ import (
 	"github.com/retrywise/retrywise/internal/exitcode"
 )
 
-func (c *Command) runVersion(ctx context.Context, args []string) int {
+func (f *factory) runVersion(ctx context.Context, args []string) int {
 	fs := newFlagSet("version", "Usage: retrywise version\n\nPrints retrywise's version.")
-	if code, done := c.parse(fs, args); done {
+	if code, done := f.parse(fs, args); done {
 		return code
 	}
-	v := c.Version
+	v := f.version
 	if v == "" {
 		v = "(devel)"
 		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
 			v = bi.Main.Version
 		}
 	}
-	fmt.Fprintf(c.Stdout, "retrywise %s\n", v)
+	fmt.Fprintf(f.stdout, "retrywise %s\n", v)
 	return exitcode.OK
 }
