@@ -35,19 +35,37 @@ type Command struct {
 // subcommand is one verb of the CLI.
 type subcommand struct {
 	summary string
-	run     func(f *factory, ctx context.Context, args []string) int
+	run     func(ctx context.Context, f *factory, args []string) int
+}
+
+// command returns a subcommand's run: parse fills its options from the
+// flags and validates them, and only that (done is true when parsing ended
+// the command with code: help or a usage error); run does the work.
+func command[O any](parse func(f *factory, args []string) (opts *O, code int, done bool), run func(ctx context.Context, opts *O) int) func(context.Context, *factory, []string) int {
+	return func(ctx context.Context, f *factory, args []string) int {
+		opts, code, done := parse(f, args)
+		if done {
+			return code
+		}
+		return run(ctx, opts)
+	}
+}
+
+// unsplit adapts a command not yet split into options and a run function.
+func unsplit(m func(f *factory, ctx context.Context, args []string) int) func(context.Context, *factory, []string) int {
+	return func(ctx context.Context, f *factory, args []string) int { return m(f, ctx, args) }
 }
 
 func (c *Command) subcommands() map[string]subcommand {
 	return map[string]subcommand{
-		"exec":     {"run a command, retrying only transient failures", (*factory).runExec},
-		"classify": {"explain a failure text without running anything", (*factory).runClassify},
-		"probe":    {"ask the egress proxy whether targets are allowed, denied or unreachable", (*factory).runProbe},
-		"push":     {"git push, retrying only network failures", (*factory).runPush},
-		"version":  {"print the version", (*factory).runVersion},
+		"exec":     {"run a command, retrying only transient failures", unsplit((*factory).runExec)},
+		"classify": {"explain a failure text without running anything", unsplit((*factory).runClassify)},
+		"probe":    {"ask the egress proxy whether targets are allowed, denied or unreachable", unsplit((*factory).runProbe)},
+		"push":     {"git push, retrying only network failures", unsplit((*factory).runPush)},
+		"version":  {"print the version", command(parseVersion, runVersion)},
 
-		"http":         {"send an HTTP request, retrying only transient failures", (*factory).runHTTP},
-		"github-quota": {"check the GitHub API rate-limit quota, waiting for its reset if allowed", (*factory).runGitHubQuota},
+		"http":         {"send an HTTP request, retrying only transient failures", unsplit((*factory).runHTTP)},
+		"github-quota": {"check the GitHub API rate-limit quota, waiting for its reset if allowed", unsplit((*factory).runGitHubQuota)},
 	}
 }
 
@@ -71,7 +89,7 @@ func (c *Command) Main(ctx context.Context, args []string) int {
 		c.usage(f.stderr)
 		return f.fail(exitcode.Usage, fmt.Sprintf("unknown command %q", name))
 	}
-	return sub.run(f, ctx, args[2:])
+	return sub.run(ctx, f, args[2:])
 }
 
 func (c *Command) usage(w io.Writer) {
