@@ -60,7 +60,7 @@ func (c *Command) subcommands() map[string]subcommand {
 	return map[string]subcommand{
 		"exec":     {"run a command, retrying only transient failures", unsplit((*factory).runExec)},
 		"classify": {"explain a failure text without running anything", command(parseClassify, runClassify)},
-		"probe":    {"ask the egress proxy whether targets are allowed, denied or unreachable", unsplit((*factory).runProbe)},
+		"probe":    {"ask the egress proxy whether targets are allowed, denied or unreachable", command(parseProbe, runProbe)},
 		"push":     {"git push, retrying only network failures", unsplit((*factory).runPush)},
 		"version":  {"print the version", command(parseVersion, runVersion)},
 
