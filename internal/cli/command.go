@@ -58,7 +58,7 @@ func unsplit(m func(f *factory, ctx context.Context, args []string) int) func(co
 
 func (c *Command) subcommands() map[string]subcommand {
 	return map[string]subcommand{
-		"exec":     {"run a command, retrying only transient failures", unsplit((*factory).runExec)},
+		"exec":     {"run a command, retrying only transient failures", command(parseExec, runExec)},
 		"classify": {"explain a failure text without running anything", command(parseClassify, runClassify)},
 		"probe":    {"ask the egress proxy whether targets are allowed, denied or unreachable", command(parseProbe, runProbe)},
 		"push":     {"git push, retrying only network failures", unsplit((*factory).runPush)},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/retry"
 )
 
@@ -21,6 +22,23 @@ type stepFlags struct {
 	egress        *egressFlags
 }
 
+// stepOptions are the settings every step command shares, resolved from its
+// stepFlags.
+type stepOptions struct {
+	// policy is the loop's normalised policy snapshot.
+	policy retry.Policy
+	// report is the JSON report's path; "" means none.
+	report string
+	// masks are extra values to mask (--mask).
+	masks []string
+	// prober asks the egress proxy about a failure that went through it; it
+	// may be nil when diagnose is set.
+	prober *egress.Prober
+	// diagnose, when not nil, replaces the egress probe as the loop's
+	// Diagnose (tests).
+	diagnose egress.DiagnoseFunc
+}
+
 // addStepFlags registers the step flags on fs with the given default schedule.
 func addStepFlags(fs *flag.FlagSet, defaultSchedule string) *stepFlags {
 	r := &stepFlags{}
@@ -33,6 +51,12 @@ func addStepFlags(fs *flag.FlagSet, defaultSchedule string) *stepFlags {
 	fs.Var(&r.masks, "mask", "also mask `VALUE` wherever it appears (repeatable)")
 	r.egress = addEgressFlags(fs)
 	return r
+}
+
+// options returns the flags' report and masks; the caller resolves the
+// policy (policy) and the prober (factory.prober) where its checks run.
+func (r *stepFlags) options() stepOptions {
+	return stepOptions{report: r.report, masks: r.masks}
 }
 
 // policy resolves the flags into a normalised policy snapshot.
