@@ -61,7 +61,7 @@ func (c *Command) subcommands() map[string]subcommand {
 		"exec":     {"run a command, retrying only transient failures", command(parseExec, runExec)},
 		"classify": {"explain a failure text without running anything", command(parseClassify, runClassify)},
 		"probe":    {"ask the egress proxy whether targets are allowed, denied or unreachable", command(parseProbe, runProbe)},
-		"push":     {"git push, retrying only network failures", unsplit((*factory).runPush)},
+		"push":     {"git push, retrying only network failures", command(parsePush, runPush)},
 		"version":  {"print the version", command(parseVersion, runVersion)},
 
 		"http":         {"send an HTTP request, retrying only transient failures", unsplit((*factory).runHTTP)},
