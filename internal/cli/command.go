@@ -64,7 +64,7 @@ func (c *Command) subcommands() map[string]subcommand {
 		"push":     {"git push, retrying only network failures", command(parsePush, runPush)},
 		"version":  {"print the version", command(parseVersion, runVersion)},
 
-		"http":         {"send an HTTP request, retrying only transient failures", unsplit((*factory).runHTTP)},
+		"http":         {"send an HTTP request, retrying only transient failures", command(parseHTTP, runHTTP)},
 		"github-quota": {"check the GitHub API rate-limit quota, waiting for its reset if allowed", unsplit((*factory).runGitHubQuota)},
 	}
 }

@@ -39,7 +39,7 @@ variable NAME ($$ is a literal $); an unset NAME exits 78.
 The body of an expected answer goes to stdout (or --output FILE) and nothing
 else does; progress, --field values and the report go to stderr.`
 
-// httpFlags are the request flags of `retrywise http`.
+// httpFlags are the request flags of `retrywise http`, as given.
 type httpFlags struct {
 	method      string
 	headers     stringList
@@ -55,7 +55,40 @@ type httpFlags struct {
 	threshold   int
 }
 
-func (f *factory) runHTTP(ctx context.Context, args []string) int {
+// httpOptions is the request `retrywise http` sends.
+type httpOptions struct {
+	f    *factory
+	step stepOptions
+	// url and header are the request's, before ${NAME} expansion.
+	url    string
+	header http.Header
+	// method is upper-cased; "" means GET, or POST when there is a body.
+	method string
+	// data is --data's body before expansion, sent when dataSet.
+	data    string
+	dataSet bool
+	// dataFile is read as the body as it is; "-" is stdin, "" none.
+	dataFile string
+	// timeout bounds each request up to the body's last byte; 0 means none.
+	timeout time.Duration
+	// follow follows redirects (at most httpstep.MaxRedirects).
+	follow bool
+	// expect are the statuses that succeed.
+	expect httpstep.Expect
+	// absentOK exits 0 when the answer is 404/410.
+	absentOK bool
+	// outputFile receives the body instead of stdout; "" means stdout.
+	outputFile string
+	// fields are printed on stderr after an answer.
+	fields []httpstep.Field
+	// retryUnsafe retries POST and PATCH even when they may have been processed.
+	retryUnsafe bool
+	// breakerThreshold is the consecutive failures that open the host's breaker; 0 disables it.
+	breakerThreshold int
+}
+
+// parseHTTP parses `retrywise http`'s flags, before or after the URL, into its options.
+func parseHTTP(f *factory, args []string) (*httpOptions, int, bool) {
 	fs := newFlagSet("http", httpSynopsis)
 	rf := addStepFlags(fs, "10s,20s,60s")
 	var hf httpFlags
@@ -76,58 +109,63 @@ func (f *factory) runHTTP(ctx context.Context, args []string) int {
 
 	pos, code, done := f.parseInterspersed(fs, args)
 	if done {
-		return code
+		return nil, code, true
 	}
-	prober, err := f.prober(rf.egress, 0)
-	if err != nil {
-		return f.fail(exitcode.Usage, err.Error())
+	opts := &httpOptions{f: f, step: rf.options(), method: strings.ToUpper(hf.method), data: hf.data, dataSet: flagSet(fs, "data"), dataFile: hf.dataFile,
+		timeout: hf.timeout, follow: !hf.noFollow, absentOK: hf.absentOK, outputFile: hf.output, retryUnsafe: hf.retryUnsafe, breakerThreshold: hf.threshold}
+	var err error
+	if opts.step.prober, err = f.prober(rf.egress, 0); err != nil {
+		return nil, f.fail(exitcode.Usage, err.Error()), true
 	}
 	if len(pos) != 1 {
-		return f.fail(exitcode.Usage, fmt.Sprintf("want exactly one URL, got %d arguments: use retrywise http [flags] URL", len(pos)))
+		return nil, f.fail(exitcode.Usage, fmt.Sprintf("want exactly one URL, got %d arguments: use retrywise http [flags] URL", len(pos))), true
 	}
-	pol, err := rf.policy()
-	if err != nil {
-		return f.fail(exitcode.Usage, err.Error())
+	opts.url = pos[0]
+	if opts.step.policy, err = rf.policy(); err != nil {
+		return nil, f.fail(exitcode.Usage, err.Error()), true
 	}
-	expect, err := httpstep.ParseExpect(hf.expect)
-	if err != nil {
-		return f.fail(exitcode.Usage, err.Error())
+	if opts.expect, err = httpstep.ParseExpect(hf.expect); err != nil {
+		return nil, f.fail(exitcode.Usage, err.Error()), true
 	}
-	var fields []httpstep.Field
 	for _, s := range hf.fields {
 		fd, err := httpstep.ParseField(s)
 		if err != nil {
-			return f.fail(exitcode.Usage, err.Error())
+			return nil, f.fail(exitcode.Usage, err.Error()), true
 		}
-		fields = append(fields, fd)
+		opts.fields = append(opts.fields, fd)
 	}
-	dataSet := flagSet(fs, "data")
 	switch {
-	case hf.timeout < 0:
-		return f.fail(exitcode.Usage, "--timeout must not be negative")
-	case hf.threshold < 0:
-		return f.fail(exitcode.Usage, "--breaker-threshold must not be negative (0 disables the breaker)")
-	case dataSet && hf.dataFile != "":
-		return f.fail(exitcode.Usage, "--data and --data-file exclude each other")
+	case opts.timeout < 0:
+		return nil, f.fail(exitcode.Usage, "--timeout must not be negative"), true
+	case opts.breakerThreshold < 0:
+		return nil, f.fail(exitcode.Usage, "--breaker-threshold must not be negative (0 disables the breaker)"), true
+	case opts.dataSet && opts.dataFile != "":
+		return nil, f.fail(exitcode.Usage, "--data and --data-file exclude each other"), true
 	}
-	headers, err := parseHeaders(hf.headers)
-	if err != nil {
-		return f.fail(exitcode.Usage, err.Error())
+	if opts.header, err = parseHeaders(hf.headers); err != nil {
+		return nil, f.fail(exitcode.Usage, err.Error()), true
 	}
+	return opts, 0, false
+}
 
-	o, err := f.output(rf.masks, rf.report)
+// runHTTP expands and sends the request in the retry loop, through the
+// host's breaker, and reports; the body of an expected answer goes to stdout
+// (or the output file), --field values to stderr.
+func runHTTP(ctx context.Context, opts *httpOptions) int {
+	f := opts.f
+	o, err := f.output(opts.step.masks, opts.step.report)
 	if err != nil {
 		return f.fail(exitcode.Config, err.Error())
 	}
 	defer o.close()
-	red := o.red
 	// Expand ${NAME} before anything is printed, and register every credential
 	// the request carries, so that it is masked wherever it shows up.
 	lookup := expand.EnvLookup(f.env)
-	rawURL, code, ok := f.expandArg(pos[0], "the URL", lookup)
+	rawURL, code, ok := f.expandArg(opts.url, "the URL", lookup)
 	if !ok {
 		return code
 	}
+	headers := opts.header.Clone()
 	for name, vs := range headers {
 		for i, v := range vs {
 			if vs[i], code, ok = f.expandArg(v, "--header "+name, lookup); !ok {
@@ -137,18 +175,18 @@ func (f *factory) runHTTP(ctx context.Context, args []string) int {
 	}
 	var body []byte
 	switch {
-	case dataSet:
-		d, code, ok := f.expandArg(hf.data, "--data", lookup)
+	case opts.dataSet:
+		d, code, ok := f.expandArg(opts.data, "--data", lookup)
 		if !ok {
 			return code
 		}
 		body = []byte(d)
-	case hf.dataFile == "-":
+	case opts.dataFile == "-":
 		if body, err = io.ReadAll(f.stdin); err != nil {
 			return f.fail(exitcode.Config, "cannot read --data-file - (stdin): "+err.Error())
 		}
-	case hf.dataFile != "":
-		if body, err = os.ReadFile(hf.dataFile); err != nil {
+	case opts.dataFile != "":
+		if body, err = os.ReadFile(opts.dataFile); err != nil {
 			return o.fail(exitcode.Config, "cannot read --data-file: "+err.Error())
 		}
 	}
@@ -156,9 +194,9 @@ func (f *factory) runHTTP(ctx context.Context, args []string) int {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return o.fail(exitcode.Usage, fmt.Sprintf("invalid URL %q: want http(s)://host/path", rawURL))
 	}
-	red.AddRequest(u, headers)
+	o.red.AddRequest(u, headers)
 
-	method := strings.ToUpper(hf.method)
+	method := opts.method
 	if method == "" {
 		method = http.MethodGet
 		if body != nil {
@@ -170,21 +208,25 @@ func (f *factory) runHTTP(ctx context.Context, args []string) int {
 	tr := f.transport()
 	defer tr.CloseIdleConnections()
 	step, err := httpstep.New(httpstep.Options{
-		Method: method, URL: rawURL, Header: headers, Body: body, Timeout: hf.timeout,
-		Client: httpstep.NewClient(tr, !hf.noFollow), Expect: expect, Fields: fields,
-		Stdout: o.stdout, OutputFile: hf.output, RetryUnsafe: hf.retryUnsafe,
-		Breaker: f.breakers.Get(key, breaker.Settings{Threshold: hf.threshold}),
+		Method: method, URL: rawURL, Header: headers, Body: body, Timeout: opts.timeout,
+		Client: httpstep.NewClient(tr, opts.follow), Expect: opts.expect, Fields: opts.fields,
+		Stdout: o.stdout, OutputFile: opts.outputFile, RetryUnsafe: opts.retryUnsafe,
+		Breaker: f.breakers.Get(key, breaker.Settings{Threshold: opts.breakerThreshold}),
 		Clock:   f.clock, UserAgent: f.userAgent(),
 	})
 	if err != nil {
 		return o.fail(exitcode.Config, err.Error())
 	}
-	out, err := f.coordinator(pol, o, prober.DiagnoseFor(egress.ClientGo, rawURL)).Run(ctx, step)
+	diagnose := opts.step.diagnose
+	if diagnose == nil {
+		diagnose = opts.step.prober.DiagnoseFor(egress.ClientGo, rawURL)
+	}
+	out, err := f.coordinator(opts.step.policy, o, diagnose).Run(ctx, step)
 	if err != nil {
 		return o.fail(exitcode.Usage, err.Error())
 	}
 	o.stdout.Flush()
-	code = exitcode.For(out, hf.absentOK)
+	code = exitcode.For(out, opts.absentOK)
 	rep := report.New("http", method+" "+rawURL, out, code)
 	if r := step.RefusalRemedy(); out.Stop == retry.StopCannotRetry && r != "" {
 		rep.Remedy = r
@@ -196,7 +238,7 @@ func (f *factory) runHTTP(ctx context.Context, args []string) int {
 		if !res.Found {
 			fmt.Fprintln(o.stderr, "found=false")
 		}
-		for _, fd := range fields {
+		for _, fd := range opts.fields {
 			fmt.Fprintf(o.stderr, "%s=%s\n", fd.Name, httpstep.FormatValue(res.Fields[fd.Name]))
 		}
 	}
