@@ -51,11 +51,6 @@ func command[O any](parse func(f *factory, args []string) (opts *O, code int, do
 	}
 }
 
-// unsplit adapts a command not yet split into options and a run function.
-func unsplit(m func(f *factory, ctx context.Context, args []string) int) func(context.Context, *factory, []string) int {
-	return func(ctx context.Context, f *factory, args []string) int { return m(f, ctx, args) }
-}
-
 func (c *Command) subcommands() map[string]subcommand {
 	return map[string]subcommand{
 		"exec":     {"run a command, retrying only transient failures", command(parseExec, runExec)},
@@ -65,7 +60,7 @@ func (c *Command) subcommands() map[string]subcommand {
 		"version":  {"print the version", command(parseVersion, runVersion)},
 
 		"http":         {"send an HTTP request, retrying only transient failures", command(parseHTTP, runHTTP)},
-		"github-quota": {"check the GitHub API rate-limit quota, waiting for its reset if allowed", unsplit((*factory).runGitHubQuota)},
+		"github-quota": {"check the GitHub API rate-limit quota, waiting for its reset if allowed", command(parseGitHubQuota, runGitHubQuota)},
 	}
 }
 
