@@ -1,5 +1,12 @@
 // Package cli is the retrywise command line: it parses flags, wires streams,
 // runs a subcommand and returns the exit code. cmd/retrywise only calls Main.
+//
+// Every command is two functions over one options struct: parseX fills
+// xOptions from the flags and validates them, and runX(ctx, opts) does the
+// work, so tests can call runX with hand-built options. The services the
+// commands share (masked output, egress prober, breaker registry, clock,
+// HTTP transport, user agent) come from the factory Main builds; no command
+// sets them up itself.
 package cli
 
 import (
@@ -51,6 +58,7 @@ func command[O any](parse func(f *factory, args []string) (opts *O, code int, do
 	}
 }
 
+// subcommands returns the CLI's verbs by name.
 func (c *Command) subcommands() map[string]subcommand {
 	return map[string]subcommand{
 		"exec":     {"run a command, retrying only transient failures", command(parseExec, runExec)},

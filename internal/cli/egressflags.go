@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/retrywise/retrywise/internal/egress"
-	"github.com/retrywise/retrywise/internal/failure"
 )
 
 // statusDerived is --egress-status-url's default: PROXY/__agentproxy/status.
@@ -33,19 +32,4 @@ func (e *egressFlags) options() egress.Options {
 		status = ""
 	}
 	return egress.Options{StatusURL: status, Canary: strings.TrimSpace(e.canary)}
-}
-
-// execDiagnose returns the coordinator's Diagnose for a command: a curl or git
-// failure through a proxy is probed with that client's proxy rules; the
-// target comes from the command's URL argument or the failure's trace.
-func execDiagnose(p *egress.Prober, argv []string, tool failure.Tool) egress.DiagnoseFunc {
-	client := egress.ClientOf(argv)
-	if client == "" {
-		client = egress.ClientForTool(tool)
-	}
-	return p.Diagnose(egress.Step{
-		Client: client,
-		URL:    egress.URLFromArgs(argv),
-		Args:   argv,
-	})
 }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/execstep"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
@@ -110,6 +111,21 @@ func runExec(ctx context.Context, opts *execOptions) int {
 		rep.Notes = append(rep.Notes, why)
 	}
 	return o.finish(rep)
+}
+
+// execDiagnose returns the coordinator's Diagnose for a command: a curl or git
+// failure through a proxy is probed with that client's proxy rules; the
+// target comes from the command's URL argument or the failure's trace.
+func execDiagnose(p *egress.Prober, argv []string, tool failure.Tool) egress.DiagnoseFunc {
+	client := egress.ClientOf(argv)
+	if client == "" {
+		client = egress.ClientForTool(tool)
+	}
+	return p.Diagnose(egress.Step{
+		Client: client,
+		URL:    egress.URLFromArgs(argv),
+		Args:   argv,
+	})
 }
 
 // buildRules compiles --retry-on, --stop-on, --retry-on-exit and --stop-on-exit into rules.
