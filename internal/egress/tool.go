@@ -2,8 +2,7 @@ package egress
 
 import "github.com/retrywise/retrywise/internal/failure"
 
-// ClientForTool returns the client whose proxy rules a tool follows: ClientGit
-// for failure.ToolGit, ClientCurl for failure.ToolCurl, "" for any other tool.
+// ClientForTool returns the client whose proxy rules a tool follows: git's, curl's, or "" for any other tool.
 func ClientForTool(t failure.Tool) Client {
 	switch t {
 	case failure.ToolGit:

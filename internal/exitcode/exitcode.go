@@ -53,12 +53,11 @@ func ForClass(c failure.Class, absentOK bool) int {
 }
 
 // ForProbe returns the exit code of an egress preflight from each target's finding (nil: allowed or direct).
-//
-// The worst finding decides: Policy when any is a policy failure (a denial),
-// else Transient when any is transient (an outage at or behind the proxy),
-// else OK. A finding of another class (an unclear or rejected answer) is
-// reported but does not fail the preflight.
 func ForProbe(findings []*failure.Failure) int {
+	// The worst finding decides: Policy when any is a policy failure (a
+	// denial), else Transient when any is transient (an outage at or behind
+	// the proxy), else OK. A finding of another class (an unclear or rejected
+	// answer) is reported but does not fail the preflight.
 	code := OK
 	for _, f := range findings {
 		switch {

@@ -2,8 +2,7 @@ package failure
 
 import "path/filepath"
 
-// ToolOf returns the tool a program runs by its name: ToolGit for git,
-// ToolCurl for curl (any directory), ToolAuto for anything else.
+// ToolOf returns the tool a program is by its file name: ToolGit, ToolCurl, or ToolAuto for anything else.
 func ToolOf(program string) Tool {
 	switch filepath.Base(program) {
 	case "git":
