@@ -34,7 +34,17 @@ type Classification struct {
 	Evidence []string `json:"evidence"`
 }
 
-func (c *Command) runClassify(ctx context.Context, args []string) int {
+// classifyOptions is what `retrywise classify` explains.
+type classifyOptions struct {
+	f *factory
+	// input is the failure without its text, which run reads from stdin.
+	input failure.Input
+	// json prints one JSON object instead of the explanation.
+	json bool
+}
+
+// parseClassify parses `retrywise classify`'s flags into its options.
+func parseClassify(f *factory, args []string) (*classifyOptions, int, bool) {
 	fs := newFlagSet("classify", classifySynopsis)
 	tool := fs.String("tool", "auto", "who printed the text: auto, git, curl, http or exec")
 	exitCode := fs.Int("exit-code", failure.NoExitCode, "the process's exit status; -1 means not known")
@@ -43,51 +53,61 @@ func (c *Command) runClassify(ctx context.Context, args []string) int {
 	fs.Var(&headers, "header", "an HTTP response header as `'Name: value'` (repeatable)")
 	method := fs.String("method", "", "the HTTP request's method; empty means a lookup (GET)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the explanation")
-	if code, done := c.parse(fs, args); done {
-		return code
+	if code, done := f.parse(fs, args); done {
+		return nil, code, true
 	}
 	if fs.NArg() > 0 {
-		return c.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q: the failure text comes on stdin", fs.Arg(0)))
+		return nil, f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q: the failure text comes on stdin", fs.Arg(0))), true
 	}
 	t, err := failure.ParseTool(*tool)
 	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+		return nil, f.fail(exitcode.Usage, err.Error()), true
 	}
 	h, err := parseHeaders(headers)
 	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+		return nil, f.fail(exitcode.Usage, err.Error()), true
 	}
 	if *status != 0 && (*status < 100 || *status > 999) {
-		return c.fail(exitcode.Usage, fmt.Sprintf("invalid --status %d: want an HTTP status such as 503", *status))
+		return nil, f.fail(exitcode.Usage, fmt.Sprintf("invalid --status %d: want an HTTP status such as 503", *status)), true
 	}
-	text, err := io.ReadAll(c.Stdin)
+	in := failure.Input{Tool: t, ExitCode: *exitCode, Status: *status, Header: h, Method: strings.ToUpper(*method)}
+	return &classifyOptions{f: f, input: in, json: *asJSON}, 0, false
+}
+
+// runClassify reads the failure text from stdin and prints its
+// classification, masked; it exits 0 unless stdin cannot be read.
+func runClassify(ctx context.Context, opts *classifyOptions) int {
+	f := opts.f
+	text, err := io.ReadAll(f.stdin)
 	if err != nil {
-		return c.fail(exitcode.Usage, "cannot read stdin: "+err.Error())
+		return f.fail(exitcode.Usage, "cannot read stdin: "+err.Error())
 	}
-	f := failure.Classify(failure.Input{Tool: t, Text: string(text), ExitCode: *exitCode, Status: *status, Header: h, Method: strings.ToUpper(*method)})
-	red := c.redactor(nil)
-	out := Classification{Class: f.Class.String(), Code: string(f.Code), Decision: string(f.Class.Decision()), Reason: red.String(f.Reason), Remedy: red.String(f.Remedy), Evidence: []string{}}
-	for _, e := range f.Evidence {
+	in := opts.input
+	in.Text = string(text)
+	fl := failure.Classify(in)
+	red := f.redactor()
+	out := Classification{Class: fl.Class.String(), Code: string(fl.Code), Decision: string(fl.Class.Decision()), Reason: red.String(fl.Reason), Remedy: red.String(fl.Remedy), Evidence: []string{}}
+	for _, e := range fl.Evidence {
 		out.Evidence = append(out.Evidence, red.String(e))
 	}
-	if *asJSON {
+	if opts.json {
 		b, _ := json.Marshal(out)
-		fmt.Fprintf(c.Stdout, "%s\n", b)
+		fmt.Fprintf(f.stdout, "%s\n", b)
 		return exitcode.OK
 	}
-	fmt.Fprintf(c.Stdout, "class:    %s\ncode:     %s\ndecision: %s\nreason:   %s\n", out.Class, out.Code, out.Decision, out.Reason)
+	fmt.Fprintf(f.stdout, "class:    %s\ncode:     %s\ndecision: %s\nreason:   %s\n", out.Class, out.Code, out.Decision, out.Reason)
 	for i, e := range out.Evidence {
 		label := "evidence:"
 		if i > 0 {
 			label = ""
 		}
-		fmt.Fprintf(c.Stdout, "%-9s %s\n", label, e)
+		fmt.Fprintf(f.stdout, "%-9s %s\n", label, e)
 	}
 	if out.Remedy != "" {
-		fmt.Fprintf(c.Stdout, "remedy:   %s\n", out.Remedy)
+		fmt.Fprintf(f.stdout, "remedy:   %s\n", out.Remedy)
 	}
-	if f.RetryAfter > 0 {
-		fmt.Fprintf(c.Stdout, "wait:     the server asked to wait %s\n", f.RetryAfter)
+	if fl.RetryAfter > 0 {
+		fmt.Fprintf(f.stdout, "wait:     the server asked to wait %s\n", fl.RetryAfter)
 	}
 	return exitcode.OK
 }

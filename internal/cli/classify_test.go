@@ -181,3 +181,18 @@ func TestClassifyContract(t *testing.T) {
 		t.Errorf("human output:\n%s", r.stdout)
 	}
 }
+
+// TestClassifyMasksProxyCredentials: the text explained may quote the
+// proxy's user and password; like every command, classify masks them.
+func TestClassifyMasksProxyCredentials(t *testing.T) {
+	env := []string{"HTTPS_PROXY=http://egress-user:Pr0xyPassw0rd@127.0.0.1:3128"}
+	for _, args := range [][]string{{"classify", "--tool", "curl", "--exit-code", "56"}, {"classify", "--json", "--tool", "curl", "--exit-code", "56"}} {
+		r := runCLI(t, "curl: (56) Proxy CONNECT aborted for egress-user with Pr0xyPassw0rd\n", env, args...)
+		if r.code != 0 || !strings.Contains(r.stdout, "proxy-connect-aborted") {
+			t.Fatalf("%v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+		if strings.Contains(r.stdout, "Pr0xyPassw0rd") || strings.Contains(r.stdout, "egress-user") {
+			t.Errorf("%v leaked the proxy credentials:\n%s", args, r.stdout)
+		}
+	}
+}

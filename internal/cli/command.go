@@ -1,5 +1,12 @@
 // Package cli is the retrywise command line: it parses flags, wires streams,
 // runs a subcommand and returns the exit code. cmd/retrywise only calls Main.
+//
+// Every command is two functions over one options struct: parseX fills
+// xOptions from the flags and validates them, and runX(ctx, opts) does the
+// work, so tests can call runX with hand-built options. The services the
+// commands share (masked output, egress prober, breaker registry, clock,
+// HTTP transport, user agent) come from the factory Main builds; no command
+// sets them up itself.
 package cli
 
 import (
@@ -14,7 +21,6 @@ import (
 	"github.com/retrywise/retrywise/internal/breaker"
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/exitcode"
-	"github.com/retrywise/retrywise/internal/redact"
 )
 
 // Command holds a run's collaborators, so the whole CLI runs in-process in tests.
@@ -36,51 +42,57 @@ type Command struct {
 // subcommand is one verb of the CLI.
 type subcommand struct {
 	summary string
-	run     func(c *Command, ctx context.Context, args []string) int
+	run     func(ctx context.Context, f *factory, args []string) int
 }
 
+// command returns a subcommand's run: parse fills its options from the
+// flags and validates them, and only that (done is true when parsing ended
+// the command with code: help or a usage error); run does the work.
+func command[O any](parse func(f *factory, args []string) (opts *O, code int, done bool), run func(ctx context.Context, opts *O) int) func(context.Context, *factory, []string) int {
+	return func(ctx context.Context, f *factory, args []string) int {
+		opts, code, done := parse(f, args)
+		if done {
+			return code
+		}
+		return run(ctx, opts)
+	}
+}
+
+// subcommands returns the CLI's verbs by name.
 func (c *Command) subcommands() map[string]subcommand {
 	return map[string]subcommand{
-		"exec":     {"run a command, retrying only transient failures", (*Command).runExec},
-		"classify": {"explain a failure text without running anything", (*Command).runClassify},
-		"probe":    {"ask the egress proxy whether targets are allowed, denied or unreachable", (*Command).runProbe},
-		"push":     {"git push, retrying only network failures", (*Command).runPush},
-		"version":  {"print the version", (*Command).runVersion},
+		"exec":     {"run a command, retrying only transient failures", command(parseExec, runExec)},
+		"classify": {"explain a failure text without running anything", command(parseClassify, runClassify)},
+		"probe":    {"ask the egress proxy whether targets are allowed, denied or unreachable", command(parseProbe, runProbe)},
+		"push":     {"git push, retrying only network failures", command(parsePush, runPush)},
+		"version":  {"print the version", command(parseVersion, runVersion)},
 
-		"http":         {"send an HTTP request, retrying only transient failures", (*Command).runHTTP},
-		"github-quota": {"check the GitHub API rate-limit quota, waiting for its reset if allowed", (*Command).runGitHubQuota},
+		"http":         {"send an HTTP request, retrying only transient failures", command(parseHTTP, runHTTP)},
+		"github-quota": {"check the GitHub API rate-limit quota, waiting for its reset if allowed", command(parseGitHubQuota, runGitHubQuota)},
 	}
 }
 
 // Main runs the command line args (args[0] is the program name) and returns the exit code.
 func (c *Command) Main(ctx context.Context, args []string) int {
-	if c.Clock == nil {
-		c.Clock = clock.Real{}
-	}
-	if c.Stdin == nil {
-		c.Stdin = strings.NewReader("")
-	}
-	if c.Breakers == nil {
-		c.Breakers = breaker.NewRegistry(c.Clock)
-	}
+	f := c.factory()
 	if len(args) < 2 {
-		c.usage(c.Stderr)
-		return c.fail(exitcode.Usage, "no command given")
+		c.usage(f.stderr)
+		return f.fail(exitcode.Usage, "no command given")
 	}
 	name := args[1]
 	switch name {
 	case "-h", "--help", "help":
-		c.usage(c.Stdout)
+		c.usage(f.stdout)
 		return exitcode.OK
 	case "-v", "--version":
 		name = "version"
 	}
 	sub, ok := c.subcommands()[name]
 	if !ok {
-		c.usage(c.Stderr)
-		return c.fail(exitcode.Usage, fmt.Sprintf("unknown command %q", name))
+		c.usage(f.stderr)
+		return f.fail(exitcode.Usage, fmt.Sprintf("unknown command %q", name))
 	}
-	return sub.run(c, ctx, args[2:])
+	return sub.run(ctx, f, args[2:])
 }
 
 func (c *Command) usage(w io.Writer) {
@@ -97,28 +109,17 @@ func (c *Command) usage(w io.Writer) {
 	fmt.Fprintf(w, "\nRun 'retrywise COMMAND --help' for a command's flags and defaults.\n")
 }
 
-// fail prints the one-line reason last on stderr and returns code.
-func (c *Command) fail(code int, msg string) int {
-	fmt.Fprintf(c.Stderr, "retrywise: %s\n", msg)
-	return code
-}
-
-// redactor builds the secret masker from the environment and explicit values.
-func (c *Command) redactor(masks []string) *redact.Redactor {
-	return redact.New(redact.Options{Env: c.Env, Values: masks})
-}
-
 // parse parses args into fs; it returns done=true with the code to exit with
 // when parsing ended the command (help or a usage error).
-func (c *Command) parse(fs *flag.FlagSet, args []string) (code int, done bool) {
+func (f *factory) parse(fs *flag.FlagSet, args []string) (code int, done bool) {
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(c.Stdout)
+			fs.SetOutput(f.stdout)
 			fs.Usage()
 			return exitcode.OK, true
 		}
-		return c.fail(exitcode.Usage, err.Error()+" (see --help)"), true
+		return f.fail(exitcode.Usage, err.Error()+" (see --help)"), true
 	}
 	return 0, false
 }

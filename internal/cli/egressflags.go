@@ -3,10 +3,8 @@ package cli
 import (
 	"flag"
 	"strings"
-	"time"
 
 	"github.com/retrywise/retrywise/internal/egress"
-	"github.com/retrywise/retrywise/internal/failure"
 )
 
 // statusDerived is --egress-status-url's default: PROXY/__agentproxy/status.
@@ -27,31 +25,11 @@ func addEgressFlags(fs *flag.FlagSet) *egressFlags {
 	return e
 }
 
-// prober builds the run's prober from the flags; timeout 0 means egress.DefaultTimeout.
-func (e *egressFlags) prober(env []string, timeout time.Duration) (*egress.Prober, error) {
+// options resolves the flags into the prober's status endpoint and canary.
+func (e *egressFlags) options() egress.Options {
 	status := e.statusURL
 	if strings.EqualFold(strings.TrimSpace(status), statusDerived) {
 		status = ""
 	}
-	return egress.New(egress.Options{Env: env, Timeout: timeout, StatusURL: status, Canary: strings.TrimSpace(e.canary)})
-}
-
-// execDiagnose returns the coordinator's Diagnose for a command: a curl or git
-// failure through a proxy is probed with that client's proxy rules; the
-// target comes from the command's URL argument or the failure's trace.
-func execDiagnose(p *egress.Prober, argv []string, tool failure.Tool) egress.DiagnoseFunc {
-	client := egress.ClientOf(argv)
-	if client == "" {
-		switch tool {
-		case failure.ToolGit:
-			client = egress.ClientGit
-		case failure.ToolCurl:
-			client = egress.ClientCurl
-		}
-	}
-	return p.Diagnose(egress.Step{
-		Client: client,
-		URL:    egress.URLFromArgs(argv),
-		Args:   argv,
-	})
+	return egress.Options{StatusURL: status, Canary: strings.TrimSpace(e.canary)}
 }

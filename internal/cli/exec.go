@@ -3,9 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"regexp"
+	"time"
 
+	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/execstep"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
@@ -19,7 +20,25 @@ masked, classifies a failure by exit status and output, and retries only
 transient failures on the schedule. Progress and the report go to stderr;
 stdout carries only the command's stdout.`
 
-func (c *Command) runExec(ctx context.Context, args []string) int {
+// execOptions is what `retrywise exec` runs.
+type execOptions struct {
+	f    *factory
+	step stepOptions
+	// argv is the command: argv[0] is the program, run directly.
+	argv []string
+	// tool is whose output to expect; --tool auto is resolved from the
+	// program's name (failure.ToolOf).
+	tool failure.Tool
+	// rules are the user's --retry-on, --stop-on and exit-code rules.
+	rules failure.Rules
+	// timeout bounds each attempt (0: none); killGrace separates SIGTERM and SIGKILL.
+	timeout, killGrace time.Duration
+	// absentOK exits 0 when the failure means "not there".
+	absentOK bool
+}
+
+// parseExec parses `retrywise exec`'s flags and command into its options.
+func parseExec(f *factory, args []string) (*execOptions, int, bool) {
 	fs := newFlagSet("exec", execSynopsis)
 	rf := addStepFlags(fs, "10s,20s,60s")
 	var retryOn, stopOn stringList
@@ -31,62 +50,85 @@ func (c *Command) runExec(ctx context.Context, args []string) int {
 	killGrace := fs.Duration("kill-grace", execstep.DefaultKillGrace, "wait between SIGTERM and SIGKILL when an attempt is stopped")
 	tool := fs.String("tool", "auto", "whose output to expect: auto, git, curl or exec")
 	absentOK := fs.Bool("absent-ok", false, "exit 0 when the failure means \"not there\" (e.g. curl -f on a 404)")
-	if code, done := c.parse(fs, args); done {
-		return code
+	if code, done := f.parse(fs, args); done {
+		return nil, code, true
 	}
-	argv := fs.Args()
-	if len(argv) == 0 {
-		return c.fail(exitcode.Usage, "no command given: use retrywise exec [flags] -- CMD [ARGS...]")
+	opts := &execOptions{f: f, step: rf.options(), argv: fs.Args(), timeout: *timeout, killGrace: *killGrace, absentOK: *absentOK}
+	if len(opts.argv) == 0 {
+		return nil, f.fail(exitcode.Usage, "no command given: use retrywise exec [flags] -- CMD [ARGS...]"), true
 	}
-	pol, err := rf.policy()
-	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+	var err error
+	if opts.step.policy, err = rf.policy(); err != nil {
+		return nil, f.fail(exitcode.Usage, err.Error()), true
 	}
-	rules, err := buildRules(retryOn, stopOn, *retryOnExit, *stopOnExit)
-	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+	if opts.rules, err = buildRules(retryOn, stopOn, *retryOnExit, *stopOnExit); err != nil {
+		return nil, f.fail(exitcode.Usage, err.Error()), true
 	}
-	t, err := failure.ParseTool(*tool)
-	if err != nil || t == failure.ToolHTTP {
-		return c.fail(exitcode.Usage, fmt.Sprintf("invalid --tool %q: want auto, git, curl or exec", *tool))
+	opts.tool, err = failure.ParseTool(*tool)
+	if err != nil || opts.tool == failure.ToolHTTP {
+		return nil, f.fail(exitcode.Usage, fmt.Sprintf("invalid --tool %q: want auto, git, curl or exec", *tool)), true
 	}
-	if t == failure.ToolAuto {
-		t = toolFor(argv[0])
+	if opts.tool == failure.ToolAuto {
+		opts.tool = failure.ToolOf(opts.argv[0])
 	}
-	if *timeout < 0 || *killGrace < 0 {
-		return c.fail(exitcode.Usage, "--timeout and --kill-grace must not be negative")
+	if opts.timeout < 0 || opts.killGrace < 0 {
+		return nil, f.fail(exitcode.Usage, "--timeout and --kill-grace must not be negative"), true
 	}
-	prober, err := rf.prober(c.Env)
-	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+	if opts.step.prober, err = f.prober(rf.egress, 0); err != nil {
+		return nil, f.fail(exitcode.Usage, err.Error()), true
 	}
+	return opts, 0, false
+}
 
-	o, err := c.output(rf)
+// runExec runs the command in the retry loop and reports; a failure through
+// a proxy is diagnosed by the egress probe (or opts.step.diagnose).
+func runExec(ctx context.Context, opts *execOptions) int {
+	f := opts.f
+	o, err := f.output(opts.step.masks, opts.step.report)
 	if err != nil {
-		return c.fail(exitcode.Config, err.Error())
+		return f.fail(exitcode.Config, err.Error())
 	}
 	defer o.close()
 
 	step, err := execstep.New(execstep.Options{
-		Args: argv, Env: c.Env, Stdin: c.Stdin, Stdout: o.stdout, Stderr: o.stderr,
-		Timeout: *timeout, KillGrace: *killGrace, Tool: t, Rules: rules,
+		Args: opts.argv, Env: f.env, Stdin: f.stdin, Stdout: o.stdout, Stderr: o.stderr,
+		Timeout: opts.timeout, KillGrace: opts.killGrace, Tool: opts.tool, Rules: opts.rules,
 	})
 	if err != nil {
 		return o.fail(exitcode.Config, err.Error())
 	}
-	coord := c.coordinator(pol, o, execDiagnose(prober, argv, t))
-	out, err := coord.Run(ctx, step)
+	diagnose := opts.step.diagnose
+	if diagnose == nil {
+		diagnose = execDiagnose(opts.step.prober, opts.argv, opts.tool)
+	}
+	out, err := f.coordinator(opts.step.policy, o, diagnose).Run(ctx, step)
 	if err != nil {
 		return o.fail(exitcode.Usage, err.Error())
 	}
-	code := exitcode.For(out, *absentOK)
-	rep := report.New("exec", report.CommandLine(argv), out, code)
+	code := exitcode.For(out, opts.absentOK)
+	rep := report.New("exec", report.CommandLine(opts.argv), out, code)
 	if ok, why := step.CanRetry(nil); !ok {
 		rep.Notes = append(rep.Notes, why)
 	}
 	return o.finish(rep)
 }
 
+// execDiagnose returns the coordinator's Diagnose for a command: a curl or git
+// failure through a proxy is probed with that client's proxy rules; the
+// target comes from the command's URL argument or the failure's trace.
+func execDiagnose(p *egress.Prober, argv []string, tool failure.Tool) egress.DiagnoseFunc {
+	client := egress.ClientOf(argv)
+	if client == "" {
+		client = egress.ClientForTool(tool)
+	}
+	return p.Diagnose(egress.Step{
+		Client: client,
+		URL:    egress.URLFromArgs(argv),
+		Args:   argv,
+	})
+}
+
+// buildRules compiles --retry-on, --stop-on, --retry-on-exit and --stop-on-exit into rules.
 func buildRules(retryOn, stopOn []string, retryOnExit, stopOnExit string) (failure.Rules, error) {
 	var r failure.Rules
 	compile := func(flag string, exprs []string) ([]*regexp.Regexp, error) {
@@ -118,15 +160,4 @@ func buildRules(retryOn, stopOn []string, retryOnExit, stopOnExit string) (failu
 		}
 	}
 	return r, nil
-}
-
-// toolFor names the recogniser for a command: git and curl by their names, auto otherwise.
-func toolFor(cmd string) failure.Tool {
-	switch filepath.Base(cmd) {
-	case "git":
-		return failure.ToolGit
-	case "curl":
-		return failure.ToolCurl
-	}
-	return failure.ToolAuto
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/report"
 )
 
@@ -357,5 +358,27 @@ func TestExecCurlExitCodeWithoutMessage(t *testing.T) {
 	r := runCLI(t, "", nil, "exec", "--max-attempts", "2", "--schedule", "1s", "--", curl, "-s", "http://127.0.0.1:1/")
 	if r.code != exitcode.Transient || len(r.clock.Waits()) != 1 {
 		t.Fatalf("exit %d waits %v, want 75 after one retry:\n%s", r.code, r.clock.Waits(), r.stderr)
+	}
+}
+
+// TestRunExecDiagnose runs exec from hand-built options: a curl failure at
+// the proxy goes to the loop's Diagnose before the first wait, and its
+// verdict (a denial) stops the loop and is the report's.
+func TestRunExecDiagnose(t *testing.T) {
+	s := script(t, `echo "curl: (56) CONNECT tunnel failed, response 403" >&2; exit 56`)
+	var seen []*failure.Failure
+	f, stdout, stderr, clk := testFactory(os.Environ())
+	opts := &execOptions{f: f, argv: []string{s}, tool: failure.ToolCurl,
+		step: stepOptions{policy: testPolicy(t, time.Second, 2*time.Second), diagnose: denyHook(&seen)}}
+	code := runExec(context.Background(), opts)
+	if code != exitcode.Policy || len(seen) != 1 || len(clk.Waits()) != 0 {
+		t.Fatalf("exit %d after %d diagnoses and waits %v, want 77 after 1 and none:\n%s", code, len(seen), clk.Waits(), stderr)
+	}
+	if tr := seen[0].Trace; !tr.Network || !tr.Proxy || tr.Client != failure.ToolCurl {
+		t.Errorf("the hook was given trace %+v, want curl's failure at the proxy", tr)
+	}
+	mustContain(t, "stderr", stderr.String(), "reason:   the hook denies it", "evidence: curl: (56) CONNECT tunnel failed, response 403", "retrywise: policy: the hook denies it")
+	if stdout.Len() != 0 {
+		t.Errorf("stdout = %q, want nothing", stdout)
 	}
 }

@@ -38,7 +38,29 @@ type quotaResult struct {
 	Waited       time.Duration  `json:"waited_ns,omitempty"`
 }
 
-func (c *Command) runGitHubQuota(ctx context.Context, args []string) int {
+// quotaOptions is what `retrywise github-quota` checks.
+type quotaOptions struct {
+	f    *factory
+	step stepOptions
+	// token is sent as the credentials; "" reads the unauthenticated quota.
+	token string
+	// apiURL is the API's base URL; "" means https://api.github.com.
+	apiURL string
+	// resource is the rate-limit bucket checked.
+	resource ghapi.Resource
+	// minRemaining is the least remaining quota that passes.
+	minRemaining int
+	// maxWait is the longest wait for a low quota's reset; 0 means never wait.
+	maxWait time.Duration
+	// timeout bounds each read of the quota.
+	timeout time.Duration
+	// breakerThreshold is the consecutive failures that open the API host's breaker; 0 disables it.
+	breakerThreshold int
+}
+
+// parseGitHubQuota parses `retrywise github-quota`'s flags, and the token and
+// API URL from the environment, into its options.
+func parseGitHubQuota(f *factory, args []string) (*quotaOptions, int, bool) {
 	fs := newFlagSet("github-quota", githubQuotaSynopsis)
 	rf := addStepFlags(fs, "10s,20s,60s")
 	token := fs.String("token", "", "GitHub `TOKEN`; empty means $GITHUB_TOKEN (and none sends no credentials)")
@@ -47,61 +69,69 @@ func (c *Command) runGitHubQuota(ctx context.Context, args []string) int {
 	maxWait := fs.Duration("max-wait", 0, "longest wait, from the first low read, for the quota under --min-remaining to refill (--retry-after-cap also bounds it); 0 means never wait")
 	timeout := fs.Duration("timeout", ghapi.DefaultTimeout, "bound on each read of the quota")
 	threshold := fs.Int("breaker-threshold", breaker.DefaultThreshold, "consecutive transient/unknown failures of the API host that open its circuit breaker; 0 disables it")
-	if code, done := c.parse(fs, args); done {
-		return code
+	if code, done := f.parse(fs, args); done {
+		return nil, code, true
 	}
-	prober, err := rf.prober(c.Env)
-	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+	opts := &quotaOptions{f: f, step: rf.options(), minRemaining: *minRemaining, maxWait: *maxWait, timeout: *timeout, breakerThreshold: *threshold}
+	var err error
+	if opts.step.prober, err = f.prober(rf.egress, 0); err != nil {
+		return nil, f.fail(exitcode.Usage, err.Error()), true
 	}
 	if fs.NArg() > 0 {
-		return c.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", fs.Arg(0)))
+		return nil, f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", fs.Arg(0))), true
 	}
-	pol, err := rf.policy()
+	if opts.step.policy, err = rf.policy(); err != nil {
+		return nil, f.fail(exitcode.Usage, err.Error()), true
+	}
+	if opts.resource, err = ghapi.ParseResource(*resource); err != nil {
+		return nil, f.fail(exitcode.Usage, err.Error()), true
+	}
+	if opts.minRemaining < 0 || opts.maxWait < 0 || opts.timeout < 0 || opts.breakerThreshold < 0 {
+		return nil, f.fail(exitcode.Usage, "--min-remaining, --max-wait, --timeout and --breaker-threshold must not be negative"), true
+	}
+	env := environ.Map(f.env)
+	opts.token, opts.apiURL = *token, env["GITHUB_API_URL"]
+	if opts.token == "" {
+		opts.token = env["GITHUB_TOKEN"]
+	}
+	return opts, 0, false
+}
+
+// runGitHubQuota reads the quota in the retry loop, which waits for a low
+// quota's reset when allowed, prints the bucket read on stdout and reports.
+func runGitHubQuota(ctx context.Context, opts *quotaOptions) int {
+	f := opts.f
+	o, err := f.output(opts.step.masks, opts.step.report)
 	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
-	}
-	res, err := ghapi.ParseResource(*resource)
-	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
-	}
-	switch {
-	case *minRemaining < 0, *maxWait < 0, *timeout < 0, *threshold < 0:
-		return c.fail(exitcode.Usage, "--min-remaining, --max-wait, --timeout and --breaker-threshold must not be negative")
-	}
-	env := environ.Map(c.Env)
-	tok := *token
-	if tok == "" {
-		tok = env["GITHUB_TOKEN"]
-	}
-	o, err := c.output(rf)
-	if err != nil {
-		return c.fail(exitcode.Config, err.Error())
+		return f.fail(exitcode.Config, err.Error())
 	}
 	defer o.close()
-	o.red.Add(tok)
-	stdout := o.stdout
+	o.red.Add(opts.token)
 
-	tr := c.httpTransport()
+	tr := f.transport()
 	defer tr.CloseIdleConnections()
-	gh, err := ghapi.New(ghapi.Options{HTTPClient: httpstep.NewClient(tr, true), BaseURL: env["GITHUB_API_URL"], Token: tok, UserAgent: c.userAgent(), Clock: c.Clock})
+	gh, err := ghapi.New(ghapi.Options{HTTPClient: httpstep.NewClient(tr, true), BaseURL: opts.apiURL, Token: opts.token, UserAgent: f.userAgent(), Clock: f.clock})
 	if err != nil {
 		return o.fail(exitcode.Config, err.Error())
 	}
 	base := gh.BaseURL()
+	res := opts.resource
 	step := &ghapi.QuotaStep{
 		Client:       gh,
-		Breaker:      c.Breakers.Get(httpstep.HostKey(base.Scheme, base.Host), breaker.Settings{Threshold: *threshold}),
-		Timeout:      *timeout,
-		Clock:        c.Clock,
+		Breaker:      f.breakers.Get(httpstep.HostKey(base.Scheme, base.Host), breaker.Settings{Threshold: opts.breakerThreshold}),
+		Timeout:      opts.timeout,
+		Clock:        f.clock,
 		Resource:     res,
-		MinRemaining: *minRemaining,
-		MaxWait:      *maxWait,
+		MinRemaining: opts.minRemaining,
+		MaxWait:      opts.maxWait,
 	}
-	coord := c.coordinator(pol, o, prober.DiagnoseFor(egress.ClientGo, base.String()))
+	diagnose := opts.step.diagnose
+	if diagnose == nil {
+		diagnose = opts.step.prober.DiagnoseFor(egress.ClientGo, base.String())
+	}
 	target := "GET " + base.JoinPath("rate_limit").String() + " (" + string(res) + ")"
 
-	out, err := coord.Run(ctx, step)
+	out, err := f.coordinator(opts.step.policy, o, diagnose).Run(ctx, step)
 	if err != nil {
 		return o.fail(exitcode.Usage, err.Error())
 	}
@@ -109,13 +139,13 @@ func (c *Command) runGitHubQuota(ctx context.Context, args []string) int {
 	rep := report.New("github-quota", target, out, code)
 	waited, notes := resetWaits(out)
 	rep.Notes = append(rep.Notes, notes...)
-	if tok == "" {
+	if opts.token == "" {
 		rep.Notes = append(rep.Notes, "no token (--token or GITHUB_TOKEN): the unauthenticated quota was read")
 	}
 	if rate, ok := step.Quota()[res]; ok {
-		rep.Result = quotaResult{Resource: res, Limit: rate.Limit, Remaining: rate.Remaining, Reset: rate.Reset.UTC(), MinRemaining: *minRemaining, Waited: waited}
-		fmt.Fprintf(stdout, "resource=%s\nlimit=%d\nremaining=%d\nreset=%s\n", res, rate.Limit, rate.Remaining, rate.Reset.UTC().Format(time.RFC3339))
-		stdout.Flush()
+		rep.Result = quotaResult{Resource: res, Limit: rate.Limit, Remaining: rate.Remaining, Reset: rate.Reset.UTC(), MinRemaining: opts.minRemaining, Waited: waited}
+		fmt.Fprintf(o.stdout, "resource=%s\nlimit=%d\nremaining=%d\nreset=%s\n", res, rate.Limit, rate.Remaining, rate.Reset.UTC().Format(time.RFC3339))
+		o.stdout.Flush()
 	}
 	return o.finish(rep)
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -11,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/retrywise/retrywise/internal/breaker"
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/ghapi"
 )
 
 // bucket is one resource of GitHub's documented GET /rate_limit answer.
@@ -353,4 +357,31 @@ func TestGitHubQuotaFailures(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestRunGitHubQuotaOptions runs github-quota from hand-built options: the
+// token and API URL are the options' (the environment's GITHUB_TOKEN is not
+// read again), the bucket read goes to stdout, and a 502 goes to the
+// diagnose hook, whose denial stops the loop.
+func TestRunGitHubQuotaOptions(t *testing.T) {
+	const tok = "hand-built-token-123"
+	srv := fakeGitHub(t, tok, answers(quota(lowCore), badGateway))
+	var seen []*failure.Failure
+	f, stdout, stderr, clk := testFactory(append(os.Environ(), "GITHUB_TOKEN=env-token-not-used"))
+	opts := &quotaOptions{f: f, step: stepOptions{policy: testPolicy(t, time.Second), diagnose: denyHook(&seen)},
+		token: tok, apiURL: srv.URL, resource: ghapi.Core, minRemaining: 3, timeout: ghapi.DefaultTimeout, breakerThreshold: breaker.DefaultThreshold}
+	if code := runGitHubQuota(context.Background(), opts); code != exitcode.OK || stdout.String() != "resource=core\nlimit=5000\nremaining=5\nreset=2026-11-30T10:10:00Z\n" {
+		t.Fatalf("exit %d, stdout %q:\n%s", code, stdout, stderr)
+	}
+	if len(seen) != 0 || len(clk.Waits()) != 0 || srv.hits.Load() != 1 {
+		t.Errorf("%d diagnoses, waits %v, %d requests after a passing read", len(seen), clk.Waits(), srv.hits.Load())
+	}
+	stderr.Reset()
+	if code := runGitHubQuota(context.Background(), opts); code != exitcode.Policy || len(seen) != 1 || len(clk.Waits()) != 0 || srv.hits.Load() != 2 {
+		t.Fatalf("502: exit %d after %d diagnoses, waits %v, %d requests; want 77 after 1, none, 2:\n%s", code, len(seen), clk.Waits(), srv.hits.Load(), stderr)
+	}
+	mustContain(t, "stderr", stderr.String(), "reason:   the hook denies it")
+	if strings.Contains(stdout.String()+stderr.String(), tok) {
+		t.Errorf("the token leaked:\n%s%s", stdout, stderr)
+	}
 }

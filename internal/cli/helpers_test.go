@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,7 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/retrywise/retrywise/internal/clock"
+	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/retry"
 )
 
 // TestMain provides a temp folder for the binary built by buildBinary and the
@@ -126,5 +131,34 @@ func terminate(t *testing.T, cmd *exec.Cmd, stderr *syncBuffer) {
 	}
 	if !strings.Contains(stderr.String(), "cancelled") {
 		t.Errorf("no report on stderr:\n%s", stderr.String())
+	}
+}
+
+// testFactory returns a factory over buffers, with exactly env and a fake
+// clock that fires every wait at once, for tests that call a run function
+// with hand-built options.
+func testFactory(env []string) (f *factory, stdout, stderr *bytes.Buffer, clk *clock.Fake) {
+	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	clk = clock.NewFake(time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC), true)
+	c := &Command{Stdout: stdout, Stderr: stderr, Env: env, Clock: clk, Version: "test"}
+	return c.factory(), stdout, stderr, clk
+}
+
+// testPolicy returns the normalised policy of a schedule, with the flags' defaults otherwise.
+func testPolicy(t *testing.T, schedule ...time.Duration) retry.Policy {
+	t.Helper()
+	p, err := retry.Policy{Schedule: schedule, MaxElapsed: 15 * time.Minute, RetryAfterCap: 5 * time.Minute}.Normalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// denyHook is a Diagnose that records every failure it is given and
+// answers a denial, as the egress probe does for a proxy's refusal.
+func denyHook(seen *[]*failure.Failure) egress.DiagnoseFunc {
+	return func(_ context.Context, f *failure.Failure) *failure.Failure {
+		*seen = append(*seen, f)
+		return &failure.Failure{Class: failure.Policy, Code: failure.CodeProxyDenied, Reason: "the hook denies it", Remedy: "add the host to the allowlist", Evidence: f.Evidence, Err: f}
 	}
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/retrywise/retrywise/internal/expand"
 	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/httpstep"
-	"github.com/retrywise/retrywise/internal/redact"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/retry"
 )
@@ -40,7 +39,7 @@ variable NAME ($$ is a literal $); an unset NAME exits 78.
 The body of an expected answer goes to stdout (or --output FILE) and nothing
 else does; progress, --field values and the report go to stderr.`
 
-// httpFlags are the request flags of `retrywise http`.
+// httpFlags are the request flags of `retrywise http`, as given.
 type httpFlags struct {
 	method      string
 	headers     stringList
@@ -56,7 +55,40 @@ type httpFlags struct {
 	threshold   int
 }
 
-func (c *Command) runHTTP(ctx context.Context, args []string) int {
+// httpOptions is the request `retrywise http` sends.
+type httpOptions struct {
+	f    *factory
+	step stepOptions
+	// url and header are the request's, before ${NAME} expansion.
+	url    string
+	header http.Header
+	// method is upper-cased; "" means GET, or POST when there is a body.
+	method string
+	// data is --data's body before expansion, sent when dataSet.
+	data    string
+	dataSet bool
+	// dataFile is read as the body as it is; "-" is stdin, "" none.
+	dataFile string
+	// timeout bounds each request up to the body's last byte; 0 means none.
+	timeout time.Duration
+	// follow follows redirects (at most httpstep.MaxRedirects).
+	follow bool
+	// expect are the statuses that succeed.
+	expect httpstep.Expect
+	// absentOK exits 0 when the answer is 404/410.
+	absentOK bool
+	// outputFile receives the body instead of stdout; "" means stdout.
+	outputFile string
+	// fields are printed on stderr after an answer.
+	fields []httpstep.Field
+	// retryUnsafe retries POST and PATCH even when they may have been processed.
+	retryUnsafe bool
+	// breakerThreshold is the consecutive failures that open the host's breaker; 0 disables it.
+	breakerThreshold int
+}
+
+// parseHTTP parses `retrywise http`'s flags, before or after the URL, into its options.
+func parseHTTP(f *factory, args []string) (*httpOptions, int, bool) {
 	fs := newFlagSet("http", httpSynopsis)
 	rf := addStepFlags(fs, "10s,20s,60s")
 	var hf httpFlags
@@ -75,81 +107,86 @@ func (c *Command) runHTTP(ctx context.Context, args []string) int {
 	fs.BoolVar(&hf.retryUnsafe, "retry-unsafe", false, "retry POST and PATCH even when the server may have processed them")
 	fs.IntVar(&hf.threshold, "breaker-threshold", breaker.DefaultThreshold, "consecutive transient/unknown failures of a host that open its circuit breaker; 0 disables it")
 
-	pos, code, done := c.parseInterspersed(fs, args)
+	pos, code, done := f.parseInterspersed(fs, args)
 	if done {
-		return code
+		return nil, code, true
 	}
-	prober, err := rf.prober(c.Env)
-	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+	opts := &httpOptions{f: f, step: rf.options(), method: strings.ToUpper(hf.method), data: hf.data, dataSet: flagSet(fs, "data"), dataFile: hf.dataFile,
+		timeout: hf.timeout, follow: !hf.noFollow, absentOK: hf.absentOK, outputFile: hf.output, retryUnsafe: hf.retryUnsafe, breakerThreshold: hf.threshold}
+	var err error
+	if opts.step.prober, err = f.prober(rf.egress, 0); err != nil {
+		return nil, f.fail(exitcode.Usage, err.Error()), true
 	}
 	if len(pos) != 1 {
-		return c.fail(exitcode.Usage, fmt.Sprintf("want exactly one URL, got %d arguments: use retrywise http [flags] URL", len(pos)))
+		return nil, f.fail(exitcode.Usage, fmt.Sprintf("want exactly one URL, got %d arguments: use retrywise http [flags] URL", len(pos))), true
 	}
-	pol, err := rf.policy()
-	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+	opts.url = pos[0]
+	if opts.step.policy, err = rf.policy(); err != nil {
+		return nil, f.fail(exitcode.Usage, err.Error()), true
 	}
-	expect, err := httpstep.ParseExpect(hf.expect)
-	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+	if opts.expect, err = httpstep.ParseExpect(hf.expect); err != nil {
+		return nil, f.fail(exitcode.Usage, err.Error()), true
 	}
-	var fields []httpstep.Field
 	for _, s := range hf.fields {
 		fd, err := httpstep.ParseField(s)
 		if err != nil {
-			return c.fail(exitcode.Usage, err.Error())
+			return nil, f.fail(exitcode.Usage, err.Error()), true
 		}
-		fields = append(fields, fd)
+		opts.fields = append(opts.fields, fd)
 	}
-	dataSet := flagSet(fs, "data")
 	switch {
-	case hf.timeout < 0:
-		return c.fail(exitcode.Usage, "--timeout must not be negative")
-	case hf.threshold < 0:
-		return c.fail(exitcode.Usage, "--breaker-threshold must not be negative (0 disables the breaker)")
-	case dataSet && hf.dataFile != "":
-		return c.fail(exitcode.Usage, "--data and --data-file exclude each other")
+	case opts.timeout < 0:
+		return nil, f.fail(exitcode.Usage, "--timeout must not be negative"), true
+	case opts.breakerThreshold < 0:
+		return nil, f.fail(exitcode.Usage, "--breaker-threshold must not be negative (0 disables the breaker)"), true
+	case opts.dataSet && opts.dataFile != "":
+		return nil, f.fail(exitcode.Usage, "--data and --data-file exclude each other"), true
 	}
-	headers, err := parseHeaders(hf.headers)
-	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+	if opts.header, err = parseHeaders(hf.headers); err != nil {
+		return nil, f.fail(exitcode.Usage, err.Error()), true
 	}
+	return opts, 0, false
+}
 
-	o, err := c.output(rf)
+// runHTTP expands and sends the request in the retry loop, through the
+// host's breaker, and reports; the body of an expected answer goes to stdout
+// (or the output file), --field values to stderr.
+func runHTTP(ctx context.Context, opts *httpOptions) int {
+	f := opts.f
+	o, err := f.output(opts.step.masks, opts.step.report)
 	if err != nil {
-		return c.fail(exitcode.Config, err.Error())
+		return f.fail(exitcode.Config, err.Error())
 	}
 	defer o.close()
-	red := o.red
 	// Expand ${NAME} before anything is printed, and register every credential
 	// the request carries, so that it is masked wherever it shows up.
-	lookup := expand.EnvLookup(c.Env)
-	rawURL, code, ok := c.expandArg(pos[0], "the URL", lookup)
+	lookup := expand.EnvLookup(f.env)
+	rawURL, code, ok := f.expandArg(opts.url, "the URL", lookup)
 	if !ok {
 		return code
 	}
+	headers := opts.header.Clone()
 	for name, vs := range headers {
 		for i, v := range vs {
-			if vs[i], code, ok = c.expandArg(v, "--header "+name, lookup); !ok {
+			if vs[i], code, ok = f.expandArg(v, "--header "+name, lookup); !ok {
 				return code
 			}
 		}
 	}
 	var body []byte
 	switch {
-	case dataSet:
-		d, code, ok := c.expandArg(hf.data, "--data", lookup)
+	case opts.dataSet:
+		d, code, ok := f.expandArg(opts.data, "--data", lookup)
 		if !ok {
 			return code
 		}
 		body = []byte(d)
-	case hf.dataFile == "-":
-		if body, err = io.ReadAll(c.Stdin); err != nil {
-			return c.fail(exitcode.Config, "cannot read --data-file - (stdin): "+err.Error())
+	case opts.dataFile == "-":
+		if body, err = io.ReadAll(f.stdin); err != nil {
+			return f.fail(exitcode.Config, "cannot read --data-file - (stdin): "+err.Error())
 		}
-	case hf.dataFile != "":
-		if body, err = os.ReadFile(hf.dataFile); err != nil {
+	case opts.dataFile != "":
+		if body, err = os.ReadFile(opts.dataFile); err != nil {
 			return o.fail(exitcode.Config, "cannot read --data-file: "+err.Error())
 		}
 	}
@@ -157,9 +194,9 @@ func (c *Command) runHTTP(ctx context.Context, args []string) int {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return o.fail(exitcode.Usage, fmt.Sprintf("invalid URL %q: want http(s)://host/path", rawURL))
 	}
-	registerCredentials(red, u, headers)
+	o.red.AddRequest(u, headers)
 
-	method := strings.ToUpper(hf.method)
+	method := opts.method
 	if method == "" {
 		method = http.MethodGet
 		if body != nil {
@@ -168,24 +205,28 @@ func (c *Command) runHTTP(ctx context.Context, args []string) int {
 	}
 
 	key := httpstep.HostKey(u.Scheme, u.Host)
-	tr := c.httpTransport()
+	tr := f.transport()
 	defer tr.CloseIdleConnections()
 	step, err := httpstep.New(httpstep.Options{
-		Method: method, URL: rawURL, Header: headers, Body: body, Timeout: hf.timeout,
-		Client: httpstep.NewClient(tr, !hf.noFollow), Expect: expect, Fields: fields,
-		Stdout: o.stdout, OutputFile: hf.output, RetryUnsafe: hf.retryUnsafe,
-		Breaker: c.Breakers.Get(key, breaker.Settings{Threshold: hf.threshold}),
-		Clock:   c.Clock, UserAgent: c.userAgent(),
+		Method: method, URL: rawURL, Header: headers, Body: body, Timeout: opts.timeout,
+		Client: httpstep.NewClient(tr, opts.follow), Expect: opts.expect, Fields: opts.fields,
+		Stdout: o.stdout, OutputFile: opts.outputFile, RetryUnsafe: opts.retryUnsafe,
+		Breaker: f.breakers.Get(key, breaker.Settings{Threshold: opts.breakerThreshold}),
+		Clock:   f.clock, UserAgent: f.userAgent(),
 	})
 	if err != nil {
 		return o.fail(exitcode.Config, err.Error())
 	}
-	out, err := c.coordinator(pol, o, prober.DiagnoseFor(egress.ClientGo, rawURL)).Run(ctx, step)
+	diagnose := opts.step.diagnose
+	if diagnose == nil {
+		diagnose = opts.step.prober.DiagnoseFor(egress.ClientGo, rawURL)
+	}
+	out, err := f.coordinator(opts.step.policy, o, diagnose).Run(ctx, step)
 	if err != nil {
 		return o.fail(exitcode.Usage, err.Error())
 	}
 	o.stdout.Flush()
-	code = exitcode.For(out, hf.absentOK)
+	code = exitcode.For(out, opts.absentOK)
 	rep := report.New("http", method+" "+rawURL, out, code)
 	if r := step.RefusalRemedy(); out.Stop == retry.StopCannotRetry && r != "" {
 		rep.Remedy = r
@@ -197,7 +238,7 @@ func (c *Command) runHTTP(ctx context.Context, args []string) int {
 		if !res.Found {
 			fmt.Fprintln(o.stderr, "found=false")
 		}
-		for _, fd := range fields {
+		for _, fd := range opts.fields {
 			fmt.Fprintf(o.stderr, "%s=%s\n", fd.Name, httpstep.FormatValue(res.Fields[fd.Name]))
 		}
 	}
@@ -206,9 +247,9 @@ func (c *Command) runHTTP(ctx context.Context, args []string) int {
 
 // parseInterspersed parses flags that may come before or after the
 // positional arguments (as curl allows); "--" ends the flags.
-func (c *Command) parseInterspersed(fs *flag.FlagSet, args []string) (pos []string, code int, done bool) {
+func (f *factory) parseInterspersed(fs *flag.FlagSet, args []string) (pos []string, code int, done bool) {
 	for {
-		if code, done := c.parse(fs, args); done {
+		if code, done := f.parse(fs, args); done {
 			return nil, code, true
 		}
 		rest := fs.Args()
@@ -232,72 +273,15 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 
 // expandArg expands ${NAME} in v; on failure it prints the reason and returns
 // the exit code: 78 for an unset variable, 64 for a malformed reference.
-func (c *Command) expandArg(v, where string, lookup expand.Lookup) (string, int, bool) {
+func (f *factory) expandArg(v, where string, lookup expand.Lookup) (string, int, bool) {
 	out, err := expand.String(v, lookup)
 	var unset *expand.UnsetError
 	var syn *expand.SyntaxError
 	switch {
 	case errors.As(err, &unset):
-		return "", c.fail(exitcode.Config, fmt.Sprintf("%s in %s: set the variable (an unset one is never sent as empty), or write $$ for a literal $", unset.Error(), where)), false
+		return "", f.fail(exitcode.Config, fmt.Sprintf("%s in %s: set the variable (an unset one is never sent as empty), or write $$ for a literal $", unset.Error(), where)), false
 	case errors.As(err, &syn):
-		return "", c.fail(exitcode.Usage, fmt.Sprintf("malformed ${NAME} in %s %s", where, syn.Error())), false
+		return "", f.fail(exitcode.Usage, fmt.Sprintf("malformed ${NAME} in %s %s", where, syn.Error())), false
 	}
 	return out, 0, true
-}
-
-// registerCredentials adds the request's credentials to the redactor, so
-// they are masked wherever they appear (an error echoing them, a body): the
-// URL's userinfo, secret-looking query parameters, and the values of
-// credential headers (those the redactor masks in header form).
-func registerCredentials(red *redact.Redactor, u *url.URL, h http.Header) {
-	if u.User != nil {
-		if pw, ok := u.User.Password(); ok {
-			red.Add(pw)
-		} else {
-			red.Add(u.User.Username())
-		}
-	}
-	secret := func(name, v string) bool {
-		line := name + ": " + v
-		return red.String(line) != line
-	}
-	add := func(v string) {
-		red.Add(v)
-		if _, cred, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
-			red.Add(cred) // "Bearer TOKEN": the token alone
-		}
-	}
-	for name, vs := range u.Query() {
-		for _, v := range vs {
-			if secret(name, v) {
-				add(v)
-			}
-		}
-	}
-	for name, vs := range h {
-		for _, v := range vs {
-			if secret(name, v) {
-				add(v)
-			}
-		}
-	}
-}
-
-// httpTransport returns the transport of this command's HTTP requests, from
-// httpstep.NewTransport, the one place where transports are built: it takes
-// the proxy from the command's environment with Go's rules (the same rules the
-// egress probe applies) and captures a proxy's CONNECT refusal with its status
-// and headers. The caller closes its idle connections when the command ends.
-func (c *Command) httpTransport() *http.Transport {
-	t := httpstep.NewTransport(httpstep.TransportOptions{Proxy: egress.GoProxyFunc(c.Env)})
-	egress.CaptureConnect(t)
-	return t
-}
-
-// userAgent is the User-Agent of retrywise's own requests.
-func (c *Command) userAgent() string {
-	if c.Version == "" {
-		return "retrywise"
-	}
-	return "retrywise/" + c.Version
 }

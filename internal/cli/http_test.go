@@ -21,6 +21,7 @@ import (
 	"github.com/retrywise/retrywise/internal/breaker"
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/proxytest"
 	"github.com/retrywise/retrywise/internal/report"
 )
@@ -725,5 +726,32 @@ func TestHTTPDataFile(t *testing.T) {
 	defer srv.mu.Unlock()
 	if !slices.Equal(srv.bodies, []string{`{"price":"${NOT_EXPANDED}"}`, "from stdin"}) {
 		t.Errorf("bodies %q: a --data-file is sent as it is", srv.bodies)
+	}
+}
+
+// TestRunHTTPDiagnose runs http from hand-built options: the diagnose hook
+// is given the 503 before the first wait, and its denial stops the loop
+// after one request; the request's header credential is masked in the report
+// although the server echoes it.
+func TestRunHTTPDiagnose(t *testing.T) {
+	const secret = "hand-built-secret-42"
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, _ int64) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		io.WriteString(w, "busy, X-Api-Key was "+r.Header.Get("X-Api-Key"))
+	})
+	var seen []*failure.Failure
+	f, stdout, stderr, clk := testFactory(os.Environ())
+	opts := &httpOptions{f: f, step: stepOptions{policy: testPolicy(t, time.Second), diagnose: denyHook(&seen)},
+		url: srv.URL + "/x", header: http.Header{"X-Api-Key": {secret}}, follow: true, breakerThreshold: breaker.DefaultThreshold}
+	code := runHTTP(context.Background(), opts)
+	if code != exitcode.Policy || srv.hits.Load() != 1 || len(seen) != 1 || len(clk.Waits()) != 0 {
+		t.Fatalf("exit %d after %d requests, %d diagnoses, waits %v; want 77 after 1, 1 and none:\n%s", code, srv.hits.Load(), len(seen), clk.Waits(), stderr)
+	}
+	if seen[0].Code != "http-503" {
+		t.Errorf("the hook was given %s (%s), want the 503", seen[0].Code, seen[0].Reason)
+	}
+	mustContain(t, "stderr", stderr.String(), "GET "+srv.URL+"/x", "reason:   the hook denies it")
+	if strings.Contains(stdout.String()+stderr.String(), secret) {
+		t.Errorf("the header credential leaked:\n%s%s", stdout, stderr)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/redact"
 	"github.com/retrywise/retrywise/internal/report"
@@ -19,22 +18,6 @@ type output struct {
 	red            *redact.Redactor
 	stdout, stderr *redact.Writer
 	report         *os.File
-}
-
-// openOutput masks the command's streams with masks, the environment's secrets
-// and the proxies' credentials, and creates the JSON report file when
-// reportPath is set, so that a bad path fails before anything runs.
-func (c *Command) openOutput(masks []string, reportPath string) (*output, error) {
-	o := &output{red: c.redactor(append(masks, egress.ProxyCredentials(c.Env)...))}
-	if reportPath != "" {
-		f, err := os.OpenFile(reportPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-		if err != nil {
-			return nil, fmt.Errorf("cannot create the report file: %w", err)
-		}
-		o.report = f
-	}
-	o.stdout, o.stderr = o.red.Writer(c.Stdout), o.red.Writer(c.Stderr)
-	return o, nil
 }
 
 // close flushes the streams; a report file that finish never wrote (the
@@ -61,12 +44,6 @@ func (o *output) fail(code int, msg string) int {
 func (o *output) progress(a retry.Attempt, maxAttempts int) {
 	o.stderr.Flush()
 	fmt.Fprintf(o.stderr, "retrywise: %s\n", report.ProgressLine(a, maxAttempts))
-}
-
-// coordinator returns the one retry loop for a step command, with o's
-// progress lines and diagnose (the egress probe) as its Diagnose.
-func (c *Command) coordinator(pol retry.Policy, o *output, diagnose egress.DiagnoseFunc) *retry.Coordinator {
-	return &retry.Coordinator{Policy: pol, Clock: c.Clock, Progress: o.progress, Diagnose: diagnose}
 }
 
 // finish writes the report to stderr and the JSON file, then the one-line

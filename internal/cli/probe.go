@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/failure"
 )
 
 const probeSynopsis = `Usage: retrywise probe [flags] TARGET...
@@ -20,9 +20,6 @@ line per target: allowed, denied, unreachable, direct (no proxy) or unclear,
 with the evidence. Exit 77 if any target is denied, 75 if any is unreachable,
 0 otherwise.`
 
-// probeParallel bounds the targets probed at once.
-const probeParallel = 8
-
 // probeLine is one target's result in --json output.
 type probeLine struct {
 	// Verdict is the summary: allowed, denied, unreachable, direct or unclear.
@@ -32,70 +29,70 @@ type probeLine struct {
 	*egress.Result
 }
 
-func (c *Command) runProbe(ctx context.Context, args []string) int {
+// probeOptions is what `retrywise probe` asks the egress proxy.
+type probeOptions struct {
+	f *factory
+	// targets are asked about in this order, each on its own line.
+	targets []egress.Target
+	// client is whose proxy rules find each target's proxy.
+	client egress.Client
+	// prober asks the proxies.
+	prober *egress.Prober
+	// json prints exactly one JSON object.
+	json bool
+}
+
+// parseProbe parses `retrywise probe`'s flags and targets into its options.
+func parseProbe(f *factory, args []string) (*probeOptions, int, bool) {
 	fs := newFlagSet("probe", probeSynopsis)
 	asJSON := fs.Bool("json", false, "print exactly one JSON object")
 	timeout := fs.Duration("timeout", egress.DefaultTimeout, "bound on each request to the proxy")
 	client := fs.String("client", "go", "whose proxy rules to follow: go, curl or git")
 	ef := addEgressFlags(fs)
-	if code, done := c.parse(fs, args); done {
-		return code
+	if code, done := f.parse(fs, args); done {
+		return nil, code, true
 	}
 	if fs.NArg() == 0 {
-		return c.fail(exitcode.Usage, "no target given: use retrywise probe [flags] TARGET...")
+		return nil, f.fail(exitcode.Usage, "no target given: use retrywise probe [flags] TARGET..."), true
 	}
 	if *timeout <= 0 {
-		return c.fail(exitcode.Usage, "--timeout must be positive")
+		return nil, f.fail(exitcode.Usage, "--timeout must be positive"), true
 	}
 	cl, err := egress.ParseClient(*client)
 	if err != nil {
-		return c.fail(exitcode.Usage, "invalid --client: "+err.Error())
+		return nil, f.fail(exitcode.Usage, "invalid --client: "+err.Error()), true
 	}
-	red := c.redactor(egress.ProxyCredentials(c.Env))
+	// A target or a flag may quote the proxy's credentials: mask them.
 	targets := make([]egress.Target, fs.NArg())
 	for i, a := range fs.Args() {
 		if targets[i], err = egress.ParseTarget(a); err != nil {
-			return c.fail(exitcode.Usage, red.String(fmt.Sprintf("invalid target %q: %v", a, err)))
+			return nil, f.fail(exitcode.Usage, f.redactor().String(fmt.Sprintf("invalid target %q: %v", a, err))), true
 		}
 	}
-	prober, err := ef.prober(c.Env, *timeout)
+	prober, err := f.prober(ef, *timeout)
 	if err != nil {
-		return c.fail(exitcode.Usage, red.String(err.Error()))
+		return nil, f.fail(exitcode.Usage, f.redactor().String(err.Error())), true
 	}
+	return &probeOptions{f: f, targets: targets, client: cl, prober: prober, json: *asJSON}, 0, false
+}
 
-	results := make([]*egress.Result, len(targets))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, probeParallel)
-	for i, t := range targets {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			results[i] = prober.ProbeAs(ctx, cl, t)
-		}()
+// runProbe probes every target and prints one line (or one JSON object) of
+// results, masked; the worst finding decides the exit code.
+func runProbe(ctx context.Context, opts *probeOptions) int {
+	results := opts.prober.ProbeAll(ctx, opts.client, opts.targets)
+	findings := make([]*failure.Failure, len(results))
+	for i, r := range results {
+		findings[i] = r.Failure()
 	}
-	wg.Wait()
-
-	code := exitcode.OK
-	for _, r := range results {
-		switch r.Verdict.Summary() {
-		case "denied":
-			code = exitcode.Policy
-		case "unreachable":
-			if code == exitcode.OK {
-				code = exitcode.Transient
-			}
-		}
-	}
-	stdout := red.Writer(c.Stdout)
+	code := exitcode.ForProbe(findings)
+	stdout := opts.f.redactor().Writer(opts.f.stdout)
 	defer stdout.Close()
-	if *asJSON {
+	if opts.json {
 		lines := make([]probeLine, len(results))
 		for i, r := range results {
 			lines[i] = probeLine{Verdict: r.Verdict.Summary(), Result: r}
-			if f := r.Failure(); f != nil {
-				lines[i].Class = f.Class.String()
+			if fd := findings[i]; fd != nil {
+				lines[i].Class = fd.Class.String()
 			}
 		}
 		b, _ := json.Marshal(struct {

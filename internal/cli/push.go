@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"time"
 
 	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/exitcode"
@@ -19,10 +20,6 @@ output with secrets masked, and retries only network failures. Rejections
 stop at once with a per-ref report and a remedy. On success exactly one git
 process runs; ls-remote, fetch and rebase run only after a failure.`
 
-func (c *Command) runPush(ctx context.Context, args []string) int {
-	return c.runPushWith(ctx, args, nil)
-}
-
 // pushDiagnose returns the push coordinator's Diagnose: a failure on the way
 // to the remote, whose trace names the remote's URL, is handed to the egress
 // probe with git's proxy rules, asked of git in the repository; the probe
@@ -37,9 +34,26 @@ func pushDiagnose(p *egress.Prober, dir string, gitArgs []string) egress.Diagnos
 	}
 }
 
-// runPushWith runs `retrywise push`; diagnose, when not nil, replaces the
-// egress probe as the coordinator's Diagnose (tests).
-func (c *Command) runPushWith(ctx context.Context, args []string, diagnose func(context.Context, *failure.Failure) *failure.Failure) int {
+// pushOptions is what `retrywise push` pushes.
+type pushOptions struct {
+	f    *factory
+	step stepOptions
+	// dir is the repository; "" means the current directory.
+	dir string
+	// gitArgs are git push's arguments (remote, refspecs, options).
+	gitArgs []string
+	// timeout bounds each git push.
+	timeout time.Duration
+	// rebaseOnReject is how many times a non-fast-forward rejection is rebased and pushed again.
+	rebaseOnReject int
+	// authRecheck is the wait before pushing once more after refused credentials; 0 means off.
+	authRecheck time.Duration
+	// safeDirectory adds dir to safe.directory for retrywise's own git runs.
+	safeDirectory bool
+}
+
+// parsePush parses `retrywise push`'s flags and git push arguments into its options.
+func parsePush(f *factory, args []string) (*pushOptions, int, bool) {
 	fs := newFlagSet("push", pushSynopsis)
 	rf := addStepFlags(fs, "2s,4s,8s,16s")
 	timeout := fs.Duration("timeout", gitpush.DefaultTimeout, "bound on each git push: SIGTERM to its process group, then SIGKILL 10s later; a timeout is transient")
@@ -47,38 +61,44 @@ func (c *Command) runPushWith(ctx context.Context, args []string, diagnose func(
 	recheck := fs.Duration("auth-recheck", 0, "on a 401/403 refusal of the credentials, wait this `duration` once and push again (a fresh token propagating); 0 means off")
 	safeDir := fs.Bool("safe-directory", false, "add the repository to safe.directory for retrywise's own git runs only (GIT_CONFIG_COUNT), for a workspace owned by another user")
 	dir := fs.String("dir", "", "the repository to push from (`DIR`); empty means the current directory")
-	if code, done := c.parse(fs, args); done {
-		return code
+	if code, done := f.parse(fs, args); done {
+		return nil, code, true
 	}
-	prober, err := rf.prober(c.Env)
-	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+	opts := &pushOptions{f: f, step: rf.options(), dir: *dir, gitArgs: fs.Args(), timeout: *timeout, rebaseOnReject: *rebase, authRecheck: *recheck, safeDirectory: *safeDir}
+	var err error
+	if opts.step.prober, err = f.prober(rf.egress, 0); err != nil {
+		return nil, f.fail(exitcode.Usage, err.Error()), true
 	}
-	if diagnose == nil {
-		diagnose = pushDiagnose(prober, *dir, fs.Args())
+	if opts.step.policy, err = rf.policy(); err != nil {
+		return nil, f.fail(exitcode.Usage, err.Error()), true
 	}
-	pol, err := rf.policy()
-	if err != nil {
-		return c.fail(exitcode.Usage, err.Error())
+	if opts.timeout <= 0 || opts.authRecheck < 0 || opts.rebaseOnReject < 0 {
+		return nil, f.fail(exitcode.Usage, "--timeout must be positive, and --auth-recheck and --rebase-on-reject must not be negative"), true
 	}
-	if *timeout <= 0 || *recheck < 0 || *rebase < 0 {
-		return c.fail(exitcode.Usage, "--timeout must be positive, and --auth-recheck and --rebase-on-reject must not be negative")
-	}
+	return opts, 0, false
+}
 
-	o, err := c.output(rf)
+// runPush pushes in the retry loop and reports every ref; a failure on the
+// way to the remote is diagnosed by the egress probe (or opts.step.diagnose).
+func runPush(ctx context.Context, opts *pushOptions) int {
+	f := opts.f
+	o, err := f.output(opts.step.masks, opts.step.report)
 	if err != nil {
-		return c.fail(exitcode.Config, err.Error())
+		return f.fail(exitcode.Config, err.Error())
 	}
 	defer o.close()
 	step, err := gitpush.New(gitpush.Options{
-		Dir: *dir, Args: fs.Args(), Env: c.Env, Stdout: o.stdout, Stderr: o.stderr,
-		Timeout: *timeout, RebaseOnReject: *rebase, AuthRecheck: *recheck, SafeDirectory: *safeDir,
+		Dir: opts.dir, Args: opts.gitArgs, Env: f.env, Stdout: o.stdout, Stderr: o.stderr,
+		Timeout: opts.timeout, RebaseOnReject: opts.rebaseOnReject, AuthRecheck: opts.authRecheck, SafeDirectory: opts.safeDirectory,
 	})
 	if err != nil {
 		return o.fail(exitcode.Config, err.Error())
 	}
-	coord := c.coordinator(pol, o, diagnose)
-	out, err := coord.Run(ctx, step)
+	diagnose := opts.step.diagnose
+	if diagnose == nil {
+		diagnose = pushDiagnose(opts.step.prober, opts.dir, opts.gitArgs)
+	}
+	out, err := f.coordinator(opts.step.policy, o, diagnose).Run(ctx, step)
 	if err != nil {
 		return o.fail(exitcode.Usage, err.Error())
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/gitpush"
 	"github.com/retrywise/retrywise/internal/gittest"
 )
 
@@ -303,9 +304,10 @@ func TestPushDiagnoseHook(t *testing.T) {
 		seen = append(seen, f.Trace)
 		return &failure.Failure{Class: failure.Policy, Code: failure.CodeProxyDenied, Reason: "the egress proxy denies " + f.Trace.URL, Remedy: "add the host to the allowlist", Evidence: f.Evidence, Err: f.Err}
 	}
-	var out, errb bytes.Buffer
-	c := &Command{Stdout: &out, Stderr: &errb, Env: fx.env, Clock: clock.NewFake(time.Now(), true)}
-	code := c.runPushWith(context.Background(), []string{"--dir", fx.work, "--", "origin", "main"}, diagnose)
+	f, _, errb, _ := testFactory(fx.env)
+	opts := &pushOptions{f: f, step: stepOptions{policy: testPolicy(t, 2*time.Second, 4*time.Second, 8*time.Second, 16*time.Second), diagnose: diagnose},
+		dir: fx.work, gitArgs: []string{"origin", "main"}, timeout: gitpush.DefaultTimeout}
+	code := runPush(context.Background(), opts)
 	if code != exitcode.Policy || len(seen) != 1 {
 		t.Fatalf("exit %d after %d diagnoses, want 77 after 1:\n%s", code, len(seen), errb.String())
 	}

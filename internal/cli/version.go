@@ -8,18 +8,31 @@ import (
 	"github.com/retrywise/retrywise/internal/exitcode"
 )
 
-func (c *Command) runVersion(ctx context.Context, args []string) int {
+// versionOptions is what `retrywise version` prints.
+type versionOptions struct {
+	f *factory
+	// version is the version set at build time; "" means the module's, or (devel).
+	version string
+}
+
+// parseVersion parses `retrywise version`, which takes no flags.
+func parseVersion(f *factory, args []string) (*versionOptions, int, bool) {
 	fs := newFlagSet("version", "Usage: retrywise version\n\nPrints retrywise's version.")
-	if code, done := c.parse(fs, args); done {
-		return code
+	if code, done := f.parse(fs, args); done {
+		return nil, code, true
 	}
-	v := c.Version
+	return &versionOptions{f: f, version: f.version}, 0, false
+}
+
+// runVersion prints the version on stdout.
+func runVersion(ctx context.Context, opts *versionOptions) int {
+	v := opts.version
 	if v == "" {
 		v = "(devel)"
 		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
 			v = bi.Main.Version
 		}
 	}
-	fmt.Fprintf(c.Stdout, "retrywise %s\n", v)
+	fmt.Fprintf(opts.f.stdout, "retrywise %s\n", v)
 	return exitcode.OK
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/url"
-	"path/filepath"
 	"strings"
 
 	"github.com/retrywise/retrywise/internal/failure"
@@ -153,18 +152,12 @@ func discoveryFor(env []string, s Step, client Client) *Discovery {
 }
 
 // ClientOf returns the client a command line runs (curl or git by the program's
-// name), or "" when it is neither.
+// name, failure.ToolOf), or "" when it is neither.
 func ClientOf(argv []string) Client {
 	if len(argv) == 0 {
 		return ""
 	}
-	switch filepath.Base(argv[0]) {
-	case "curl":
-		return ClientCurl
-	case "git":
-		return ClientGit
-	}
-	return ""
+	return ClientForTool(failure.ToolOf(argv[0]))
 }
 
 // URLFromArgs returns the first http(s) URL among a command's arguments

@@ -1,5 +1,5 @@
-// Package exitcode is the one table of retrywise's exit codes and the one
-// function that maps an outcome to a code.
+// Package exitcode is the one table of retrywise's exit codes and the
+// functions that map an outcome to a code.
 package exitcode
 
 import (
@@ -50,6 +50,25 @@ func ForClass(c failure.Class, absentOK bool) int {
 		return Absent
 	}
 	return Unknown
+}
+
+// ForProbe returns the exit code of an egress preflight from each target's finding (nil: allowed or direct).
+func ForProbe(findings []*failure.Failure) int {
+	// The worst finding decides: Policy when any is a policy failure (a
+	// denial), else Transient when any is transient (an outage at or behind
+	// the proxy), else OK. A finding of another class (an unclear or rejected
+	// answer) is reported but does not fail the preflight.
+	code := OK
+	for _, f := range findings {
+		switch {
+		case f == nil:
+		case f.Class == failure.Policy:
+			return Policy
+		case f.Class == failure.Transient:
+			code = Transient
+		}
+	}
+	return code
 }
 
 // For maps a loop's outcome to the process exit code.

@@ -39,3 +39,45 @@ func TestFor(t *testing.T) {
 		}
 	}
 }
+
+func TestForProbe(t *testing.T) {
+	f := func(c failure.Class) *failure.Failure { return failure.New(c, failure.CodeUnknown, "r", "") }
+	tests := []struct {
+		name     string
+		findings []*failure.Failure
+		want     int
+	}{
+		{"no targets", nil, OK},
+		{"allowed or direct", []*failure.Failure{nil, nil}, OK},
+		{"denied", []*failure.Failure{f(failure.Policy)}, Policy},
+		{"unreachable", []*failure.Failure{nil, f(failure.Transient)}, Transient},
+		{"denied wins over unreachable", []*failure.Failure{f(failure.Transient), f(failure.Policy), f(failure.Transient)}, Policy},
+		{"unclear does not fail", []*failure.Failure{f(failure.Unknown)}, OK},
+		{"rejected does not fail", []*failure.Failure{f(failure.Structural), nil}, OK},
+		{"unreachable wins over unclear", []*failure.Failure{f(failure.Unknown), f(failure.Transient)}, Transient},
+	}
+	for _, tt := range tests {
+		if got := ForProbe(tt.findings); got != tt.want {
+			t.Errorf("%s: ForProbe = %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestForProbeVerdicts pins the preflight's promise (probe --help): exit 77
+// if any target is denied, 75 if any is unreachable, 0 otherwise.
+func TestForProbeVerdicts(t *testing.T) {
+	for v, want := range map[failure.ProbeVerdict]int{
+		failure.ProbeAllowed:             OK,
+		failure.ProbeDirect:              OK,
+		failure.ProbeUnclear:             OK,
+		failure.ProbeRejected:            OK,
+		failure.ProbeDenied:              Policy,
+		failure.ProbeUpstreamUnreachable: Transient,
+		failure.ProbeProxyUnreachable:    Transient,
+		failure.ProbeProxyFailing:        Transient,
+	} {
+		if got := ForProbe([]*failure.Failure{failure.Probe{Verdict: v}.Failure()}); got != want {
+			t.Errorf("%s (summary %s): ForProbe = %d, want %d", v, v.Summary(), got, want)
+		}
+	}
+}

@@ -22,6 +22,23 @@ type stepFlags struct {
 	egress        *egressFlags
 }
 
+// stepOptions are the settings every step command shares, resolved from its
+// stepFlags.
+type stepOptions struct {
+	// policy is the loop's normalised policy snapshot.
+	policy retry.Policy
+	// report is the JSON report's path; "" means none.
+	report string
+	// masks are extra values to mask (--mask).
+	masks []string
+	// prober asks the egress proxy about a failure that went through it; it
+	// may be nil when diagnose is set.
+	prober *egress.Prober
+	// diagnose, when not nil, replaces the egress probe as the loop's
+	// Diagnose (tests).
+	diagnose egress.DiagnoseFunc
+}
+
 // addStepFlags registers the step flags on fs with the given default schedule.
 func addStepFlags(fs *flag.FlagSet, defaultSchedule string) *stepFlags {
 	r := &stepFlags{}
@@ -34,6 +51,12 @@ func addStepFlags(fs *flag.FlagSet, defaultSchedule string) *stepFlags {
 	fs.Var(&r.masks, "mask", "also mask `VALUE` wherever it appears (repeatable)")
 	r.egress = addEgressFlags(fs)
 	return r
+}
+
+// options returns the flags' report and masks; the caller resolves the
+// policy (policy) and the prober (factory.prober) where its checks run.
+func (r *stepFlags) options() stepOptions {
+	return stepOptions{report: r.report, masks: r.masks}
 }
 
 // policy resolves the flags into a normalised policy snapshot.
@@ -51,9 +74,3 @@ func (r *stepFlags) policy() (retry.Policy, error) {
 	}
 	return retry.Policy{Schedule: sched, MaxAttempts: r.maxAttempts, MaxElapsed: r.maxElapsed, RetryAfterCap: r.retryAfterCap, OnUnknown: ou}.Normalize()
 }
-
-// prober builds the run's egress prober from the flags.
-func (r *stepFlags) prober(env []string) (*egress.Prober, error) { return r.egress.prober(env, 0) }
-
-// output opens the command's masked streams and report file from the flags.
-func (c *Command) output(r *stepFlags) (*output, error) { return c.openOutput(r.masks, r.report) }

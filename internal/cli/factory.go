@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/retrywise/retrywise/internal/breaker"
+	"github.com/retrywise/retrywise/internal/clock"
+	"github.com/retrywise/retrywise/internal/egress"
+	"github.com/retrywise/retrywise/internal/httpstep"
+	"github.com/retrywise/retrywise/internal/redact"
+	"github.com/retrywise/retrywise/internal/retry"
+)
+
+// factory gives every command the services of the process, each built in
+// one place: the masked output, the egress prober, the HTTP transport and
+// user agent, over the process's streams, environment, clock and breaker
+// registry. Command.Main builds one per command line; commands never build
+// these themselves.
+type factory struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	// env is the environment as KEY=VALUE pairs: given to children, scanned
+	// for secrets and proxies.
+	env     []string
+	version string
+	// clock drives every wait.
+	clock clock.Clock
+	// breakers holds the per-host circuit breakers of the process, shared by
+	// every HTTP step (http, github-quota).
+	breakers *breaker.Registry
+}
+
+// factory returns the factory of one command line: c's collaborators with
+// their defaults. The breaker registry is created on first use and kept in
+// c.Breakers, so that every command line c runs shares it, as the commands
+// of one process do.
+func (c *Command) factory() *factory {
+	f := &factory{stdin: c.Stdin, stdout: c.Stdout, stderr: c.Stderr, env: c.Env, version: c.Version, clock: c.Clock, breakers: c.Breakers}
+	if f.clock == nil {
+		f.clock = clock.Real{}
+	}
+	if f.stdin == nil {
+		f.stdin = strings.NewReader("")
+	}
+	if f.breakers == nil {
+		f.breakers = breaker.NewRegistry(f.clock)
+		c.Breakers = f.breakers
+	}
+	return f
+}
+
+// fail prints the one-line reason last on stderr and returns code; it does
+// not mask msg (the output's fail does).
+func (f *factory) fail(code int, msg string) int {
+	fmt.Fprintf(f.stderr, "retrywise: %s\n", msg)
+	return code
+}
+
+// redactor returns the secret masker of a command: the environment's
+// secrets, the proxies' credentials and masks.
+func (f *factory) redactor(masks ...string) *redact.Redactor {
+	return redact.New(redact.Options{Env: f.env, Values: slices.Concat(masks, egress.ProxyCredentials(f.env))})
+}
+
+// output masks a step command's streams with f.redactor(masks...), and
+// creates the JSON report file when reportPath is set, so that a bad path
+// fails before anything runs.
+func (f *factory) output(masks []string, reportPath string) (*output, error) {
+	o := &output{red: f.redactor(masks...)}
+	if reportPath != "" {
+		file, err := os.OpenFile(reportPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("cannot create the report file: %w", err)
+		}
+		o.report = file
+	}
+	o.stdout, o.stderr = o.red.Writer(f.stdout), o.red.Writer(f.stderr)
+	return o, nil
+}
+
+// prober builds a command's egress prober from its --egress-* flags, with
+// the process's environment; timeout 0 means egress.DefaultTimeout.
+func (f *factory) prober(e *egressFlags, timeout time.Duration) (*egress.Prober, error) {
+	opts := e.options()
+	opts.Env, opts.Timeout = f.env, timeout
+	return egress.New(opts)
+}
+
+// coordinator returns the one retry loop of a step command, on the
+// process's clock, with o's progress lines and diagnose (the egress probe)
+// as its Diagnose.
+func (f *factory) coordinator(pol retry.Policy, o *output, diagnose egress.DiagnoseFunc) *retry.Coordinator {
+	return &retry.Coordinator{Policy: pol, Clock: f.clock, Progress: o.progress, Diagnose: diagnose}
+}
+
+// transport returns the transport of a command's HTTP requests, from
+// httpstep.NewTransport, the one place where transports are built: it takes
+// the proxy from the process's environment with Go's rules (the same rules
+// the egress probe applies) and captures a proxy's CONNECT refusal with its
+// status and headers. The caller closes its idle connections when the
+// command ends.
+func (f *factory) transport() *http.Transport {
+	t := httpstep.NewTransport(httpstep.TransportOptions{Proxy: egress.GoProxyFunc(f.env)})
+	egress.CaptureConnect(t)
+	return t
+}
+
+// userAgent is the User-Agent of retrywise's own requests.
+func (f *factory) userAgent() string {
+	if f.version == "" {
+		return "retrywise"
+	}
+	return "retrywise/" + f.version
+}

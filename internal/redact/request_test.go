@@ -1,0 +1,43 @@
+package redact
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+)
+
+func TestAddRequest(t *testing.T) {
+	tests := []struct {
+		name   string
+		url    string
+		header http.Header
+		in     string // text that quotes the request's values bare
+		want   string
+	}{
+		{"userinfo password", "https://robot:pw-userinfo-1@api.test/x", nil, "auth failed for pw-userinfo-1", "auth failed for ***"},
+		{"userinfo user alone is a token", "https://tok-user-only-2@api.test/x", nil, "bad token tok-user-only-2", "bad token ***"},
+		{"secret query parameter", "https://api.test/x?access_token=qtok-3&page=2", nil, "token qtok-3 on page 2", "token *** on page 2"},
+		{"plain query parameter kept", "https://api.test/x?page=visible-page", nil, "page visible-page", "page visible-page"},
+		{"authorization scheme and token", "https://api.test/", http.Header{"Authorization": {"Bearer hdr-tok-4"}}, "got hdr-tok-4", "got ***"},
+		{"whole authorization value", "https://api.test/", http.Header{"Authorization": {"Bearer hdr-tok-4"}}, "echo Bearer hdr-tok-4", "echo ***"},
+		{"credential-named header", "https://api.test/", http.Header{"X-Api-Key": {"k3y-5"}}, "key was k3y-5", "key was ***"},
+		{"plain header kept", "https://api.test/", http.Header{"X-Team": {"platform"}, "Content-Type": {"application/json"}}, "team platform, application/json", "team platform, application/json"},
+		{"no URL", "", http.Header{"Private-Token": {"glpat-6"}}, "glpat-6", "***"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var u *url.URL
+			if tt.url != "" {
+				var err error
+				if u, err = url.Parse(tt.url); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := New(Options{})
+			r.AddRequest(u, tt.header)
+			if got := r.String(tt.in); got != tt.want {
+				t.Errorf("String(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
