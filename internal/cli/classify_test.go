@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"sort"
@@ -25,7 +26,22 @@ import (
 // retrywise retries is the library's policy, checked by the failure
 // package's corpus test, so here they only have to match the library.
 func TestClassifyCorpus(t *testing.T) {
-	f, err := os.Open("../failure/testdata/corpus.jsonl")
+	files, err := filepath.Glob("../failure/testdata/tools/*.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, name := range append([]string{"../failure/testdata/corpus.jsonl", "../failure/testdata/corpus2.jsonl"}, files...) {
+		n += classifyCorpusFile(t, name)
+	}
+	if n < 124 {
+		t.Fatalf("only %d corpus cases read", n)
+	}
+}
+
+// classifyCorpusFile checks the cases of one corpus file and returns their number.
+func classifyCorpusFile(t *testing.T, name string) int {
+	f, err := os.Open(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +83,7 @@ func TestClassifyCorpus(t *testing.T) {
 		if c.Text != nil {
 			stdin = *c.Text
 		}
-		if c.HTTP != nil && c.Kind == "http-response" {
+		if c.HTTP != nil { // the corpus README: --status and the headers from http, whatever the kind
 			if c.HTTP.Status != 0 {
 				args = append(args, "--status", fmt.Sprint(c.HTTP.Status))
 				in.Status = c.HTTP.Status
@@ -121,9 +137,7 @@ func TestClassifyCorpus(t *testing.T) {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if n < 60 {
-		t.Fatalf("only %d corpus cases read", n)
-	}
+	return n
 }
 
 var codePattern = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)

@@ -11,7 +11,8 @@ import (
 // Tool names the client whose output is classified.
 type Tool string
 
-// The tools. ToolAuto detects the tool from the text.
+// The tools. ToolAuto detects the tool from the text (git and curl by their
+// marks, the tool families of family.go by theirs).
 const (
 	ToolAuto Tool = "auto"
 	ToolGit  Tool = "git"
@@ -29,7 +30,21 @@ func ParseTool(s string) (Tool, error) {
 	case ToolAuto, ToolGit, ToolCurl, ToolHTTP, ToolExec:
 		return t, nil
 	}
-	return "", fmt.Errorf("unknown tool %q (want one of auto, git, curl, http, exec)", s)
+	for _, f := range families {
+		if f.tool == t {
+			return t, nil
+		}
+	}
+	return "", fmt.Errorf("unknown tool %q (want one of %s)", s, strings.Join(ToolNames(), ", "))
+}
+
+// ToolNames lists every tool name ParseTool accepts.
+func ToolNames() []string {
+	out := []string{string(ToolAuto), string(ToolGit), string(ToolCurl), string(ToolHTTP), string(ToolExec)}
+	for _, f := range families {
+		out = append(out, string(f.tool))
+	}
+	return out
 }
 
 // NoExitCode is Input.ExitCode when the exit status is not known.
@@ -50,7 +65,7 @@ type Input struct {
 // them whatever the tool (a git log quotes curl's messages, an exec step may
 // print anything); the tool only decides how an exit status and an HTTP 400
 // are read.
-var allMatchers = concatMatchers(gitMatchers, pushMatchers, curlMatchers, netMatchers, lowSpeedMatchers, httpTextMatchers, goTextMatchers)
+var allMatchers = concatMatchers(append([][]matcher{gitMatchers, pushMatchers, curlMatchers, netMatchers, lowSpeedMatchers, httpTextMatchers, goTextMatchers, quotaMatchers}, familyMatchers()...)...)
 
 // gateKeys are the distinct literal gates of allMatchers, indexed on first use
 // (the 64 KiB table costs a start-up that classifies nothing, such as --help).
@@ -88,6 +103,7 @@ func classifyText(tool Tool, text string, exitCode int, method string) *Failure 
 	if tool == "" {
 		tool = ToolAuto
 	}
+	text = stripRunnerStamps(text)
 	if strings.TrimSpace(text) == "" && exitCode <= 0 {
 		return New(Unknown, CodeNoOutput, "no failure output", "nothing to classify: capture the command's stderr or the HTTP status")
 	}
@@ -111,7 +127,9 @@ func classifyText(tool Tool, text string, exitCode int, method string) *Failure 
 	return f
 }
 
-// detectTool guesses the client from its output.
+// detectTool guesses the client from its output: git and curl by their
+// marks, then the tool families by theirs (the first family whose mark
+// appears wins); def when none does.
 func detectTool(text string, def Tool) Tool {
 	for _, mark := range []string{"fatal:", "remote:", "! [", "error: failed to push", "hint:"} {
 		if strings.Contains(text, mark) {
@@ -120,6 +138,13 @@ func detectTool(text string, def Tool) Tool {
 	}
 	if i := strings.Index(text, "curl: ("); i >= 0 && i+7 < len(text) && text[i+7] >= '0' && text[i+7] <= '9' {
 		return ToolCurl
+	}
+	for _, f := range families {
+		for _, mark := range f.marks {
+			if strings.Contains(text, mark) {
+				return f.tool
+			}
+		}
 	}
 	return def
 }

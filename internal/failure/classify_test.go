@@ -116,6 +116,7 @@ func textInvariants(f *Failure, text string, exit int) error {
 	if err := invariants(f); err != nil {
 		return err
 	}
+	text = stripRunnerStamps(text)
 	for _, e := range f.Evidence {
 		if !strings.Contains(text, e) && e != exitEvidence(exit) {
 			return fmt.Errorf("evidence %q is not in the input", e)

@@ -54,6 +54,7 @@ const (
 
 	// HTTP answers beyond the bare status (http-NNN, see HTTPCode).
 	CodeRateLimited      Code = "rate-limited"
+	CodeQuotaExhausted   Code = "quota-exhausted"
 	CodeBadCredentials   Code = "bad-credentials"
 	CodeNotAccessible    Code = "resource-not-accessible"
 	CodeInsufficientPerm Code = "insufficient-permission"

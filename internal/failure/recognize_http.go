@@ -80,6 +80,16 @@ func classifyAnswer(method string, status int, h http.Header, body string, now t
 	hits := c.scan()
 	bodyBest, haveBody := c.resolve(hits)
 	method = c.lookupMethod()
+	if haveBody && hits[bestHit(hits)].rank >= rankTool {
+		// The tool's own named error decides over the bare status.
+		bodyBest.Evidence = ev(bodyBest.Evidence...)
+		if bodyBest.Class == Transient {
+			if ra, ok := RetryAfter(h, now); ok {
+				bodyBest.RetryAfter = max(bodyBest.RetryAfter, ra)
+			}
+		}
+		return bodyBest
+	}
 
 	ra, hasRA := RetryAfter(h, now)
 	rateBody := haveBody && bodyBest.Class == Transient && isRateLimitReason(bodyBest.Reason)

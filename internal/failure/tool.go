@@ -2,13 +2,21 @@ package failure
 
 import "path/filepath"
 
-// ToolOf returns the tool a program is by its file name: ToolGit, ToolCurl, or ToolAuto for anything else.
+// ToolOf returns the tool a program is by its file name: ToolGit, ToolCurl, a tool family's tool (npm, docker, ...), or ToolAuto for anything else.
 func ToolOf(program string) Tool {
-	switch filepath.Base(program) {
+	name := filepath.Base(program)
+	switch name {
 	case "git":
 		return ToolGit
 	case "curl":
 		return ToolCurl
+	}
+	for _, f := range families {
+		for _, n := range f.names {
+			if n == name {
+				return f.tool
+			}
+		}
 	}
 	return ToolAuto
 }

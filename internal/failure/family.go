@@ -1,0 +1,121 @@
+package failure
+
+import "strings"
+
+// A tool family is the recognisers of one kind of tool that scheduled jobs
+// run (npm, docker and the registries, PyPI's twine, cargo, the GitHub CLI,
+// goreleaser, agent CLIs, GitHub's own actions), each in its own
+// recognize_<family>.go with its own codes. The scanner runs every family's
+// matchers whatever the tool, like git's and curl's (a workflow log quotes
+// them all); a family's matchers that only make sense for its own output
+// check c.tool or the line's own marks.
+type family struct {
+	// tool is the family's Tool, the name --tool takes.
+	tool Tool
+	// names are program names (argv[0]'s base) that are this tool.
+	names []string
+	// marks are substrings of output that show it is this tool's, for
+	// --tool auto; the first family whose mark appears wins.
+	marks []string
+	// matchers recognise the family's failures.
+	matchers []matcher
+}
+
+// The tools of the families.
+const (
+	ToolNPM        Tool = "npm"
+	ToolDocker     Tool = "docker"
+	ToolTwine      Tool = "twine"
+	ToolCargo      Tool = "cargo"
+	ToolGH         Tool = "gh"
+	ToolGoreleaser Tool = "goreleaser"
+	ToolCodex      Tool = "codex"
+	ToolClaude     Tool = "claude"
+	ToolGemini     Tool = "gemini"
+	ToolAider      Tool = "aider"
+	ToolActions    Tool = "actions"
+)
+
+// families lists every tool family, in the order --tool auto tries their marks.
+var families = []*family{
+	&npmFamily, &dockerFamily, &twineFamily, &cargoFamily, &ghFamily, &goreleaserFamily,
+	&codexFamily, &claudeFamily, &geminiFamily, &aiderFamily, &actionsFamily,
+}
+
+// familyMatchers returns each family's matchers.
+func familyMatchers() [][]matcher {
+	out := make([][]matcher, len(families))
+	for i, f := range families {
+		out[i] = f.matchers
+	}
+	return out
+}
+
+// rankTool is the rank of a tool's own named error (npm's EPUBLISHCONFLICT,
+// an API's error type): it says more than a status quoted beside it, and a
+// tool's answer decides over a bare --status (an "npm ERR! 404 ... PUT" is
+// npm's answer, not a lookup).
+const rankTool = 105
+
+// stripRunnerStamps removes the timestamps GitHub's runner puts in front of
+// every log line ("2025-08-14T17:32:21.8215801Z "); s itself when it has none.
+func stripRunnerStamps(s string) string {
+	if !strings.Contains(s, "Z ") {
+		return s
+	}
+	var b strings.Builder
+	changed := false
+	for rest := s; rest != ""; {
+		line := rest
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i+1], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		if n := runnerStamp(line); n > 0 {
+			if !changed {
+				b.Grow(len(s))
+				b.WriteString(s[:len(s)-len(rest)-len(line)])
+				changed = true
+			}
+			line = line[n:]
+		}
+		if changed {
+			b.WriteString(line)
+		}
+	}
+	if !changed {
+		return s
+	}
+	return b.String()
+}
+
+// runnerStamp returns the length of a runner timestamp and its space at the
+// start of line ("2025-08-14T17:32:21.8215801Z "), or 0.
+func runnerStamp(line string) int {
+	const layout = "dddd-dd-ddTdd:dd:dd"
+	if len(line) < len(layout)+2 {
+		return 0
+	}
+	for i := 0; i < len(layout); i++ {
+		c := line[i]
+		if layout[i] == 'd' {
+			if c < '0' || c > '9' {
+				return 0
+			}
+		} else if c != layout[i] {
+			return 0
+		}
+	}
+	i := len(layout)
+	if line[i] == '.' {
+		i++
+		for i < len(line) && line[i] >= '0' && line[i] <= '9' {
+			i++
+		}
+	}
+	if i+1 >= len(line) || line[i] != 'Z' || line[i+1] != ' ' {
+		return 0
+	}
+	return i + 2
+}

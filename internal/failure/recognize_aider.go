@@ -1,0 +1,7 @@
+package failure
+
+// aider's failures (filled in by the aider recogniser work).
+
+var aiderFamily = family{
+	tool: ToolAider,
+}

@@ -1,0 +1,7 @@
+package failure
+
+// claude's failures (filled in by the claude recogniser work).
+
+var claudeFamily = family{
+	tool: ToolClaude,
+}
