@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/retrywise/retrywise/internal/exitcode"
@@ -46,7 +47,7 @@ type classifyOptions struct {
 // parseClassify parses `retrywise classify`'s flags into its options.
 func parseClassify(f *factory, args []string) (*classifyOptions, int, bool) {
 	fs := newFlagSet("classify", classifySynopsis)
-	tool := fs.String("tool", "auto", "who printed the text: auto, git, curl, http or exec")
+	tool := fs.String("tool", "auto", "who printed the text: auto (from the text), http (an HTTP body), exec, or a tool:\n"+toolList())
 	exitCode := fs.Int("exit-code", failure.NoExitCode, "the process's exit status; -1 means not known")
 	status := fs.Int("status", 0, "HTTP status of the response; 0 means not known")
 	var headers stringList
@@ -124,4 +125,18 @@ func parseHeaders(hs []string) (http.Header, error) {
 		h.Add(name, strings.TrimSpace(value))
 	}
 	return h, nil
+}
+
+// toolList names the tools --tool takes besides auto, exec and the given
+// exceptions, comma-separated.
+func toolList(except ...failure.Tool) string {
+	var names []string
+	for _, n := range failure.ToolNames() {
+		t := failure.Tool(n)
+		if t == failure.ToolAuto || t == failure.ToolExec || t == failure.ToolHTTP || slices.Contains(except, t) {
+			continue
+		}
+		names = append(names, n)
+	}
+	return strings.Join(names, ", ")
 }

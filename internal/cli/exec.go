@@ -48,7 +48,7 @@ func parseExec(f *factory, args []string) (*execOptions, int, bool) {
 	stopOnExit := fs.String("stop-on-exit", "", "stop on these exit `CODES`; wins over --retry-on-exit")
 	timeout := fs.Duration("timeout", 0, "bound on each attempt (SIGTERM, then SIGKILL after --kill-grace); 0 means none")
 	killGrace := fs.Duration("kill-grace", execstep.DefaultKillGrace, "wait between SIGTERM and SIGKILL when an attempt is stopped")
-	tool := fs.String("tool", "auto", "whose output to expect: auto, git, curl or exec")
+	tool := fs.String("tool", "auto", "whose output to expect: auto (by the command's name, then its output), exec, or a tool:\n"+toolList(failure.ToolHTTP))
 	absentOK := fs.Bool("absent-ok", false, "exit 0 when the failure means \"not there\" (e.g. curl -f on a 404)")
 	if code, done := f.parse(fs, args); done {
 		return nil, code, true
@@ -66,7 +66,7 @@ func parseExec(f *factory, args []string) (*execOptions, int, bool) {
 	}
 	opts.tool, err = failure.ParseTool(*tool)
 	if err != nil || opts.tool == failure.ToolHTTP {
-		return nil, f.fail(exitcode.Usage, fmt.Sprintf("invalid --tool %q: want auto, git, curl or exec", *tool)), true
+		return nil, f.fail(exitcode.Usage, fmt.Sprintf("invalid --tool %q: want auto, exec or one of %s", *tool, toolList(failure.ToolHTTP))), true
 	}
 	if opts.tool == failure.ToolAuto {
 		opts.tool = failure.ToolOf(opts.argv[0])
