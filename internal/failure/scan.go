@@ -204,7 +204,7 @@ type span struct{ start, end int }
 // by a position's two bytes rejects almost every position with one load, and
 // only the keys starting with those two bytes are compared there.
 type keyIndex struct {
-	slot   [1 << 16]uint8 // 0: no key starts with these two bytes
+	slot   [1 << 16]uint16 // 0: no key starts with these two bytes
 	keys   [][]string     // keys[slot-1]
 	maxLen int
 }
@@ -217,11 +217,11 @@ func newKeyIndex(keys []string) *keyIndex {
 		}
 		p := uint16(k[0])<<8 | uint16(k[1])
 		if x.slot[p] == 0 {
-			if len(x.keys) == 255 {
+			if len(x.keys) == 1<<16-1 {
 				panic("failure: too many gate prefixes")
 			}
 			x.keys = append(x.keys, nil)
-			x.slot[p] = uint8(len(x.keys))
+			x.slot[p] = uint16(len(x.keys))
 		}
 		x.keys[x.slot[p]-1] = append(x.keys[x.slot[p]-1], k)
 		x.maxLen = max(x.maxLen, len(k))
