@@ -68,7 +68,7 @@ type Input struct {
 var allMatchers = concatMatchers(append([][]matcher{gitMatchers, pushMatchers, curlMatchers, netMatchers, lowSpeedMatchers, httpTextMatchers, goTextMatchers, quotaMatchers}, familyMatchers()...)...)
 
 // gateKeys are the distinct literal gates of allMatchers, indexed on first use
-// (the 64 KiB table costs a start-up that classifies nothing, such as --help).
+// (the 128 KiB table costs a start-up that classifies nothing, such as --help).
 var gateKeys = sync.OnceValue(func() *keyIndex { return newKeyIndex(collectGates(allMatchers)) })
 
 func concatMatchers(lists ...[]matcher) []matcher {
