@@ -96,6 +96,7 @@ var (
 	reDockerRegCode  = lazyRE(`invalid status code from registry (\d{3})`)
 	reDockerResolve  = lazyRE(`failed to resolve (?:source metadata for|reference) "?([^\s"]+?)"?: (.*)`)
 	reDockerStepExit = lazyRE(`did not complete successfully: exit code:? (\d+)`)
+	reDockerJSONCode = lazyRE(`"code"\s*:\s*"(DENIED|UNAUTHORIZED|TOOMANYREQUESTS|MANIFEST_UNKNOWN|NAME_UNKNOWN|BLOB_UNKNOWN|BLOB_UPLOAD_UNKNOWN|MANIFEST_INVALID|UNSUPPORTED|TAG_INVALID|NAME_INVALID)"(?:\s*,\s*"message"\s*:\s*"([^"]*)")?`)
 	reDockerUnsup    = lazyRE(`[Uu]nsupported media type|Unsupported Media Type|(?:^|[^\w\s])\s*unsupported: `)
 )
 
@@ -128,6 +129,16 @@ var dockerMatchers = []matcher{
 				remedy: "read BuildKit's message: check the image name and tag, the registry login, and the network to the registry"}, true
 		},
 	},
+	// the registry's own answer, {"errors":[{"code":"DENIED","message":"…"}]}:
+	// read as the client would print it ("denied: …")
+	{
+		gates: []string{`"code"`},
+		re:    reDockerJSONCode,
+		frame: true,
+		build: func(c *scanCtx, _ string, m []string) (hit, bool) {
+			return c.phrase(strings.ToLower(strings.ReplaceAll(m[1], "_", " ")) + ": " + m[2])
+		},
+	},
 	{
 		gates: []string{"access denied"},
 		re:    reDockerPullDeny,
@@ -141,7 +152,7 @@ var dockerMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"denied: ", "DENIED: ", "unauthorized: ", "UTHORIZED: "},
+		gates: []string{"nied: ", "NIED: ", "nauthorized: ", "UTHORIZED: "},
 		re:    reDockerErrcode,
 		build: func(c *scanCtx, line string, m []string) (hit, bool) {
 			return dockerErrcodeHit(c, line, strings.ToLower(m[1]), strings.TrimSpace(m[2])), true
@@ -154,7 +165,7 @@ var dockerMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"no basic auth credentials", "interactive login from a non TTY device"},
+		gates: []string{"no basic auth credentials", "non TTY device"},
 		build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
 			if strings.Contains(line, "non TTY") {
 				return hit{class: Policy, code: CodeDockerNoCredentials, rank: rankTool, reason: "docker login got no password (it cannot prompt without a terminal)",
@@ -215,9 +226,10 @@ var dockerMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"unknown blob", "lob unknown"},
+		gates: []string{"known blob", "lob unknown"},
 		build: func(c *scanCtx, line string, _ []string) (hit, bool) {
-			if strings.Contains(line, "manifest blob unknown") || strings.Contains(line, "MANIFEST_BLOB_UNKNOWN") || dockerDirection(c, line, "") <= 0 {
+			if strings.Contains(line, "manifest blob unknown") || strings.Contains(line, "MANIFEST_BLOB_UNKNOWN") || dockerDirection(c, line, "") < 0 ||
+				(!strings.Contains(line, "unknown blob") && dockerDirection(c, line, "") == 0) {
 				return hit{}, false // a manifest naming a missing layer, or a pull: not a blip
 			}
 			return hit{class: Transient, code: CodeDockerBlobUnknown, rank: rankTool, reason: "unknown blob while pushing: the registry lost track of a layer between upload and commit",
@@ -235,7 +247,7 @@ var dockerMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"nsupported media type", "Unsupported Media Type", "unsupported: "},
+		gates: []string{"nsupported media type", "Unsupported Media Type", "nsupported: "},
 		re:    reDockerUnsup,
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
 			return hit{class: Structural, code: CodeDockerUnsupported, rank: rankTool, reason: "the registry does not support the manifest media type or operation",
@@ -243,21 +255,21 @@ var dockerMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"repository is immutable", "configured as immutable"},
+		gates: []string{"is immutable", "configured as immutable"},
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
 			return hit{class: Structural, code: CodeDockerTagImmutable, rank: rankTool, reason: "the tag already exists in an immutable repository and cannot be overwritten",
 				remedy: "push a new tag (a version or commit SHA), or skip the push when the tag is already there; an immutable tag is never replaced"}, true
 		},
 	},
 	{
-		gates: []string{"invalid reference format", "name invalid"},
+		gates: []string{"nvalid reference format", "name invalid"},
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
 			return hit{class: Structural, code: CodeDockerBadReference, rank: rankTool, reason: "invalid image reference (name or tag)",
 				remedy: "fix the image name: REGISTRY/NAMESPACE/REPOSITORY:TAG, the repository in lower case, the tag of letters, digits, '_', '.', '-' (an empty variable leaves a trailing ':')"}, true
 		},
 	},
 	{
-		gates: []string{"image does not exist locally with the tag"},
+		gates: []string{"does not exist locally with the tag"},
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
 			return hit{class: Structural, code: CodeDockerNoLocalImage, rank: rankTool, reason: "no local image with the tag to push",
 				remedy: "build or docker tag the image under exactly the name being pushed (an earlier build step failed, or the tags differ)"}, true
@@ -291,11 +303,21 @@ var dockerMatchers = []matcher{
 				return hit{class: Unknown, code: CodeDockerPushServerError, rank: rankTool, reason: "the registry answered 500 Internal Server Error to the push",
 					remedy: "a registry's 500 on a push is as often a layer it cannot store (size, storage quota, back-end permissions) as an outage: check the registry's status page and logs, retry by hand once; do not resend in a loop"}, true
 			}
-			if method == "" {
-				return hit{}, false // the shared status recognisers read it
+			on := method
+			if on == "" {
+				if (code != 404 && code != 410) || dockerDirection(c, line, "") <= 0 {
+					return hit{}, false // the shared status recognisers read it
+				}
+				on = "push" // a 404 to a push: the registry cannot take it this way
 			}
-			vd := statusVerdict(code, method, c.tool)
-			return hit{class: vd.class, code: vd.code, rank: rankStatus, reason: vd.reason + " on " + method, remedy: vd.remedy}, true
+			vd := statusVerdict(code, strings.ToUpper(on), c.tool)
+			if method == "" {
+				vd.reason = statusName(code) + " on a push: the registry refuses the upload"
+				vd.remedy = "the registry does not accept this push (an OCI index or attestation it does not support, a repository that does not exist, an upload flow it does not implement): push a format it knows (docker buildx --provenance=false) or fix the target; resending will not help"
+			} else {
+				vd.reason += " on " + method
+			}
+			return hit{class: vd.class, code: vd.code, rank: rankStatus, reason: vd.reason, remedy: vd.remedy}, true
 		},
 	},
 	{
@@ -307,11 +329,13 @@ var dockerMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"failed to calculate checksum of ref", "failed to compute cache key", "failed to read dockerfile", "file parse error"},
+		gates: []string{"not found", "no such file or directory", "file parse error"},
 		build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
-			l := strings.ToLower(line)
-			if !strings.Contains(l, "parse error") && !strings.Contains(l, "not found") && !strings.Contains(l, "no such file or directory") {
-				return hit{}, false // a cache key that needed a pull: the message decides
+			// a COPY source or the Dockerfile missing; not a cache key that
+			// needed a pull (the message decides that one)
+			if !strings.Contains(line, "file parse error") && !strings.Contains(line, "checksum of ref") &&
+				!strings.Contains(line, "compute cache key") && !strings.Contains(line, "read dockerfile") {
+				return hit{}, false
 			}
 			return hit{class: Structural, code: CodeDockerBuildContext, rank: rankTool, reason: "the Dockerfile, or a file it COPYs, is missing from the build context or malformed",
 				remedy: "fix the Dockerfile or the build context: the COPY source must exist under the context directory and not be excluded by .dockerignore (a file an earlier step or artifact should have produced is missing)"}, true
@@ -405,12 +429,12 @@ func dockerDirection(c *scanCtx, line, method string) int {
 	case "GET", "HEAD":
 		return -1
 	}
-	for _, w := range []string{"blobs/uploads", "layer upload", "uploading layer", "error pushing", "failed to push", "pushing "} {
+	for _, w := range []string{"blobs/uploads", "layer upload", "uploading layer", "error pushing", "failed to push", "pushing ", "failed commit on ref", "PUT http", "POST http", "PATCH http"} {
 		if strings.Contains(line, w) {
 			return 1
 		}
 	}
-	for _, w := range []string{"pull", "Pull", "reading manifest", "initializing source"} {
+	for _, w := range []string{"pull", "Pull", "reading manifest", "initializing source", "GET http", "HEAD http", `Get "http`, `Head "http`} {
 		if strings.Contains(line, w) {
 			return -1
 		}
