@@ -60,6 +60,8 @@ const (
 	CodeDockerPushServerError Code = "docker-push-server-error"
 	// CodeDockerBuildContext: the Dockerfile or a file it COPYs is not in the build context.
 	CodeDockerBuildContext Code = "docker-build-context"
+	// CodeDockerBuilderUnsupported: the builder cannot build this (several platforms on the docker driver, another CPU's binaries without QEMU).
+	CodeDockerBuilderUnsupported Code = "docker-builder-unsupported"
 	// CodeDockerBuildStep: a Dockerfile RUN step exited non-zero.
 	CodeDockerBuildStep Code = "docker-build-step-failed"
 	// CodeDockerResolve: BuildKit could not resolve an image, for a reason not recognised.
@@ -81,14 +83,15 @@ const (
 
 var (
 	// the registry's DENIED/UNAUTHORIZED code at the start of a message:
-	// "…: denied: msg", "ERROR: denied: msg", a line of its own; never
-	// "Permission denied:" or "Access denied:".
-	reDockerErrcode  = lazyRE(`(?:^|[^\w\s]|\b(?:ERROR|Error|error))\s*(denied|DENIED|unauthorized|UNAUTHORIZED): (.*)`)
+	// "…: denied: msg", "ERROR: denied: msg", a line of its own, or bare at
+	// the end of Go's error (`Head "https://ghcr.io/v2/…": denied`); never
+	// "Permission denied" or "Access denied:".
+	reDockerErrcode  = lazyRE(`(?:^|[^\w\s]|\b(?:ERROR|Error|error))\s*(denied|DENIED|unauthorized|UNAUTHORIZED)(?:: (.*)|\.?\s*$)`)
 	reDockerPullDeny = lazyRE(`pull access denied(?: for ([^\s,]+))?`)
 	reDockerTooMany  = lazyRE(`(?:toomanyrequests|TOOMANYREQUESTS):?\s*(.*)`)
 	reDockerRetryDur = lazyRE(`(?i)retry-after:\s*(\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))`)
 	reDockerLongWin  = lazyRE(`(?i)per (?:6|six) hours|per day\b|\bdaily\b|;w=(?:21600|86400)\b`)
-	reDockerManifest = lazyRE(`manifest unknown|MANIFEST_UNKNOWN|manifest for (\S+) not found`)
+	reDockerManifest = lazyRE(`manifest unknown|MANIFEST_UNKNOWN|manifest for (\S+) not found|no such manifest: (\S+)`)
 	reDockerRef      = lazyRE(`(?:^|[\s"'])((?:[a-z0-9][a-z0-9.-]*(?::\d+)?/)?[a-z0-9][a-z0-9._/-]*(?::\w[\w.-]{0,127}|@sha256:[0-9a-f]{64})): not found`)
 	reDockerName     = lazyRE(`name unknown|name not known to registry|does not exist in the registry with id`)
 	reDockerRepoName = lazyRE(`repository with name '([^']+)'|repository (\S+) not found`)
@@ -152,10 +155,40 @@ var dockerMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"nied: ", "NIED: ", "nauthorized: ", "UTHORIZED: "},
+		gates: []string{"nied", "NIED: ", "nauthorized", "UTHORIZED: "},
 		re:    reDockerErrcode,
 		build: func(c *scanCtx, line string, m []string) (hit, bool) {
 			return dockerErrcodeHit(c, line, strings.ToLower(m[1]), strings.TrimSpace(m[2])), true
+		},
+	},
+	// containers/image (podman, buildah, skopeo) prints DENIED's message alone:
+	// "reading manifest latest in docker.io/x/y: requested access to the resource is denied"
+	{
+		gates: []string{"access to the resource is denied"},
+		build: func(c *scanCtx, line string, _ []string) (hit, bool) {
+			return dockerErrcodeHit(c, line, "denied", "requested access to the resource is denied"), true
+		},
+	},
+	{
+		gates: []string{"nsufficient_scope"},
+		build: func(c *scanCtx, line string, _ []string) (hit, bool) {
+			h := dockerErrcodeHit(c, line, "denied", "")
+			h.reason = strings.Replace(h.reason, "denied", "denied (insufficient_scope: the token lacks the repository's scope)", 1)
+			return h, true
+		},
+	},
+	// a credential helper that fails: its own output decides (a network
+	// failure while storing them is one); otherwise no credentials to send
+	{
+		gates: []string{"error getting credentials", "error storing credentials"},
+		frame: true,
+		build: func(c *scanCtx, line string, _ []string) (hit, bool) {
+			_, rest, _ := strings.Cut(line, "credentials")
+			if h, ok := c.phrase(rest); ok && h.rank >= rankTransport {
+				return h, true
+			}
+			return hit{class: Policy, code: CodeDockerNoCredentials, rank: rankTool, reason: "the Docker credential helper failed: no credentials for the registry",
+				remedy: "fix the credential store: install the helper named by credsStore/credHelpers in ~/.docker/config.json or remove that entry (a config copied from Docker Desktop names docker-credential-desktop), then docker login again"}, true
 		},
 	},
 	{
@@ -183,11 +216,11 @@ var dockerMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"anifest unknown", "ST_UNKNOWN", "anifest for "},
+		gates: []string{"anifest unknown", "ST_UNKNOWN", "anifest for ", "no such manifest: "},
 		re:    reDockerManifest,
 		build: func(_ *scanCtx, line string, m []string) (hit, bool) {
 			reason := "manifest unknown: the registry has no such tag or digest"
-			if ref := m[1]; ref != "" {
+			if ref := m[1] + m[2]; ref != "" {
 				reason = "manifest for " + clip(ref) + " not found: the registry has no such tag or digest"
 			} else if r := reDockerRef.FindStringSubmatch(line); r != nil {
 				reason = "manifest unknown: " + clip(r[1]) + " is not in the registry"
@@ -266,6 +299,23 @@ var dockerMatchers = []matcher{
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
 			return hit{class: Structural, code: CodeDockerBadReference, rank: rankTool, reason: "invalid image reference (name or tag)",
 				remedy: "fix the image name: REGISTRY/NAMESPACE/REPOSITORY:TAG, the repository in lower case, the tag of letters, digits, '_', '.', '-' (an empty variable leaves a trailing ':')"}, true
+		},
+	},
+	{
+		gates: []string{"Multi-platform build is not supported", "is currently not supported for docker driver"},
+		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+			return hit{class: Structural, code: CodeDockerBuilderUnsupported, rank: rankTool, reason: "the docker driver cannot build for several platforms",
+				remedy: "use a builder that can: docker/setup-buildx-action (docker-container driver) before the build, or docker buildx create --use, or turn on the containerd image store; or build one platform"}, true
+		},
+	},
+	{
+		gates: []string{"format error"},
+		build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
+			if !strings.Contains(line, "exec format error") && !strings.Contains(line, "Exec format error") {
+				return hit{}, false
+			}
+			return hit{class: Structural, code: CodeDockerBuilderUnsupported, rank: rankTool, reason: "a binary for another CPU architecture cannot run here (exec format error)",
+				remedy: "register QEMU emulators before a cross-platform build (docker/setup-qemu-action, tonistiigi/binfmt), or build on a runner of the target architecture"}, true
 		},
 	},
 	{
@@ -381,7 +431,9 @@ func dockerErrcodeHit(c *scanCtx, line, code, msg string) hit {
 	if msg != "" {
 		reason += " (denied: " + clip(msg) + ")"
 	}
-	if d := dockerDirection(c, line, ""); d > 0 {
+	if strings.Contains(line, `/v2/": `) || strings.Contains(line, "/v2/: ") {
+		reason = "the registry refused the login" + reason[len("the registry denied access"):] // GET /v2/ is docker login's check
+	} else if d := dockerDirection(c, line, ""); d > 0 {
 		reason = "the registry denied the push" + reason[len("the registry denied access"):]
 	} else if d < 0 {
 		reason = "the registry denied the pull" + reason[len("the registry denied access"):]

@@ -100,6 +100,19 @@ func TestDockerRecognisers(t *testing.T) {
 		{name: "run step failed on a network blip", tool: ToolAuto, text: "#9 2.118 W: Failed to fetch http://deb.debian.org/debian/dists/bookworm/InRelease  Temporary failure resolving 'deb.debian.org'\nERROR: failed to solve: process \"/bin/sh -c apt-get update\" did not complete successfully: exit code: 100",
 			class: Transient, code: CodeDNS},
 
+		{name: "podman denied message alone", tool: ToolAuto, text: "Error: initializing source docker://jasonacox/weather41:0.2.2: reading manifest 0.2.2 in docker.io/jasonacox/weather41: requested access to the resource is denied",
+			class: Policy, code: CodeDockerDenied, reason: "denied the pull"},
+		{name: "ghcr bare denied", tool: ToolAuto, text: "Error response from daemon: Head \"https://ghcr.io/v2/domcyrus/rustnet/manifests/latest\": denied", class: Policy, code: CodeDockerDenied},
+		{name: "ghcr bare unauthorized", tool: ToolAuto, text: "docker: Error response from daemon: Head \"https://ghcr.io/v2/tpm2-software/fedora-30/manifests/latest\": unauthorized.", class: Policy, code: CodeDockerUnauthorized},
+		{name: "login denied", tool: ToolAuto, text: "Error response from daemon: Get \"https://ghcr.io/v2/\": denied: denied", class: Policy, code: CodeDockerDenied, reason: "refused the login"},
+		{name: "insufficient scope on push", tool: ToolAuto, text: "ERROR: failed to solve: failed to push ghcr.io/acme/app:1: server message: insufficient_scope: authorization failed", class: Policy, code: CodeDockerDenied, reason: "insufficient_scope"},
+		{name: "no such manifest", tool: ToolAuto, text: "ERROR: no such manifest: docker.io/acme/app:1.2", class: Absent, code: CodeDockerManifestUnknown},
+		{name: "credential helper missing", tool: ToolAuto, text: "error getting credentials - err: exec: \"docker-credential-desktop\": executable file not found in $PATH, out: ", class: Policy, code: CodeDockerNoCredentials, remedy: "credsStore"},
+		{name: "credential store timed out", tool: ToolAuto, text: "Error saving credentials: error storing credentials - err: exit status 1, out: `Post \"https://hub.docker.com/v2/users/login\": dial tcp 208.101.21.43:443: i/o timeout`", class: Transient, code: CodeTimeout},
+		{name: "multi-platform on docker driver", tool: ToolAuto, text: "ERROR: Multi-platform build is not supported for the docker driver.\nSwitch to a different driver, or turn on the containerd image store, and try again.", class: Structural, code: CodeDockerBuilderUnsupported},
+		{name: "multiple platforms, older buildx", tool: ToolAuto, text: "Error: buildx failed with: ERROR: multiple platforms feature is currently not supported for docker driver. Please switch to a different driver (eg. \"docker buildx create --use\")", class: Structural, code: CodeDockerBuilderUnsupported},
+		{name: "exec format error", tool: ToolAuto, text: " > [base 2/6] RUN apt-get update:\n#0 0.252 exec /bin/sh: exec format error", class: Structural, code: CodeDockerBuilderUnsupported, remedy: "setup-qemu-action"},
+
 		// near misses: not the registry's words
 		{name: "permission denied colon", tool: ToolAuto, text: "open /home/runner/.docker/config.json: Permission denied: cannot read", class: Unknown, code: CodeUnknown},
 		{name: "access denied colon", tool: ToolAuto, text: "Error: Access denied: you do not own this project", class: Unknown, code: CodeUnknown},
@@ -108,6 +121,8 @@ func TestDockerRecognisers(t *testing.T) {
 		{name: "blob unknown on pull", tool: ToolAuto, text: "1.0: Pulling from acme/app\nerror pulling image configuration: blob unknown: blob unknown to registry", class: Unknown, code: CodeUnknown},
 		{name: "cache key that needed a pull", tool: ToolAuto, text: "ERROR: failed to solve: failed to compute cache key: failed to copy: read tcp 172.17.0.2:40044->104.16.99.1:443: read: connection reset by peer",
 			class: Transient, code: CodeReset},
+		{name: "permission denied at the end", tool: ToolAuto, text: "bash: ./gradlew: Permission denied", class: Unknown, code: CodeUnknown},
+		{name: "a json format error", tool: ToolAuto, text: "config: format error at line 3", class: Unknown, code: CodeUnknown},
 		{name: "docker words in prose", tool: ToolAuto, text: "note: the registry may say denied or unauthorized when the token is wrong", class: Unknown, code: CodeUnknown},
 	})
 }
