@@ -172,9 +172,7 @@ var dockerMatchers = []matcher{
 	{
 		gates: []string{"nsufficient_scope"},
 		build: func(c *scanCtx, line string, _ []string) (hit, bool) {
-			h := dockerErrcodeHit(c, line, "denied", "")
-			h.reason = strings.Replace(h.reason, "denied", "denied (insufficient_scope: the token lacks the repository's scope)", 1)
-			return h, true
+			return dockerErrcodeHit(c, line, "denied", "insufficient_scope: the token lacks the repository's scope"), true
 		},
 	},
 	// a credential helper that fails: its own output decides (a network
@@ -253,7 +251,10 @@ var dockerMatchers = []matcher{
 	},
 	{
 		gates: []string{"load unknown"},
-		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+		build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
+			if !strings.Contains(line, "blob upload unknown") {
+				return hit{}, false // "download unknown …" is not the registry's code
+			}
 			return hit{class: Transient, code: CodeDockerBlobUpload, rank: rankTool, reason: "blob upload unknown: the registry lost the layer's upload session",
 				remedy: "the upload session expired or landed on another registry replica: pushing again starts a new one; if every push fails, the registry's replicas do not share upload state (sticky sessions, shared storage)"}, true
 		},
@@ -261,9 +262,15 @@ var dockerMatchers = []matcher{
 	{
 		gates: []string{"known blob", "lob unknown"},
 		build: func(c *scanCtx, line string, _ []string) (hit, bool) {
-			if strings.Contains(line, "manifest blob unknown") || strings.Contains(line, "MANIFEST_BLOB_UNKNOWN") || dockerDirection(c, line, "") < 0 ||
-				(!strings.Contains(line, "unknown blob") && dockerDirection(c, line, "") == 0) {
-				return hit{}, false // a manifest naming a missing layer, or a pull: not a blip
+			// docker's own "unknown blob" is a push's; the registry's "blob
+			// unknown" needs push progress before it (on a pull the layer is
+			// gone, and "manifest blob unknown" names a layer never pushed)
+			client := strings.Contains(line, "unknown blob")
+			if !client && (!strings.Contains(line, "blob unknown") || strings.Contains(line, "manifest blob unknown")) {
+				return hit{}, false
+			}
+			if d := dockerDirection(c, line, ""); d < 0 || (d == 0 && !client) {
+				return hit{}, false
 			}
 			return hit{class: Transient, code: CodeDockerBlobUnknown, rank: rankTool, reason: "unknown blob while pushing: the registry lost track of a layer between upload and commit",
 				remedy: "a known registry-side race (ghcr.io, docker.pkg.github.com): pushing again re-uploads the layer"}, true

@@ -123,6 +123,8 @@ func TestDockerRecognisers(t *testing.T) {
 			class: Transient, code: CodeReset},
 		{name: "permission denied at the end", tool: ToolAuto, text: "bash: ./gradlew: Permission denied", class: Unknown, code: CodeUnknown},
 		{name: "a json format error", tool: ToolAuto, text: "config: format error at line 3", class: Unknown, code: CodeUnknown},
+		{name: "download unknown is not an upload session", tool: ToolAuto, text: "warning: cannot download unknown artifact 'x'", class: Unknown, code: CodeUnknown},
+		{name: "manifest blob unknown on push", tool: ToolAuto, text: "The push refers to repository [r.example/acme/app]\nmanifest blob unknown: blob unknown to registry", class: Unknown, code: CodeUnknown},
 		{name: "docker words in prose", tool: ToolAuto, text: "note: the registry may say denied or unauthorized when the token is wrong", class: Unknown, code: CodeUnknown},
 	})
 }
