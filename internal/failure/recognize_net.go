@@ -43,6 +43,9 @@ var netMatchers = []matcher{
 		gates: []string{"esolve host", "esolve proxy", "ould not resolve", "ouldn't resolve", "nable to resolve", "ailed to resolve", "annot resolve", "ailure resolving", "name resolution", "ame or service not known", "o such host", "nodename nor servname", "server misbehaving", "getaddrinfo", "o address associated with hostname"},
 		re:    reDNS,
 		build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
+			if notDNS(line) {
+				return hit{}, false
+			}
 			what, name := "host", ""
 			if m := reDNSName.FindStringSubmatch(line); m != nil {
 				if m[3]+m[4] != "" {
@@ -208,6 +211,22 @@ var netMatchers = []matcher{
 			return hit{class: Transient, code: CodeConnectFailed, tr: trNet | trNotSent, rank: rankTransport, reason: reason, remedy: remedyRetryNet}, true
 		},
 	},
+}
+
+// notDNS reports whether a line's "failed to resolve" is BuildKit's or
+// containerd's wrapper of an image reference ("failed to resolve source
+// metadata for X:", "failed to resolve reference \"X\":"), not a name
+// lookup, unless a lookup's own words are on the line too.
+func notDNS(line string) bool {
+	if !strings.Contains(line, "resolve source metadata for") && !strings.Contains(line, "resolve reference \"") {
+		return false
+	}
+	for _, w := range []string{"no such host", "lookup ", "server misbehaving", "name resolution", "Temporary failure in name", "getaddrinfo"} {
+		if strings.Contains(line, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // proxyConnectHit classifies a proxy's answer to CONNECT: 403/407 are the

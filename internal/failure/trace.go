@@ -88,7 +88,7 @@ func traceOf(hits []hit, best hit, fa facts) Trace {
 		if t.Network && h.tr&(trNet|trProxy) == trNet|trProxy {
 			t.Proxy = true
 		}
-		if h.code == CodeGitNoCredentials {
+		if h.code == CodeGitNoCredentials || h.code == CodeDockerNoCredentials {
 			noCreds = true
 		}
 	}
