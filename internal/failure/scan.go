@@ -205,7 +205,7 @@ type span struct{ start, end int }
 // only the keys starting with those two bytes are compared there.
 type keyIndex struct {
 	slot   [1 << 16]uint16 // 0: no key starts with these two bytes
-	keys   [][]string     // keys[slot-1]
+	keys   [][]string      // keys[slot-1]
 	maxLen int
 }
 
