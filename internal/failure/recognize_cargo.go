@@ -29,7 +29,7 @@ const (
 const remedyCargoToken = "set CARGO_REGISTRY_TOKEN to a crates.io token with the publish-update (and, for a new crate, publish-new) scope, or exchange the job's OIDC token with rust-lang/crates-io-auth-action"
 
 var (
-	reCargoFrame     = lazyRE(`(?:remote server responded with an error(?: \(status (\d{3})[^)]*\))?|api errors \(status (\d{3})[^)]*\)):?[ \t]*(.*)`)
+	reCargoFrame     = lazyRE(`(?:sponded with an error(?: \(status (\d{3})[^)]*\))?|api errors \(status (\d{3})[^)]*\)):?[ \t]*(.*)`)
 	reCargo200       = lazyRE(`ailed to get (?:a 200 OK response|200 response from \S+)(?:, got |: Response \{)(\d{3})`)
 	reCargoUploaded  = lazyRE("crate version [`']?([0-9][^`'\\s]*)[`']? (?:is|has) already (?:been )?uploaded")
 	reCargoExistsOn  = lazyRE("crate [`']?([A-Za-z0-9_-]+)@([0-9][^`'\\s]*)[`']? already exists on (.+?)\\s*$")
@@ -49,7 +49,7 @@ var cargoFamily = family{
 		{
 			// cargo's frame of the registry's answer: the message decides
 			// (the other matchers name it at rankTool), else the status.
-			gates: []string{"remote server responded with an error", "errors (status "},
+			gates: []string{"sponded with an error", "api errors (status"},
 			re:    reCargoFrame,
 			build: func(c *scanCtx, _ string, m []string) (hit, bool) {
 				status, detail := atoi(m[1]+m[2]), strings.TrimSpace(m[3])
@@ -75,7 +75,7 @@ var cargoFamily = family{
 			},
 		},
 		{
-			gates: []string{"ailed to get a 200 OK response", "ailed to get 200 response from"},
+			gates: []string{"ailed to get "},
 			re:    reCargo200,
 			build: func(c *scanCtx, _ string, m []string) (hit, bool) {
 				status := atoi(m[1])
@@ -86,7 +86,7 @@ var cargoFamily = family{
 			},
 		},
 		{
-			gates: []string{"is already uploaded", "has already been uploaded", "exists on "},
+			gates: []string{"lready uploaded", "lready been uploaded", "lready exists on"},
 			build: func(c *scanCtx, line string, _ []string) (hit, bool) {
 				name, version := "", ""
 				rank := rankTool
@@ -137,15 +137,18 @@ var cargoFamily = family{
 			},
 		},
 		{
-			gates: []string{"token does not have the required permissions", "only be published using Trusted Publishing", "does not match the format used by crates.io"},
+			gates: []string{"token does not have the required permissions", "Trusted Publishing", "does not match the format used by crates.io"},
 			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
 				switch {
 				case strings.Contains(line, "does not match the format used by crates.io"):
 					return hit{class: Policy, code: CodeBadCredentials, rank: rankTool, reason: "the token is not a crates.io token (empty, truncated or from elsewhere)",
 						remedy: remedyCargoToken}, true
-				case strings.Contains(line, "Trusted Publishing"):
+				case strings.Contains(line, "only be published using Trusted Publishing"):
 					return hit{class: Policy, code: CodeCargoTokenScope, rank: rankTool, reason: "this crate accepts new versions only through trusted publishing",
 						remedy: "exchange the job's OIDC token with rust-lang/crates-io-auth-action (permissions: id-token: write) instead of a long-lived token"}, true
+				}
+				if !strings.Contains(line, "token does not have the required permissions") {
+					return hit{}, false
 				}
 				return hit{class: Policy, code: CodeCargoTokenScope, rank: rankTool, reason: "the crates.io token lacks the permission for this publish",
 					remedy: "use a token whose scopes cover this crate and action (publish-new for a new crate, publish-update for a new version)"}, true
@@ -170,8 +173,11 @@ var cargoFamily = family{
 		},
 		{
 			// rust-lang/crates-io-auth-action
-			gates: []string{"ailed to retrieve token from Cargo registry", "Trusted Publishing config"},
+			gates: []string{"ailed to re", "Trusted Publishing config"},
 			build: func(c *scanCtx, line string, _ []string) (hit, bool) {
+				if !strings.Contains(line, "token from Cargo registry") && !strings.Contains(line, "Trusted Publishing config") {
+					return hit{}, false
+				}
 				detail := ""
 				if m := reCargoAuthToken.FindStringSubmatch(line); m != nil {
 					status := atoi(m[1])
@@ -196,7 +202,7 @@ var cargoFamily = family{
 			},
 		},
 		{
-			gates: []string{"issing or empty metadata fields", "nvalid upload request", "dependencies must have a version", "package.publish` must"},
+			gates: []string{"issing or empty metadata fields", "nvalid upload request", "have a version", "package.publish` must"},
 			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
 				switch {
 				case strings.Contains(line, "metadata fields"):
@@ -213,7 +219,10 @@ var cargoFamily = family{
 					return hit{class: Structural, code: CodeCargoManifest, rank: rankTool, reason: "the package is marked not to be published (package.publish)",
 						remedy: "set publish = true (or list this registry) in Cargo.toml, or leave this package out of the publish"}, true
 				}
-				return hit{class: Structural, code: CodeCargoManifest, rank: rankTool, reason: "the registry rejected the upload: " + clip(line),
+				if !strings.Contains(line, "nvalid upload request") {
+					return hit{}, false
+				}
+				return hit{class: Structural, code: CodeCargoManifest, rank: rankTool, reason: "the registry rejected the upload request: " + clip(line),
 					remedy: "fix the manifest the message names, then publish again"}, true
 			},
 		},

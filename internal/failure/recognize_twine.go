@@ -58,7 +58,7 @@ var twineFamily = family{
 	matchers: []matcher{
 		{
 			// the file, or its name, is already on the index
-			gates: []string{"File already exists", "Filename cannot be reused", "file named", "filename has", "filename was previously", "one sdist may be uploaded"},
+			gates: []string{"File already exists", "Filename cannot be reused", "file named", "filename has", "filename was previously", "sdist may be uploaded"},
 			build: func(c *scanCtx, line string, _ []string) (hit, bool) {
 				file := ""
 				switch {
@@ -154,7 +154,7 @@ var twineFamily = family{
 		{
 			// pypa/gh-action-pypi-publish, twine's own trusted publishing, uv
 			gates: []string{"Trusted publishing exchange failure", "TrustedPublishingFailure", "token for trusted publishing", "OpenID Connect token retrieval failed",
-				"Token request failed", "Token response error", "invalid-publisher`", "invalid-pending-publisher", "Non-user identities cannot create new projects", "audience retrieval failed"},
+				"Token request failed", "Token response error", "Non-user identities cannot create new projects"},
 			build: func(c *scanCtx, line string, _ []string) (hit, bool) {
 				return trustedPublishingHit(c, line)
 			},
@@ -184,8 +184,11 @@ var twineFamily = family{
 			},
 		},
 		{
-			gates: []string{"description failed to render", "has syntax errors in markup"},
+			gates: []string{"ailed to re", "has syntax errors in markup"},
 			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
+				if !strings.Contains(line, "description failed to render") && !strings.Contains(line, "long_description") {
+					return hit{}, false
+				}
 				reason := "PyPI cannot render the long description"
 				if strings.Contains(line, "reStructuredText") {
 					reason += " as reStructuredText"
@@ -199,8 +202,8 @@ var twineFamily = family{
 		},
 		{
 			// Warehouse's metadata, file name and archive checks
-			gates: []string{"is an invalid value for", "nvalid value for", "nvalid distribution file", "unsupported platform tag", "is missing required fields",
-				"Start filename for", "in filename should be", "normalized project name", "does not contain the required", "nvalid source distribution filename",
+			gates: []string{"nvalid value for", "nvalid distribution file", "platform tag '", "is missing required fields",
+				"Start filename for", "filename should be", "normalized project name", "does not contain the required", "nvalid source distribution filename",
 				"is invalid, should be", "nvalid attestations", "local versions"},
 			build: func(c *scanCtx, line string, _ []string) (hit, bool) {
 				if !pypiContext(c, line) {
@@ -229,7 +232,7 @@ var twineFamily = family{
 			},
 		},
 		{
-			gates: []string{"are temporarily disabled"},
+			gates: []string{"ploads are temporarily disabled"},
 			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
 				if !strings.Contains(line, "ploads are temporarily disabled") {
 					return hit{}, false
@@ -240,7 +243,7 @@ var twineFamily = family{
 		},
 		{
 			// twine's own exceptions, before anything is sent
-			gates: []string{"nvalidDistribution", "nvalidPyPIUploadURL", "UploadToDeprecatedPyPIDetected", "RedirectDetected", "redential not found for"},
+			gates: []string{"nvalidDistribution", "nvalidPyPIUploadURL", "UploadToDeprecatedPyPIDetected", "irectDetected", "NonInteractive"},
 			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
 				switch {
 				case strings.Contains(line, "nvalidDistribution"):
@@ -258,7 +261,7 @@ var twineFamily = family{
 						reason += ": " + clip(detail)
 					}
 					return hit{class: Structural, code: CodeTwineDistribution, rank: rankTool, reason: reason, remedy: remedy}, true
-				case strings.Contains(line, "redential not found for"):
+				case strings.Contains(line, "NonInteractive"):
 					return hit{class: Policy, code: CodeTwineNoCredentials, rank: rankTool, reason: "no credentials reached twine (non-interactive: credential not found)",
 						remedy: "set TWINE_USERNAME=__token__ and TWINE_PASSWORD from a secret in the upload step's environment (secrets are empty in pull requests from forks), or publish with trusted publishing"}, true
 				}
