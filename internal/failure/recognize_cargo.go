@@ -24,6 +24,8 @@ const (
 	CodeCargoManifest      Code = "cargo-manifest-rejected"
 	CodeCargoDirty         Code = "cargo-dirty-worktree"
 	CodeCargoUploadTimeout Code = "cargo-upload-timeout"
+	CodeCargoIndexWait     Code = "cargo-index-wait-timeout"
+	CodeCargoCompile       Code = "cargo-compile-failed"
 )
 
 const remedyCargoToken = "set CARGO_REGISTRY_TOKEN to a crates.io token with the publish-update (and, for a new crate, publish-new) scope, or exchange the job's OIDC token with rust-lang/crates-io-auth-action"
@@ -39,6 +41,7 @@ var (
 	reCargoAuthToken = lazyRE(`ailed to retrieve token from Cargo registry\. Status: (\d{3})\.?(?: Error: (.*))?`)
 	reCargoCurl28    = lazyRE(`\[28\] Timeout was reached`)
 	reCargoUploading = lazyRE(`(?m)^\s*Uploading \S+ v\d`)
+	reRustcError     = lazyRE(`error\[E0(\d{3})\]: (.*)`)
 )
 
 var cargoFamily = family{
@@ -227,7 +230,44 @@ var cargoFamily = family{
 			},
 		},
 		{
-			gates: []string{"not yet committed into git"},
+			// rustc's errors ("error[E0433]: failed to resolve: use of
+			// undeclared crate" is no name lookup) and cargo's summary of them
+			gates: []string{"[E0", "could not compile `", "failed to verify package tarball"},
+			build: func(c *scanCtx, line string, _ []string) (hit, bool) {
+				remedy := "fix the compile error; cargo publish builds the packaged crate on its own, so a file left out of the package or a missing dependency feature fails here even when the workspace builds"
+				if m := reRustcError.FindStringSubmatch(line); m != nil {
+					return hit{class: Structural, code: CodeCargoCompile, rank: rankTool, reason: "the crate does not compile: error[E0" + m[1] + "]: " + clip(m[2]), remedy: remedy}, true
+				}
+				if strings.Contains(line, "could not compile `") {
+					return hit{class: Structural, code: CodeCargoCompile, rank: rankTool, reason: "the crate does not compile", remedy: remedy}, true
+				}
+				if strings.Contains(line, "failed to verify package tarball") {
+					// The verification decides over what its build printed (a
+					// build script's "could not resolve" is no network failure),
+					// unless its cause is a download, which may pass next time.
+					rank := rankTool
+					below := strings.Join(followingLines(c.text, c.lineEnd, 12), "\n")
+					if strings.Contains(below, "failed to download from") || strings.Contains(below, "failed to get 200 response") || strings.Contains(below, "spurious network error") {
+						rank = rankMention
+					}
+					return hit{class: Structural, code: CodeCargoCompile, rank: rank, reason: "cargo publish's verification build of the packaged crate failed", remedy: remedy}, true
+				}
+				return hit{}, false
+			},
+		},
+		{
+			// a warning after a successful upload: the failure, if any, is elsewhere
+			gates: []string{"to be available in registry"},
+			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
+				if !strings.Contains(line, "timed out waiting for") {
+					return hit{}, false
+				}
+				return hit{class: Unknown, code: CodeCargoIndexWait, rank: rankTransport + 1, reason: "the crate was uploaded, but the registry's index did not show it in time (a warning)",
+					remedy: "the publish went through: do not publish it again; publish the crates that depend on it once the index catches up (raise publish.timeout)"}, true
+			},
+		},
+		{
+			gates: []string{"not yet committed into git", "dirty files found"},
 			build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
 				return hit{class: Structural, code: CodeCargoDirty, rank: rankTool, reason: "the working tree has uncommitted changes, and cargo publish refuses them",
 					remedy: "a step changed tracked files before publishing (a generated file, Cargo.lock, a version bump): commit them, ignore them in .gitignore, or pass --allow-dirty"}, true

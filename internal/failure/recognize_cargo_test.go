@@ -100,6 +100,26 @@ func TestCargo(t *testing.T) {
 			class: Unknown, code: CodeCargoUploadTimeout, remedy: "check whether the version got published",
 		},
 		{
+			name: "rustc's failed to resolve is no DNS failure", tool: ToolAuto,
+			text:  "   Compiling demo v0.1.0\nerror[E0433]: failed to resolve: use of undeclared crate or module `bar`\n --> src/lib.rs:1:5\nerror: could not compile `demo` (lib) due to 1 previous error\n",
+			class: Structural, code: CodeCargoCompile, reason: "error[E0433]: failed to resolve: use of undeclared crate",
+		},
+		{
+			name: "the verification fails on a download: the download decides", tool: ToolCargo,
+			text:  "error: failed to verify package tarball\n\nCaused by:\n  failed to download `syn v2.0.0`\n\nCaused by:\n  failed to download from `https://static.crates.io/crates/syn/2.0.0/download`\n\nCaused by:\n  [28] Timeout was reached (download of `syn v2.0.0` failed to transfer more than 10 bytes in 30s)\n",
+			class: Transient, code: CodeTimeout,
+		},
+		{
+			name: "the index did not show the crate in time: a warning after success", tool: ToolCargo,
+			text:  "   Uploaded demo v0.1.0 to registry `crates-io`\nnote: waiting for `demo v0.1.0` to be available at registry `crates-io`.\nwarning: timed out waiting for `demo v0.1.0` to be available in registry `crates-io`\nnote: the registry may have a backlog that is delaying making the crate available. The crate should be available soon.\n",
+			class: Unknown, code: CodeCargoIndexWait, remedy: "do not publish it again",
+		},
+		{
+			name: "old cargo's dirty files", tool: ToolCargo,
+			text:  "error: 1 dirty files found in the working directory:\n\nCargo.lock\n",
+			class: Structural, code: CodeCargoDirty,
+		},
+		{
 			name: "spurious network warnings are downloads", tool: ToolCargo,
 			text:  "warning: spurious network error (2 tries remaining): [28] Timeout was reached (failed to download any data for `im v12.3.4` within 30s)\n",
 			class: Transient, code: CodeTimeout,
