@@ -213,11 +213,17 @@ var netMatchers = []matcher{
 	},
 }
 
-// notDNS reports whether a line's "failed to resolve" is BuildKit's or
-// containerd's wrapper of an image reference ("failed to resolve source
+var reRustcError = lazyRE(`error\[E\d{4}\]`)
+
+// notDNS reports whether a line's "failed to resolve" is rustc's (an
+// unresolved path), a build script's, or BuildKit's or containerd's wrapper
+// of an image reference ("failed to resolve source
 // metadata for X:", "failed to resolve reference \"X\":"), not a name
 // lookup, unless a lookup's own words are on the line too.
 func notDNS(line string) bool {
+	if strings.Contains(line, "failed to resolve: use of") || reRustcError.MatchString(line) || strings.Contains(line, "resolve the url: 'file:") {
+		return true // rustc's unresolved path, a build script's local URL
+	}
 	if !strings.Contains(line, "resolve source metadata for") && !strings.Contains(line, "resolve reference \"") {
 		return false
 	}
