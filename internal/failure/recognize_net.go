@@ -213,8 +213,6 @@ var netMatchers = []matcher{
 	},
 }
 
-var reRustcError = lazyRE(`error\[E\d{4}\]`)
-
 // notDNS reports whether a line's "failed to resolve" is rustc's (an
 // unresolved path), a build script's, or BuildKit's or containerd's wrapper
 // of an image reference ("failed to resolve source
