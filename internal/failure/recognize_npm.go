@@ -116,6 +116,9 @@ var npmMatchers = []matcher{
 				return hit{}, false // the same format from a client of another registry
 			}
 			e.readBlock(c, line)
+			if e.codeBelow {
+				return hit{}, false
+			}
 			e.code = "E" + itoa3(e.status)
 			return npmVerdict(c, e)
 		},
@@ -156,6 +159,9 @@ type npmErr struct {
 	detail string // the block's other lines, lower-cased
 	lines  []string
 	extra  []string // evidence: the block's status and first message lines
+	// codeBelow: a code line follows within the block (npm ≤ 5 prints
+	// "publish Failed PUT 403" above "code E403"); that line decides
+	codeBelow bool
 }
 
 // readBlock reads the error block around a line into e: the status line
@@ -166,6 +172,7 @@ func (e *npmErr) readBlock(c *scanCtx, line string) {
 	var b strings.Builder
 	for _, l := range followingLines(c.text, min(c.lineEnd, len(c.text)), 10) {
 		if reNPMCode.MatchString(l) {
+			e.codeBelow = true
 			break
 		}
 		if e.status == 0 && e.parseStatus(l) || len(e.extra) == 0 && npmMessage(l) {
@@ -243,8 +250,16 @@ func npmMessage(l string) bool {
 			if len(rest) >= 3 && atoi(rest[:3]) >= 400 && (len(rest) == 3 || rest[3] == ' ') {
 				rest = strings.TrimSpace(rest[3:]) // "npm ERR! 404  'x' is not in this registry."
 			}
-			return rest != "" && !strings.HasPrefix(rest, "A complete log") && !strings.HasPrefix(rest, "errno ") &&
-				!strings.HasPrefix(rest, "syscall ") && !strings.HasPrefix(rest, "path ")
+			if rest == "" {
+				return false
+			}
+			for _, b := range []string{"A complete log", "Additional logging", "Please include", "If you need help", "errno ", "syscall ", "path ",
+				"System ", "argv ", "command ", "cwd ", "node ", "npm ", "not ok", "Darwin ", "Linux ", "Windows_NT ", "<http"} {
+				if strings.HasPrefix(rest, b) {
+					return false
+				}
+			}
+			return true
 		}
 	}
 	return false
@@ -308,9 +323,9 @@ func npmPhraseCode(p string) string {
 // status, method and messages.
 func npmVerdict(c *scanCtx, e npmErr) (hit, bool) {
 	all := strings.ToLower(e.msg) + "\n" + e.detail
-	what := e.pkg
+	what := clip(e.pkg)
 	if what != "" {
-		what = " " + clip(what)
+		what = " " + what
 	}
 	h := hit{rank: rankTool, extra: e.extra}
 	set := func(class Class, code Code, reason, remedy string) (hit, bool) {
@@ -350,7 +365,11 @@ func npmVerdict(c *scanCtx, e npmErr) (hit, bool) {
 	case "ENOLOCK":
 		return set(Structural, CodeNPMLockfile, "npm ENOLOCK: the command needs a package-lock.json", "commit a lockfile (npm i --package-lock-only) or use npm install")
 	case "EUSAGE":
-		if strings.Contains(all, "in sync") || strings.Contains(all, "lockfile") || strings.Contains(all, "package-lock") || strings.Contains(all, "shrinkwrap") {
+		if strings.Contains(all, "existing package-lock") {
+			return set(Structural, CodeNPMLockfile, "npm EUSAGE: npm ci needs a package-lock.json and there is none",
+				"commit a package-lock.json (npm install --package-lock-only), or use npm install")
+		}
+		if strings.Contains(all, "in sync") || strings.Contains(all, "lockfile") || strings.Contains(all, "lock file") || strings.Contains(all, "package-lock") || strings.Contains(all, "shrinkwrap") {
 			return set(Structural, CodeNPMLockfile, "npm EUSAGE: package.json and package-lock.json are not in sync for npm ci",
 				"run npm install and commit the updated package-lock.json; npm ci will refuse the same lockfile again")
 		}
@@ -402,7 +421,8 @@ func npmVerdict(c *scanCtx, e npmErr) (hit, bool) {
 		return set(Policy, CodeNPMUnauthorized, "npm E401: the registry rejected the credentials"+on+msg, remedyNPM401)
 	case 403:
 		if strings.Contains(all, "two-factor") || strings.Contains(all, "one-time pass") || strings.Contains(all, "bypass 2fa") {
-			return set(Policy, CodeNPMOTPRequired, "npm E403: publishing"+what+" requires two-factor authentication", remedyNPMOTP)
+			return set(Policy, CodeNPMOTPRequired, "npm E403: publishing"+what+" requires two-factor authentication"+msg,
+				"the package's 2FA setting refuses this token: EOTP cannot be answered in CI; use a granular access token with bypass 2FA allowed by the package's publishing access setting, or trusted publishing")
 		}
 		if publish {
 			return set(Policy, CodeNPMForbidden, "npm E403: forbidden"+on+msg,
@@ -562,6 +582,9 @@ func itoa3(n int) string {
 // version.
 func pnpmHit(c *scanCtx, line string, m []string) (hit, bool) {
 	code := m[1]
+	if strings.Contains(line, "Will retry") || strings.Contains(line, "WARN") {
+		return hit{}, false // pnpm retries it itself; the final error tells
+	}
 	if strings.HasPrefix(code, "FETCH_") {
 		f := rePNPMFetch.FindStringSubmatch(line)
 		if f == nil {
@@ -584,7 +607,7 @@ func pnpmHit(c *scanCtx, line string, m []string) (hit, bool) {
 	}
 	h := hit{rank: rankTool}
 	switch code {
-	case "OUTDATED_LOCKFILE", "LOCKFILE_CONFIG_MISMATCH", "LOCKFILE_MISSING_DEPENDENCY":
+	case "OUTDATED_LOCKFILE", "FROZEN_LOCKFILE_WITH_OUTDATED_LOCKFILE", "LOCKFILE_CONFIG_MISMATCH", "LOCKFILE_MISSING_DEPENDENCY":
 		h.class, h.code = Structural, CodeNPMLockfile
 		h.reason = "pnpm ERR_PNPM_" + code + ": pnpm-lock.yaml is not up to date with package.json for a frozen install"
 		h.remedy = "run pnpm install and commit the updated pnpm-lock.yaml; a frozen install refuses the same lockfile again"
