@@ -64,7 +64,7 @@ const (
 
 var (
 	// the code line of an error block: "npm ERR! code E403", "npm error code EOTP", "12 error code E401"
-	reNPMCode = lazyRE(`(?:(?:\bnpm ERR!|\bnpm error|(?:^|[\s>])\d+ error) code |\blerna ERR! )([A-Z][A-Z0-9_]{2,})\b`)
+	reNPMCode = lazyRE(`(?:(?:\bnpm ERR!|\bnpm error) code ([A-Z][A-Z0-9_]{2,})|(?:(?:^|[\s>])\d+ error code |\blerna ERR! )(E[A-Z0-9_]{2,}))\b`)
 	// npm-registry-fetch's status line: "403 403 Forbidden - PUT https://host/pkg - message"
 	reNPMFetch = lazyRE(`\b([45]\d\d) (?:[45]\d\d )?[A-Z][A-Za-z' -]*? - (GET|HEAD|PUT|POST|PATCH|DELETE) (https?://\S+)(?: - (.*))?`)
 	// older status lines: "npm ERR! 404 Not found : @s/p", "npm ERR! 429 Too Many Requests: pkg@1"
@@ -78,7 +78,7 @@ var (
 	// the waiting time of a republish or publish cap: "until 24 hours have passed"
 	reNPMWait = lazyRE(`(?i)until (\d+ (?:hours?|days?|minutes?))|in the last (\d+ (?:hours?|days?)|day|hour)|try again in (\d+ (?:hours?|days?|minutes?))`)
 	// registry phrases worth reading wherever they are relayed
-	reNPMPhrase = lazyRE(`(?i)cannot publish over|Attempting to modify version|cannot be republished until|requires a one-time password|requires you to be logged in|auth and email required for publishing|must sign up for private packages|need a paid account to perform this action|Failed to save packument|Error verifying sigstore provenance bundle|do not have permission to publish|Two-factor authentication or granular access token`)
+	reNPMPhrase = lazyRE(`cannot publish over|Cannot publish over|Attempting to modify version|cannot be republished until|requires a one-time password|requires you to be logged in|auth and email required for publishing|must sign up for private packages|need a paid account to perform this action|Failed to save packument|verifying sigstore provenance bundle|not have permission to publish|Two-factor authentication or granular access token|Invalid npm token`)
 	// pnpm: "ERR_PNPM_FETCH_404  GET https://registry.npmjs.org/x: Not Found - 404"
 	rePNPMFetch = lazyRE(`ERR_PNPM_FETCH_([45]\d\d)\b\s*(?:(GET|HEAD|PUT|POST|PATCH|DELETE) (\S+?):? )?(.*)`)
 	rePNPMCode  = lazyRE(`ERR_PNPM_([A-Z0-9_]+)`)
@@ -94,19 +94,21 @@ var npmFamily = family{
 var npmMatchers = []matcher{
 	{
 		// the code line decides, read with the lines of its block
-		gates: []string{"ERR! code ", "error code E", "error code SELF_", "error code UNABLE_", "error code CERT_", "error code DEPTH_", "lerna ERR! E"},
+		// (gates start with byte pairs that are rare in logs: every place a
+		// gate's first two bytes appear costs a comparison)
+		gates: []string{"ERR! code ", "npm error code ", "code E", "ERR! E"},
 		re:    reNPMCode,
 		build: func(c *scanCtx, line string, m []string) (hit, bool) {
 			var e npmErr
 			e.readBlock(c, line)
-			e.code = m[1]
+			e.code = m[1] + m[2]
 			return npmVerdict(c, e)
 		},
 	},
 	{
 		// a status line with no code line above it (npm ≤ 6, or relayed by lerna, changesets)
 		gates: []string{"- GET http", "- HEAD http", "- PUT http", "- POST http", "- PATCH http", "- DELETE http",
-			"npm ERR! 4", "npm ERR! 5", "npm error 4", "npm error 5", "Registry returned ", "publish Failed "},
+			"npm ERR! 4", "npm ERR! 5", "npm error 4", "npm error 5", "egistry returned ", "publish Failed "},
 		build: func(c *scanCtx, line string, _ []string) (hit, bool) {
 			var e npmErr
 			if !e.parseStatus(line) || npmCodeAbove(c, line) {
@@ -125,9 +127,9 @@ var npmMatchers = []matcher{
 	},
 	{
 		// registry phrases with no npm block around them (old npm, yarn, lerna)
-		gates: []string{"annot publish over", "Attempting to modify version", "annot be republished until", "requires a one-time password",
-			"requires you to be logged in", "auth and email required for publishing", "sign up for private packages", "need a paid account to perform",
-			"Failed to save packument", "verifying sigstore provenance", "not have permission to publish", "Two-factor authentication or granular"},
+		gates: []string{"annot publish over", "Attempting to modify version", "annot be republished until", "-time password",
+			"logged in", "auth and email required for publishing", "must sign up", "paid account",
+			"packument", "verifying sigstore provenance", "not have permission to publish", "Two-factor authentication or granular", "Invalid npm token"},
 		re: reNPMPhrase,
 		build: func(c *scanCtx, line string, m []string) (hit, bool) {
 			if npmCodeAbove(c, line) {
@@ -136,7 +138,6 @@ var npmMatchers = []matcher{
 			var e npmErr
 			e.parseStatus(line)
 			e.readBlock(c, line)
-			e.detail = strings.ToLower(line) + "\n" + e.detail
 			e.code = npmPhraseCode(strings.ToLower(m[0]))
 			return npmVerdict(c, e)
 		},
@@ -170,6 +171,9 @@ type npmErr struct {
 // to" line above it.
 func (e *npmErr) readBlock(c *scanCtx, line string) {
 	var b strings.Builder
+	b.WriteString(strings.ToLower(line)) // lerna's "lerna ERR! E409 Failed to save packument"
+	b.WriteByte('\n')
+	e.lines = append(e.lines, line)
 	for _, l := range followingLines(c.text, min(c.lineEnd, len(c.text)), 10) {
 		if reNPMCode.MatchString(l) {
 			e.codeBelow = true
@@ -314,6 +318,8 @@ func npmPhraseCode(p string) string {
 		return "E402"
 	case strings.Contains(p, "packument"):
 		return "E409"
+	case strings.Contains(p, "invalid npm token"):
+		return "E401"
 	default: // provenance
 		return "E422"
 	}
@@ -376,6 +382,13 @@ func npmVerdict(c *scanCtx, e npmErr) (hit, bool) {
 		return set(Structural, CodeNPMUsage, "npm EUSAGE: npm was called with wrong arguments", "fix the npm command line")
 	case "EJSONPARSE":
 		return set(Structural, CodeNPMUsage, "npm EJSONPARSE: package.json (or another JSON file) is not valid JSON", "fix the JSON file npm names (a merge conflict marker, a trailing comma)")
+	case "EINVALIDTAGNAME", "EINVALIDPACKAGENAME", "EUNSUPPORTEDPROTOCOL", "EINVALIDTYPE":
+		return set(Structural, CodeNPMUsage, "npm "+e.code+": npm was given an invalid name, tag or spec", "fix the package name, tag or version spec npm names")
+	case "FETCH_ERROR", "ERR_STREAM_PREMATURE_CLOSE":
+		if strings.Contains(all, "unexpected end of json") || strings.Contains(all, "premature close") || strings.Contains(all, "aborted") {
+			return net(CodeTransferCut, trNet, "the registry's answer was cut short")
+		}
+		return hit{}, false // "Unexpected token < in JSON": a registry or proxy that answers HTML
 	case "EINTEGRITY":
 		return set(Unknown, CodeNPMIntegrity, "npm EINTEGRITY: a downloaded tarball does not match the checksum in the lockfile",
 			"a stale lockfile entry, a corrupted cache or a proxy that rewrites tarballs: run npm cache verify, or regenerate the lockfile entry; retry only after checking")
@@ -405,7 +418,7 @@ func npmVerdict(c *scanCtx, e npmErr) (hit, bool) {
 	if e.msg != "" && !strings.EqualFold(e.msg, statusText(status)) {
 		msg = ": " + clip(e.msg)
 	}
-	if strings.Contains(all, "publish over") || strings.Contains(all, "previously published") {
+	if status < 500 && npmExists(all) {
 		return npmConflict(h, e)
 	}
 	if status < 500 && status != 408 {
@@ -468,6 +481,19 @@ func npmVerdict(c *scanCtx, e npmErr) (hit, bool) {
 		vd.remedy = remedyNPM5xx
 	}
 	return set(vd.class, vd.code, "npm E"+itoa3(status)+": "+statusName(status)+on+msg, vd.remedy)
+}
+
+// npmExists reports whether a registry's refusal says the version is
+// already there: npm's own words, GitHub Packages', Verdaccio's, Azure
+// Artifacts', Nexus'.
+func npmExists(all string) bool {
+	for _, p := range []string{"publish over", "previously published", "already present", "already exists", "already contains",
+		"does not allow updating assets", "already been published", "is already published"} {
+		if strings.Contains(all, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // npmConflict is the verdict on a publish of a version that is already on
