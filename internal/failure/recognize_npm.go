@@ -78,7 +78,7 @@ var (
 	// the waiting time of a republish or publish cap: "until 24 hours have passed"
 	reNPMWait = lazyRE(`(?i)until (\d+ (?:hours?|days?|minutes?))|in the last (\d+ (?:hours?|days?)|day|hour)|try again in (\d+ (?:hours?|days?|minutes?))`)
 	// registry phrases worth reading wherever they are relayed
-	reNPMPhrase = lazyRE(`cannot publish over|Cannot publish over|Attempting to modify version|cannot be republished until|requires a one-time password|requires you to be logged in|auth and email required for publishing|must sign up for private packages|need a paid account to perform this action|Failed to save packument|verifying sigstore provenance bundle|not have permission to publish|Two-factor authentication or granular access token|Invalid npm token`)
+	reNPMPhrase = lazyRE(`cannot publish over|Cannot publish over|Attempting to modify version|cannot be republished until|requires a one-time password|requires you to be logged in|auth and email required for publishing|must sign up for private packages|need a paid account to perform this action|Failed to save packument|verifying sigstore provenance bundle|not have permission to publish|Two-factor authentication or granular access token|Invalid npm token|Unable to authenticate, |Incorrect or missing password`)
 	// pnpm: "ERR_PNPM_FETCH_404  GET https://registry.npmjs.org/x: Not Found - 404"
 	rePNPMFetch = lazyRE(`ERR_PNPM_FETCH_([45]\d\d)\b\s*(?:(GET|HEAD|PUT|POST|PATCH|DELETE) (\S+?):? )?(.*)`)
 	rePNPMCode  = lazyRE(`ERR_PNPM_([A-Z0-9_]+)`)
@@ -129,7 +129,8 @@ var npmMatchers = []matcher{
 		// registry phrases with no npm block around them (old npm, yarn, lerna)
 		gates: []string{"annot publish over", "Attempting to modify version", "annot be republished until", "-time password",
 			"logged in", "auth and email required for publishing", "must sign up", "paid account",
-			"packument", "verifying sigstore provenance", "not have permission to publish", "Two-factor authentication or granular", "Invalid npm token"},
+			"packument", "verifying sigstore provenance", "not have permission to publish", "Two-factor authentication or granular", "Invalid npm token",
+			"Unable to authenticate, ", "Incorrect or missing password"},
 		re: reNPMPhrase,
 		build: func(c *scanCtx, line string, m []string) (hit, bool) {
 			if npmCodeAbove(c, line) {
@@ -258,7 +259,8 @@ func npmMessage(l string) bool {
 				return false
 			}
 			for _, b := range []string{"A complete log", "Additional logging", "Please include", "If you need help", "errno ", "syscall ", "path ",
-				"System ", "argv ", "command ", "cwd ", "node ", "npm ", "not ok", "Darwin ", "Linux ", "Windows_NT ", "<http"} {
+				"System ", "argv ", "command ", "cwd ", "node ", "npm ", "not ok", "Darwin ", "Linux ", "Windows_NT ", "<http",
+				"In most cases", "a package version", "on a server", "You should bug", "Note that you can", "tarball, folder", "at "} {
 				if strings.HasPrefix(rest, b) {
 					return false
 				}
@@ -318,7 +320,7 @@ func npmPhraseCode(p string) string {
 		return "E402"
 	case strings.Contains(p, "packument"):
 		return "E409"
-	case strings.Contains(p, "invalid npm token"):
+	case strings.Contains(p, "invalid npm token"), strings.Contains(p, "unable to authenticate"), strings.Contains(p, "missing password"):
 		return "E401"
 	default: // provenance
 		return "E422"
@@ -637,6 +639,10 @@ func pnpmHit(c *scanCtx, line string, m []string) (hit, bool) {
 		h.class, h.code = Structural, CodeNPMLockfile
 		h.reason = "pnpm ERR_PNPM_" + code + ": pnpm-lock.yaml is not up to date with package.json for a frozen install"
 		h.remedy = "run pnpm install and commit the updated pnpm-lock.yaml; a frozen install refuses the same lockfile again"
+	case "TARBALL_INTEGRITY":
+		h.class, h.code = Unknown, CodeNPMIntegrity
+		h.reason = "pnpm ERR_PNPM_TARBALL_INTEGRITY: a downloaded tarball does not match the checksum in the lockfile"
+		h.remedy = "a stale lockfile entry, a corrupted store or a proxy that rewrites tarballs: run pnpm store prune, or regenerate the lockfile entry; retry only after checking"
 	case "NO_MATCHING_VERSION":
 		h.class, h.code = Absent, CodeNPMNoMatchingVersion
 		h.reason = "pnpm ERR_PNPM_NO_MATCHING_VERSION: no version of the package matches the requested range"
