@@ -85,9 +85,11 @@ var (
 )
 
 var npmFamily = family{
-	tool:     ToolNPM,
-	names:    []string{"npm", "npx", "pnpm", "pnpx", "npm.cmd", "npx.cmd", "pnpm.cmd"},
-	marks:    []string{"npm ERR! code ", "npm error code ", "ERR_PNPM_"},
+	tool:  ToolNPM,
+	names: []string{"npm", "npx", "pnpm", "pnpx", "npm.cmd", "npx.cmd", "pnpm.cmd"},
+	// two marks only: --tool auto scans the whole text for each of them
+	// (pnpm's ERR_PNPM_ lines are recognised whatever the tool)
+	marks:    []string{"npm ERR! code ", "npm error code "},
 	matchers: npmMatchers,
 }
 
