@@ -217,9 +217,10 @@ func TestNPMToolNames(t *testing.T) {
 		}
 	}
 	for text, want := range map[string]Tool{
-		"npm ERR! code E401\n":                                   ToolNPM,
-		"npm error code ENEEDAUTH\n":                             ToolNPM,
-		" ERR_PNPM_FETCH_404  GET https://x":                     ToolNPM,
+		"npm ERR! code E401\n":       ToolNPM,
+		"npm error code ENEEDAUTH\n": ToolNPM,
+		// pnpm has no mark: its ERR_PNPM_ lines are read whatever the tool
+		" ERR_PNPM_FETCH_404  GET https://x":                     ToolAuto,
 		"npm notice Publishing to https://registry.npmjs.org/\n": ToolAuto,
 	} {
 		if got := detectTool(text, ToolAuto); got != want {
