@@ -88,12 +88,15 @@ func traceOf(hits []hit, best hit, fa facts) Trace {
 		if t.Network && h.tr&(trNet|trProxy) == trNet|trProxy {
 			t.Proxy = true
 		}
-		if h.code == CodeGitNoCredentials || h.code == CodeDockerNoCredentials {
+		switch h.code {
+		case CodeGitNoCredentials, CodeDockerNoCredentials, CodeNPMNeedAuth:
+			// nothing was given to refuse
 			noCreds = true
 		}
 	}
 	t.Proxy = t.Proxy || (t.Network && best.tr&trProxy != 0) || fa.connectStatus != 0
-	t.AuthRefused = best.class == Policy && best.tr&trProxy == 0 && !t.Proxy && !noCreds
+	// a spent quota is not a refusal of the credentials
+	t.AuthRefused = best.class == Policy && best.tr&trProxy == 0 && !t.Proxy && !noCreds && best.code != CodeQuotaExhausted
 	return t
 }
 
