@@ -11,11 +11,11 @@ import "strings"
 // program names and no marks ("##[error]" is in every workflow log).
 //
 // A warning does not fail a job (the cache actions only warn when the cache
-// service fails): a verdict read from a "Warning:" line ranks below every
-// error, so the error that failed the step decides when the log has one, and
-// the "Process completed with exit code" line that ends a failed step ranks
-// just above it, so a warning's retry never stands in for an unrecognised
-// failure.
+// service fails): a verdict these matchers read from a "Warning:" line ranks
+// below every error, so the error that failed the step decides when the log
+// has one; the "Process completed with exit code" line that ends a failed
+// step ranks just above it, so such a warning's retry never stands in for an
+// unrecognised failure.
 
 // The family's codes.
 const (
@@ -26,7 +26,6 @@ const (
 	CodeActionsServiceFailed    Code = "actions-service-failed"
 	CodeActionsCacheKeyTaken    Code = "actions-cache-key-taken"
 	CodeActionsCachePath        Code = "actions-cache-path-missing"
-	CodeActionsCacheKeyInvalid  Code = "actions-cache-key-invalid"
 	CodeActionsCacheTooLarge    Code = "actions-cache-too-large"
 	CodeActionsCacheMiss        Code = "actions-cache-miss"
 	CodeActionsCheckoutRef      Code = "actions-checkout-ref-not-found"
@@ -75,12 +74,13 @@ var (
 	reActionsQuotaReset  = lazyRE(`(?i)recalculated every ([\w -]+)`)
 	reActionsTwirp       = lazyRE(`Failed request: \((\d{3})\) ?([^:]*)(?::\s*(.*))?`)
 	reActionsTwirpMethod = lazyRE(`Failed to ([A-Z]\w+): `)
+	reActionsAttempts    = lazyRE(`Failed to make request after (\d+) attempts(?:: (.*))?`)
 	reActionsNetCode     = lazyRE(`Unable to make request: (E[A-Z]+)`)
 	reActionsCacheStatus = lazyRE(`Cache service responded with (\d{3})`)
 	reActionsCacheKey    = lazyRE(`Unable to reserve cache with key (.+?), another job`)
-	reActionsCacheMiss   = lazyRE(`Exiting as fail-on-cache-miss is set\.(?:\s*Input key: (\S+))?`)
+	reActionsCacheMiss   = lazyRE(`Failed to restore cache entry\. Exiting as fail-on-cache-miss is set\.(?:\s*Input key: (\S+))?`)
 	reActionsVersionNF   = lazyRE(`Unable to find (\S+) version '([^']*)' for platform (\S+) and architecture ([\w-]+)|The version '([^']*)' with architecture '([^']*)' was not found|Version (\S+) with arch (\S+) not found`)
-	reActionsSemver      = lazyRE(`(?i)satisfied version for semver '?([^'\s]*)'?`)
+	reActionsSemver      = lazyRE(`(?i)Could not find satisfied version for semver '?([^'\s]*)'?`)
 	reActionsRespStatus  = lazyRE(`Response status code does not indicate success: (\d{3})`)
 	reActionsDownloadURL = lazyRE(`Failed to download action (?:repository )?'(?:https?://[^/']+/repos/)?([^']*?)(?:/tarball/([^']*))?'`)
 	reActionsResolve     = lazyRE("Unable to resolve actions?[.,]? *(?:Repository not found ?: ?)?`?([\\w.-]+/[^\\s`,]*)`?(?:, (.*))?")
@@ -89,7 +89,7 @@ var (
 	reActionsOIDC        = lazyRE(`Unable to get (ACTIONS_ID_TOKEN_REQUEST_(?:URL|TOKEN)) env variable`)
 	reActionsInput       = lazyRE(`Input required and not supplied: (\S+)`)
 	reActionsCommand     = lazyRE("Unable to process file command '([^']*)' successfully|The `([\\w-]+)` command is disabled")
-	reActionsTimeout     = lazyRE(`has exceeded the maximum execution time of ([^.]+)|The action '(.*?)' has timed out after ([^.]+)`)
+	reActionsTimeout     = lazyRE(`The job running on runner (.*?) has exceeded the maximum execution time of ([^.]+)|The action '(.*?)' has timed out after ([^.]+)`)
 	reActionsExit        = lazyRE(`Process completed with exit code (\d+)|The process '([^']*)' failed with exit code (\d+)`)
 )
 
@@ -131,7 +131,7 @@ var actionsFamily = family{
 	matchers: []matcher{
 		// actions/checkout
 		{
-			gates: []string{"A branch or tag with the name '"},
+			gates: []string{"could not be found"},
 			re:    reActionsCheckoutRef,
 			build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
 				return hit{class: Absent, code: CodeActionsCheckoutRef, rank: rankTool,
@@ -149,12 +149,6 @@ var actionsFamily = family{
 					reason = "artifact " + clip(strings.TrimRight(m[1], ".")) + " not found in the workflow run"
 				}
 				return hit{class: Absent, code: CodeActionsArtifactNotFound, rank: rankTool, reason: reason, remedy: remedyArtifactNotFound}, true
-			},
-		},
-		{
-			gates: []string{"artifact with this name already exists"},
-			build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-				return actionsArtifactExists(), true
 			},
 		},
 		{
@@ -176,7 +170,7 @@ var actionsFamily = family{
 			build: func(_ *scanCtx, line string, m []string) (hit, bool) {
 				h := hit{class: Structural, code: CodeActionsArtifactNoFiles, rank: rankTool,
 					reason: "upload-artifact: no files match the path " + clip(m[1]+m[2]),
-					remedy: "the path matched nothing: check that the build wrote the files there (include-hidden-files for dot files), or set if-no-files-found: warn"}
+					remedy: "the path matched nothing: check that the build wrote the files there (and include-hidden-files for dot files); set if-no-files-found: ignore where an empty upload is fine"}
 				return demoted(h, line), true
 			},
 		},
@@ -192,8 +186,11 @@ var actionsFamily = family{
 			},
 		},
 		{
-			gates: []string{"are not currently supported on GHES"},
-			build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+			gates: []string{"GHES"},
+			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
+				if !strings.Contains(line, "not currently supported on GHES") {
+					return hit{}, false
+				}
 				return hit{class: Structural, code: CodeActionsGHES, rank: rankTool, reason: "artifact actions v4 do not run on GitHub Enterprise Server",
 					remedy: "on GitHub Enterprise Server use actions/upload-artifact@v3 and actions/download-artifact@v3"}, true
 			},
@@ -239,14 +236,18 @@ var actionsFamily = family{
 		},
 		{
 			gates: []string{"Failed to make request after "},
-			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
+			re:    reActionsAttempts,
+			build: func(_ *scanCtx, line string, m []string) (hit, bool) {
 				method := ""
 				if mm := reActionsTwirpMethod.FindStringSubmatch(line); mm != nil {
 					method = mm[1]
 				}
 				// the toolkit repeats only timeouts, 5xx and 429
 				h := hit{class: Transient, code: CodeActionsServiceFailed, rank: rankStatus,
-					reason: actionsServiceReason(method, "every attempt failed"), remedy: remedyActionsService}
+					reason: actionsServiceReason(method, m[1]+" attempts failed"), remedy: remedyActionsService}
+				if m[2] != "" {
+					h.reason += " (" + clip(m[2]) + ")"
+				}
 				return demoted(h, line), true
 			},
 		},
@@ -306,16 +307,11 @@ var actionsFamily = family{
 			},
 		},
 		{
-			gates: []string{"Key Validation Error: "},
+			gates: []string{"Cache size of"},
 			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
-				return hit{class: Structural, code: CodeActionsCacheKeyInvalid, rank: rankTool,
-					reason: "actions/cache: the key is invalid (a comma, over 512 characters, or more than 10 keys)",
-					remedy: "shorten the key, drop commas from it, and give at most 10 restore keys"}, true
-			},
-		},
-		{
-			gates: []string{"limit, not saving cache"},
-			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
+				if !strings.Contains(line, "not saving cache") {
+					return hit{}, false
+				}
 				h := hit{class: Structural, code: CodeActionsCacheTooLarge, rank: rankTool,
 					reason: "actions/cache: the cache is over the size limit, not saved",
 					remedy: "cache less (narrower paths, exclude build output) so the archive stays under the limit"}
@@ -323,7 +319,7 @@ var actionsFamily = family{
 			},
 		},
 		{
-			gates: []string{"fail-on-cache-miss is set"},
+			gates: []string{"Failed to restore cache entry"},
 			re:    reActionsCacheMiss,
 			build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
 				reason := "no cache entry for the key (fail-on-cache-miss)"
@@ -337,7 +333,7 @@ var actionsFamily = family{
 
 		// setup-node, setup-python, setup-go, setup-java: version lookups
 		{
-			gates: []string{"' for platform ", "' with architecture '", " with arch "},
+			gates: []string{"Unable to find ", "not found"},
 			re:    reActionsVersionNF,
 			build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
 				var reason string
@@ -354,7 +350,7 @@ var actionsFamily = family{
 			},
 		},
 		{
-			gates: []string{"satisfied version for SemVer", "satisfied version for semver"},
+			gates: []string{"Could not find satisfied version"},
 			re:    reActionsSemver,
 			build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
 				return hit{class: Structural, code: CodeActionsVersionSpec, rank: rankTool,
@@ -417,7 +413,7 @@ var actionsFamily = family{
 				_, msg, _ := strings.Cut(line, "download info")
 				msg = strings.TrimLeft(msg, ". ")
 				msg = strings.TrimPrefix(msg, "Error: ")
-				if h, ok := c.phrase(msg); ok && h.class != Unknown {
+				if h, ok := c.phrase(msg); ok {
 					h.reason = "the runner could not resolve the job's actions: " + h.reason
 					h.rank = max(h.rank, rankTool)
 					return demoted(h, line), true
@@ -435,18 +431,22 @@ var actionsFamily = family{
 			},
 		},
 		{
-			gates: []string{"not allowed to be used in ", "all actions must be from", "Actions in this workflow must be"},
+			gates: []string{"Actions in this workflow must be", "The action "},
 			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
 				reason := "the repository's Actions policy does not allow the action"
-				if m := reActionsNotAllowed.FindStringSubmatch(line); m != nil {
+				m := reActionsNotAllowed.FindStringSubmatch(line)
+				switch {
+				case m != nil:
 					reason = "the Actions policy of " + clip(m[2]) + " does not allow " + clip(m[1])
+				case !strings.Contains(line, "all actions must be from") && !strings.Contains(line, "Actions in this workflow must be"):
+					return hit{}, false
 				}
 				return hit{class: Policy, code: CodeActionsNotAllowed, rank: rankTool, reason: reason,
 					remedy: "allow the action in the repository's or organisation's Settings → Actions → General (allowed actions), or use an allowed one"}, true
 			},
 		},
 		{
-			gates: []string{"uses a deprecated version of"},
+			gates: []string{"This request has been automatically failed"},
 			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
 				reason := "GitHub fails requests from a deprecated action version"
 				if m := reActionsDeprecated.FindStringSubmatch(line); m != nil {
@@ -459,7 +459,7 @@ var actionsFamily = family{
 
 		// permissions the workflow must grant, inputs it must pass, commands it writes
 		{
-			gates: []string{"ACTIONS_ID_TOKEN_REQUEST_"},
+			gates: []string{"ID_TOKEN_REQUEST_"},
 			re:    reActionsOIDC,
 			build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
 				return hit{class: Policy, code: CodeActionsOIDC, rank: rankTool,
@@ -478,7 +478,7 @@ var actionsFamily = family{
 			},
 		},
 		{
-			gates: []string{"Unable to process file command '", "` command is disabled"},
+			gates: []string{"Unable to process file command '", "The `"},
 			re:    reActionsCommand,
 			build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
 				reason := "the step wrote a malformed " + clip(m[1]) + " file command"
@@ -493,27 +493,30 @@ var actionsFamily = family{
 
 		// billing, limits, cancellation and the runner machine
 		{
-			gates: []string{"recent account payments have failed", "spending limit needs to be increased", "locked due to a billing issue"},
-			build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+			gates: []string{"The job was not started because"},
+			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
+				if !strings.Contains(line, "payments") && !strings.Contains(line, "spending limit") && !strings.Contains(line, "billing") {
+					return hit{}, false
+				}
 				return hit{class: Policy, code: CodeQuotaExhausted, rank: rankTool,
 					reason: "GitHub did not start the job: the account's Actions billing (a failed payment or the spending limit)",
 					remedy: "settle the account's billing (Settings → Billing and plans: payment method, spending limit); jobs start again once it is"}, true
 			},
 		},
 		{
-			gates: []string{"has exceeded the maximum execution time of ", "' has timed out after "},
+			gates: []string{"The job running on runner", "' has timed out after "},
 			re:    reActionsTimeout,
 			build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
-				reason := "the job ran past its time limit of " + clip(m[1])
-				if m[1] == "" {
-					reason = "the step " + clip(m[2]) + " ran past its timeout of " + clip(m[3])
+				reason := "the job ran past its time limit of " + clip(m[2]) + " on " + clip(m[1])
+				if m[2] == "" {
+					reason = "the step " + clip(m[3]) + " ran past its timeout of " + clip(m[4])
 				}
 				return hit{class: Unknown, code: CodeActionsTimeout, rank: rankTool, reason: reason,
 					remedy: "the job or step ran out of time (timeout-minutes; 6 hours on GitHub-hosted runners): make it faster, split it or raise timeout-minutes; re-run by hand only if it hung"}, true
 			},
 		},
 		{
-			gates: []string{"The operation was canceled", "The operation was cancelled"},
+			gates: []string{"The operation was cancel"},
 			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
 				h := hit{class: Unknown, code: CodeCancelled, rank: rankTool, reason: "the runner cancelled the job or step (a user, a timeout, fail-fast or a concurrency group)",
 					remedy: "see why the run was cancelled (its annotations); re-run it by hand if the cancellation was not meant"}
@@ -521,14 +524,17 @@ var actionsFamily = family{
 			},
 		},
 		{
-			gates: []string{"lost communication with the server", "runner has received a shutdown signal"},
+			gates: []string{"The hosted runner", "The self-hosted runner"},
 			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
+				if !strings.Contains(line, "lost communication with the server") {
+					return hit{}, false
+				}
 				return hit{class: Unknown, code: CodeActionsRunnerLost, rank: rankTool, reason: "the runner machine went away during the job (shut down, starved or cut off)",
 					remedy: "re-run the job by hand; if it recurs, the job exhausts the runner's memory, CPU or network (use a larger runner, or less parallelism)"}, true
 			},
 		},
 		{
-			gates: []string{"o space left on device", "running out of disk space"},
+			gates: []string{"space left on device", "You are running out of disk space"},
 			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
 				h := hit{class: Unknown, code: CodeActionsDiskFull, rank: rankRefusal, reason: "the runner's disk is full",
 					remedy: "environment must change: free disk space in the job (remove unused tool caches, docker images) or use a runner with a larger disk; retrying will not help"}
@@ -536,7 +542,7 @@ var actionsFamily = family{
 			},
 		},
 		{
-			gates: []string{"Process completed with exit code ", "failed with exit code "},
+			gates: []string{"Process completed with exit code ", "The process '"},
 			re:    reActionsExit,
 			build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
 				reason := "a step exited with code " + m[1]
