@@ -23,6 +23,7 @@ const (
 	CodeActionsArtifactExists   Code = "actions-artifact-exists"
 	CodeActionsArtifactName     Code = "actions-artifact-name-invalid"
 	CodeActionsArtifactNoFiles  Code = "actions-artifact-no-files"
+	CodeActionsArtifactDownload Code = "actions-artifact-download-failed"
 	CodeActionsServiceFailed    Code = "actions-service-failed"
 	CodeActionsCacheKeyTaken    Code = "actions-cache-key-taken"
 	CodeActionsCachePath        Code = "actions-cache-path-missing"
@@ -40,6 +41,7 @@ const (
 	CodeActionsOIDC             Code = "actions-oidc-unavailable"
 	CodeActionsInputMissing     Code = "actions-input-missing"
 	CodeActionsCommand          Code = "actions-workflow-command-invalid"
+	CodeActionsWorkflowInvalid  Code = "actions-workflow-invalid"
 	CodeActionsTimeout          Code = "actions-timeout"
 	CodeActionsRunnerLost       Code = "actions-runner-lost"
 	CodeActionsDiskFull         Code = "actions-disk-full"
@@ -89,7 +91,7 @@ var (
 	reActionsOIDC        = lazyRE(`Unable to get (ACTIONS_ID_TOKEN_REQUEST_(?:URL|TOKEN)) env variable`)
 	reActionsInput       = lazyRE(`Input required and not supplied: (\S+)`)
 	reActionsCommand     = lazyRE("Unable to process file command '([^']*)' successfully|The `([\\w-]+)` command is disabled")
-	reActionsTimeout     = lazyRE(`The job running on runner (.*?) has exceeded the maximum execution time of ([^.]+)|The action '(.*?)' has timed out after ([^.]+)`)
+	reActionsTimeout     = lazyRE(`The job (?:running on runner (.*?) )?has exceeded the maximum execution time (?:of |while awaiting a runner for )([^.]+)|The action '(.*?)' has timed out after ([^.]+)`)
 	reActionsExit        = lazyRE(`Process completed with exit code (\d+)|The process '([^']*)' failed with exit code (\d+)`)
 )
 
@@ -248,6 +250,17 @@ var actionsFamily = family{
 				if m[2] != "" {
 					h.reason += " (" + clip(m[2]) + ")"
 				}
+				return demoted(h, line), true
+			},
+		},
+		{
+			gates: []string{"Artifact download failed after "},
+			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
+				// the toolkit retries any error: a network blip, or an archive
+				// that is not a zip (docker's build records) every time
+				h := hit{class: Unknown, code: CodeActionsArtifactDownload, rank: rankStatus,
+					reason: "download-artifact: every download of the artifact failed",
+					remedy: "if it fails every time, the artifact is not a zip (download it with its own action, e.g. docker's build records) or the runner cannot reach blob storage; a sporadic failure passes on a re-run"}
 				return demoted(h, line), true
 			},
 		},
@@ -491,6 +504,14 @@ var actionsFamily = family{
 			},
 		},
 
+		{
+			gates: []string{"The template is not valid", "The workflow is not valid", "Invalid workflow file", "Unrecognized named-value: '"},
+			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
+				return hit{class: Structural, code: CodeActionsWorkflowInvalid, rank: rankTool, reason: "GitHub rejected the workflow file or an expression in it",
+					remedy: "fix the workflow YAML at the line and column the error names (an unknown context, a bad expression, a missing key); nothing runs until it parses"}, true
+			},
+		},
+
 		// billing, limits, cancellation and the runner machine
 		{
 			gates: []string{"The job was not started because"},
@@ -504,10 +525,16 @@ var actionsFamily = family{
 			},
 		},
 		{
-			gates: []string{"The job running on runner", "' has timed out after "},
+			gates: []string{"The job running on runner", "The job has exceeded the maximum execution time", "' has timed out after "},
 			re:    reActionsTimeout,
 			build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
-				reason := "the job ran past its time limit of " + clip(m[2]) + " on " + clip(m[1])
+				reason := "the job ran past its time limit of " + clip(m[2])
+				switch {
+				case m[1] != "":
+					reason += " on " + clip(m[1])
+				case strings.Contains(m[0], "awaiting a runner"):
+					reason = "no runner picked the job up within " + clip(m[2])
+				}
 				if m[2] == "" {
 					reason = "the step " + clip(m[3]) + " ran past its timeout of " + clip(m[4])
 				}
@@ -516,7 +543,7 @@ var actionsFamily = family{
 			},
 		},
 		{
-			gates: []string{"The operation was cancel"},
+			gates: []string{"The operation was cancel", "The job was canceled because", "The run was canceled by"},
 			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
 				h := hit{class: Unknown, code: CodeCancelled, rank: rankTool, reason: "the runner cancelled the job or step (a user, a timeout, fail-fast or a concurrency group)",
 					remedy: "see why the run was cancelled (its annotations); re-run it by hand if the cancellation was not meant"}
@@ -526,7 +553,7 @@ var actionsFamily = family{
 		{
 			gates: []string{"The hosted runner", "The self-hosted runner"},
 			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
-				if !strings.Contains(line, "lost communication with the server") {
+				if !strings.Contains(line, "lost communication with the server") && !strings.Contains(line, "encountered an error while running your job") {
 					return hit{}, false
 				}
 				return hit{class: Unknown, code: CodeActionsRunnerLost, rank: rankTool, reason: "the runner machine went away during the job (shut down, starved or cut off)",
