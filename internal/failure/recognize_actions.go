@@ -50,10 +50,11 @@ const (
 
 const (
 	// rankActionsWarning is the rank of a verdict read from a warning line
-	// (or the cache actions' notices): below every status or error.
-	rankActionsWarning = rankStatusTxt - 5
+	// (or the cache actions' notices): below every other verdict.
+	rankActionsWarning = rankMention - 2
 	// rankActionsStep is the rank of "Process completed with exit code N":
-	// it says only that a step failed, but that outranks a warning.
+	// it says only that a step failed, so any other recogniser's verdict
+	// beats it, but it outranks a warning.
 	rankActionsStep = rankActionsWarning + 1
 
 	// actionsContext bounds how far back the runner's download lines are
@@ -551,9 +552,9 @@ var actionsFamily = family{
 			},
 		},
 		{
-			gates: []string{"The hosted runner", "The self-hosted runner"},
+			gates: []string{"The hosted runner", "The self-hosted runner", "The runner has received a shutdown signal"},
 			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
-				if !strings.Contains(line, "lost communication with the server") && !strings.Contains(line, "encountered an error while running your job") {
+				if !strings.Contains(line, "lost communication with the server") && !strings.Contains(line, "encountered an error while running your job") && !strings.Contains(line, "shutdown signal") {
 					return hit{}, false
 				}
 				return hit{class: Unknown, code: CodeActionsRunnerLost, rank: rankTool, reason: "the runner machine went away during the job (shut down, starved or cut off)",
