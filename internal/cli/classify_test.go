@@ -130,7 +130,9 @@ func classifyCorpusFile(t *testing.T, name string) int {
 			t.Errorf("%s: the CLI says\n  %+v\nthe library says\n  %+v", c.ID, got, want)
 			continue
 		}
-		if c.Class != "unknown" && (got.Decision != c.Decision || got.Class != c.Class) {
+		// the labels' classes are the failure package's corpus test; the
+		// decision must hold here too
+		if c.Class != "unknown" && got.Decision != c.Decision {
 			t.Errorf("%s: got %s/%s (%s), want %s/%s", c.ID, got.Class, got.Decision, got.Reason, c.Class, c.Decision)
 		}
 	}

@@ -122,6 +122,15 @@ var deliberateRetry = map[string]string{
 // its class and decision; an unknown-labelled case must stop unless listed
 // in deliberateRetry. With -v it logs, per tool, the cases whose class and
 // decision are right.
+// classFromTextAlone lists definite cases whose class the text cannot show,
+// with the reason; only their decision is checked.
+var classFromTextAlone = map[string]string{
+	// The same "Artifact not found for name" as p2-052 (absent); here the
+	// artifact existed and a cross-run download lacked a token (policy).
+	// Nothing in the text tells them apart; both stop.
+	"p2-053": "download-artifact's not-found reads the same with and without a token",
+}
+
 func TestCorpus(t *testing.T) {
 	cases := loadCorpus(t)
 	if len(cases) < 124 {
@@ -161,6 +170,9 @@ func TestCorpus(t *testing.T) {
 				if want := map[bool]Decision{true: Retry, false: Stop}[retry]; f.Class.Decision() != want {
 					t.Errorf("want %s, got %s", want, got)
 				}
+				return
+			}
+			if _, ok := classFromTextAlone[c.ID]; ok && string(f.Class.Decision()) == c.Decision {
 				return
 			}
 			if string(f.Class.Decision()) != c.Decision || f.Class.String() != c.Class {

@@ -132,7 +132,8 @@ var gitMatchers = []matcher{
 			if file != "" {
 				reason += " (" + clip(file) + ")"
 			}
-			return hit{class: Structural, code: CodeGitWorkflow, rank: rankRefusal + 1, reason: reason,
+			// the token lacks a permission: policy, like any other
+			return hit{class: Policy, code: CodeGitWorkflow, rank: rankRefusal + 1, reason: reason,
 				remedy: "this token can never change .github/workflows: push without the workflow change, or use a token with the `workflow` scope (workflows: write)"}, true
 		},
 	},
@@ -360,7 +361,7 @@ func rejectionHit(remote bool, dst, why string) hit {
 	case strings.Contains(w, "currently checked out"):
 		h.code, h.remedy = CodeGitCheckedOut, "push to a bare repository or another branch (or set receive.denyCurrentBranch=updateInstead on the remote)"
 	case strings.Contains(w, "workflow"):
-		h.code, h.remedy = CodeGitWorkflow, "this token can never change .github/workflows: push without the workflow change, or use a token with the `workflow` scope (workflows: write)"
+		h.class, h.code, h.remedy = Policy, CodeGitWorkflow, "this token can never change .github/workflows: push without the workflow change, or use a token with the `workflow` scope (workflows: write)"
 	case strings.Contains(w, "pre-receive hook declined"), strings.Contains(w, "hook declined"):
 		h.code, h.remedy = CodeGitHookDeclined, "the server's hook refused these commits: read the remote: lines above and change the commits"
 	case strings.Contains(w, "permission denied"), strings.Contains(w, "access denied"):

@@ -75,12 +75,12 @@ func TestGitRejections(t *testing.T) {
 		{
 			name: "GitHub App may not push workflows", tool: ToolGit, exit: 1,
 			text:  "To https://github.com/acme/tools\n ! [remote rejected] ci-update -> ci-update (refusing to allow a GitHub App to create or update workflow `.github/workflows/build.yml` without `workflows` permission)\nerror: failed to push some refs to 'https://github.com/acme/tools'\n",
-			class: Structural, code: "git-workflow-permission", reason: "GitHub App token may not update workflow files (.github/workflows/build.yml)", remedy: "workflow",
+			class: Policy, code: "git-workflow-permission", reason: "GitHub App token may not update workflow files (.github/workflows/build.yml)", remedy: "workflow",
 		},
 		{
 			name: "OAuth App may not push workflows", tool: ToolGit, exit: 1,
 			text:  " ! [remote rejected] main -> main (refusing to allow an OAuth App to create or update workflow `.github/workflows/ci.yml` without `workflow` scope)\n",
-			class: Structural, code: "git-workflow-permission", reason: "OAuth App", remedy: "workflow",
+			class: Policy, code: "git-workflow-permission", reason: "OAuth App", remedy: "workflow",
 		},
 		{
 			name: "GitLab protected branch", tool: ToolGit, exit: 1,
