@@ -363,8 +363,8 @@ var (
 	reContext     = lazyRE(`(?i)exceeds? the context window|out of room in the model's context window|maximum context length is \d+|context length exceeded|prompt is too long|exceed context limit|input is too long for requested model`)
 	reTooLarge    = lazyRE(`(?i)request exceeds the maximum size|request too large for \S+`)
 	reModelGone   = lazyRE("(?i)the model:? [`'\"]?[^\\s`'\"]*[`'\"]? does not exist|model [`'\"][^`'\"]{0,60}[`'\"] is not supported|model is not supported when using|model not found|invalid model name|unknown model\\b")
-	reAPIAuth     = lazyRE(`(?i)invalid[_ ]api[_ ]key|incorrect api key provided|invalid x-api-key|invalid bearer token|oauth token (?:has expired|(?:was |has been )?revoked)|(?:missing|no) api[_ ]key\b|api_key client option must be set|could not resolve authentication method|missing bearer (?:or basic )?authentication|authentication token (?:has been invalidated|is expired)|access token could not be refreshed|refresh token (?:has expired|was already used|was revoked|is invalid)`)
-	reAPIPerm     = lazyRE(`(?i)organization has been disabled|insufficient permissions for this operation|organization must be verified to use|not authorized to use this API key|(?:account|organization) (?:has been|is) (?:suspended|deactivated)`)
+	reAPIAuth     = lazyRE(`(?i)invalid[_ ]api[_ ]key|incorrect api key provided|invalid x-api-key|invalid bearer token|oauth (?:access )?token (?:has expired|is invalid|(?:was |has been )?revoked)|(?:missing|no) api[_ ]key\b|api_key client option must be set|could not resolve authentication method|missing bearer (?:or basic )?authentication|authentication token (?:has been invalidated|is expired)|access token could not be refreshed|refresh token (?:has expired|was already used|was revoked|is invalid)`)
+	reAPIPerm     = lazyRE(`(?i)organization has been disabled|(?:organization|account) does not have access to|insufficient permissions for this operation|organization must be verified to (?:use|stream|access)|not authorized to use this API key|(?:account|organization) (?:has been|is) (?:suspended|deactivated)`)
 	reOverloaded  = lazyRE(`(?i)\b529\b[^\n]{0,40}overloaded|(?:model|server|servers|service|engine|API) (?:is |are )?(?:currently )?overloaded|currently experiencing high demand`)
 	reAPIServer   = lazyRE(`(?i)an error occurred while processing your request\. you can retry`)
 	reAPIRate     = lazyRE(`(?i)rate limit reached for|would exceed (?:your|the) (?:[\w-]+(?:'s|’s) )?rate limit|exceeded your (?:[\w-]+ )?rate limit`)
@@ -444,7 +444,7 @@ var modelAPIMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"exceeds the maximum size", "too large for"},
+		gates: []string{"xceeds the maximum size", "too large for"},
 		re:    reTooLarge,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
 			return hit{class: Structural, code: CodeAPIRequestTooLarge, rank: rankAPICode, reason: "the request exceeds the API's size limit (\"" + clip(m[0]) + "\")", remedy: remedyTooLarge}, true
@@ -465,14 +465,14 @@ var modelAPIMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"has been disabled", "nsufficient permissions for this operation", "verified to use", "not authorized to use this API key", "en suspended", "en deactivated", "is suspended", "is deactivated"},
+		gates: []string{"has been disabled", "does not have access to", "nsufficient permissions for this operation", "verified to ", "not authorized to use this API key", "suspended", "deactivated"},
 		re:    reAPIPerm,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
 			return hit{class: Policy, code: CodeAPIPermission, rank: rankAPICode, reason: "the account or key may not do this (\"" + clip(m[0]) + "\")", remedy: remedyAPIPerm}, true
 		},
 	},
 	{
-		gates: []string{"verloaded", "experiencing high demand"},
+		gates: []string{"verloaded", "xperiencing high demand"},
 		re:    reOverloaded,
 		build: func(_ *scanCtx, line string, m []string) (hit, bool) {
 			return duringRetry(line, hit{class: Transient, code: CodeAPIOverloaded, rank: rankTool, reason: "the model API is overloaded (\"" + clip(m[0]) + "\")", remedy: remedyOverloaded}), true
