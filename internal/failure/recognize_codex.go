@@ -19,6 +19,9 @@ const (
 	// CodeCodexStream: codex's response stream broke before the answer was
 	// complete, or codex was reconnecting it.
 	CodeCodexStream Code = "codex-stream-disconnected"
+	// CodeCodexStreamError: the stream ended on an error codex names in
+	// words no recogniser knows (not a transport failure): read it.
+	CodeCodexStreamError Code = "codex-stream-error"
 	// CodeCodexRequestFailed: codex could not send its request at all, after
 	// its own reconnects (a network blip, or a proxy or firewall in the way).
 	CodeCodexRequestFailed Code = "codex-request-failed"
@@ -38,8 +41,11 @@ var (
 	reCodexRetry     = lazyRE(`exceeded retry limit, last status: (\d{3})`)
 	reCodexStatus    = lazyRE(`(?i)unexpected status (\d{3})[^:]{0,40}:\s*(.*)`)
 	reCodexReconnect = lazyRE(`Reconnecting\.\.\. (\d+)/(\d+)`)
-	reCodexSendURL   = lazyRE(`error sending request for url \(([^)\s]+)\)`)
-	reCodexEnv       = lazyRE("Missing environment variable: `([^`]+)`")
+	// reCodexCutCause: causes that tell of a stream cut on the way or a
+	// passing fault (transport errors, timeouts, "try again").
+	reCodexCutCause = lazyRE(`(?i)transport error|stream closed|closed before|idle timeout|time[ds]? ?out|decod|reading the server response|connection|network|reset|EOF|broken pipe|websocket|channel closed|disconnect|incomplete|server error|internal error|try again|retry|overloaded|unavailable|temporar|high demand|capacity|busy`)
+	reCodexSendURL  = lazyRE(`error sending request for url \(([^)\s]+)\)`)
+	reCodexEnv      = lazyRE("Missing environment variable: `([^`]+)`")
 )
 
 // codexStatusHit is an HTTP answer codex reports (its requests are POSTs: a
@@ -64,35 +70,47 @@ func codexStatusHit(c *scanCtx, code int, body string) (hit, bool) {
 	return hit{class: vd.class, code: vd.code, rank: rankStatus, reason: reason, remedy: vd.remedy}, true
 }
 
+// codexStreamHit classifies the cause after "stream disconnected before
+// completion:": a named error decides; otherwise the stream was cut.
+func codexStreamHit(c *scanCtx, cause string) (hit, bool) {
+	if sm := reCodexStatus.FindStringSubmatch(cause); sm != nil {
+		if h, ok := codexStatusHit(c, atoi(sm[1]), sm[2]); ok {
+			return h, true
+		}
+	}
+	if cause != "" {
+		if h, ok := c.phrase(cause); ok && h.rank >= rankStatusTxt {
+			h.reason = "codex's stream disconnected: " + h.reason
+			if h.class == Transient {
+				h.rank = min(h.rank, rankCodexStream)
+			} else {
+				h.rank = max(h.rank, rankStatus)
+			}
+			return h, true
+		}
+	}
+	reason := "codex's response stream disconnected before completion"
+	if cause != "" && !reCodexCutCause.MatchString(cause) {
+		// a message from the server, not a cut: which kind it is, the text
+		// does not say
+		return hit{class: Unknown, code: CodeCodexStreamError, rank: rankCodexStream, reason: "codex's stream ended on an error: " + clip(cause),
+			remedy: "read the error codex relays from the API; if it is a passing fault, add --retry-on for it (or --stop-on if it never clears)"}, true
+	}
+	if cause != "" {
+		reason += ": " + clip(cause)
+	}
+	return hit{class: Transient, code: CodeCodexStream, tr: trNet, rank: rankCodexStream, reason: reason,
+		remedy: "the answer's stream was cut mid-way (network or provider): retrying; if it keeps happening, check the network path to the API (proxy, VPN)"}, true
+}
+
 var codexMatchers = []matcher{
 	{
 		gates: []string{"tream disconnected before completion"},
 		re:    reCodexStream,
 		frame: true,
-		build: func(c *scanCtx, _ string, m []string) (hit, bool) {
-			cause := strings.TrimSpace(m[1])
-			if sm := reCodexStatus.FindStringSubmatch(cause); sm != nil {
-				if h, ok := codexStatusHit(c, atoi(sm[1]), sm[2]); ok {
-					return h, true
-				}
-			}
-			if cause != "" {
-				if h, ok := c.phrase(cause); ok && h.rank >= rankStatusTxt {
-					h.reason = "codex's stream disconnected: " + h.reason
-					if h.class == Transient {
-						h.rank = min(h.rank, rankCodexStream)
-					} else {
-						h.rank = max(h.rank, rankStatus)
-					}
-					return h, true
-				}
-			}
-			reason := "codex's response stream disconnected before completion"
-			if cause != "" {
-				reason += ": " + clip(cause)
-			}
-			return hit{class: Transient, code: CodeCodexStream, tr: trNet, rank: rankCodexStream, reason: reason,
-				remedy: "the answer's stream was cut mid-way (network or provider): retrying; if it keeps happening, check the network path to the API (proxy, VPN)"}, true
+		build: func(c *scanCtx, line string, m []string) (hit, bool) {
+			h, ok := codexStreamHit(c, strings.TrimSpace(m[1]))
+			return duringRetry(line, h), ok
 		},
 	},
 	{
@@ -104,7 +122,7 @@ var codexMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"exceeded retry limit, last status: "},
+		gates: []string{"xceeded retry limit, last status: "},
 		re:    reCodexRetry,
 		build: func(c *scanCtx, _ string, m []string) (hit, bool) {
 			h, ok := codexStatusHit(c, atoi(m[1]), "")
@@ -121,7 +139,7 @@ var codexMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"error sending request for url ("},
+		gates: []string{"sending request for url ("},
 		re:    reCodexSendURL,
 		build: func(c *scanCtx, _ string, m []string) (hit, bool) {
 			c.facts.url = m[1]
