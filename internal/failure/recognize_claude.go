@@ -37,7 +37,9 @@ var (
 	reClaudeConn    = lazyRE(`(?i)^(?:connection (?:error|refused)|unable to connect|could not connect|fetch failed|getaddrinfo|ENOTFOUND|ECONNREFUSED)`)
 	reClaudeTimeout = lazyRE(`(?i)^(?:request timed out|timed out|timeout)`)
 	reClaudeOutput  = lazyRE(`response exceeded the (\d+) output token maximum`)
-	reClaudeTurns   = lazyRE(`Reached max turns \((\d+)\)|"subtype"\s*:\s*"error_max_turns"`)
+	// reClaudeJSONStatus: claude -p --output-format json's result.
+	reClaudeJSONStatus = lazyRE(`"api_error_status"\s*:\s*(\d{3})`)
+	reClaudeTurns      = lazyRE(`Reached max turns \((\d+)\)|"subtype"\s*:\s*"error_max_turns"`)
 )
 
 // claudeRetrying reports whether line is Claude Code's report of a retry it
@@ -92,6 +94,26 @@ var claudeMatchers = []matcher{
 		},
 	},
 	{
+		gates: []string{"api_error_status"},
+		re:    reClaudeJSONStatus,
+		build: func(c *scanCtx, _ string, m []string) (hit, bool) {
+			code := atoi(m[1])
+			if code < 400 || code > 599 {
+				return hit{}, false
+			}
+			c.facts.status = code
+			vd := statusVerdict(code, "POST", c.tool)
+			return hit{class: vd.class, code: vd.code, rank: rankStatus, reason: "claude -p ended on an API error: " + vd.reason, remedy: vd.remedy}, true
+		},
+	},
+	{
+		gates: []string{"Failed to authenticate"},
+		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+			return hit{class: Policy, code: CodeAPIAuth, rank: rankAPICode, reason: "Claude Code failed to authenticate to the API",
+				remedy: "renew the job's ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN secret (claude setup-token) and check it is stored whole; retrying cannot succeed"}, true
+		},
+	},
+	{
 		gates: []string{"output token maximum"},
 		re:    reClaudeOutput,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
@@ -100,7 +122,7 @@ var claudeMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"ached max turns", "error_max_turns"},
+		gates: []string{"ached max turns", "_max_turns"},
 		re:    reClaudeTurns,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
 			reason := "claude -p stopped at its maximum number of turns"
@@ -112,7 +134,7 @@ var claudeMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"un /login"},
+		gates: []string{"run /login", "Run /login"},
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
 			return hit{class: Policy, code: CodeAPIAuth, rank: rankAPICode, reason: "Claude Code has no valid credential (not logged in, or the API key is invalid)",
 				remedy: "give the job a valid ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN (claude setup-token) from its secrets; retrying cannot succeed"}, true

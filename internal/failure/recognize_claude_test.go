@@ -56,6 +56,12 @@ func TestClaudeRecogniser(t *testing.T) {
 			text: "Could not fetch an OIDC token. Did you remember to add `id-token: write` to your workflow permissions?"},
 		{name: "a 500 while retrying, then the final 401", tool: ToolAuto, class: Policy, code: HTTPCode(401),
 			text: "  ⎿  API Error (500 {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"Internal server error\"}}) · Retrying in 5 seconds… (attempt 3/10)\n  ⎿  API Error: 401 Unauthorized"},
+		{name: "failed to authenticate", tool: ToolAuto, class: Policy, code: CodeAPIAuth,
+			text: `"result": "Failed to authenticate. API Error: 401 OAuth access token is invalid."`},
+		{name: "the JSON result's api_error_status", tool: ToolAuto, class: Transient, code: HTTPCode(529),
+			text: `"is_error": true, "subtype": "success", "api_error_status": 529, "terminal_reason": "api_error",`},
+		{name: "organization without access", tool: ToolAuto, class: Policy, code: CodeAPIPermission,
+			text: "Your organization does not have access to Claude. Please login again or contact your administrator."},
 		// near-misses
 		{name: "a success status after API Error", tool: ToolAuto, class: Unknown, code: CodeUnknown,
 			text: "API Error: 200 OK"},
