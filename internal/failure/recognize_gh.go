@@ -31,6 +31,7 @@ const (
 	CodeGHNoAssets       Code = "gh-no-assets"
 	CodeGHTagNotPushed   Code = "gh-tag-not-pushed"
 	CodeGHTargetMissing  Code = "gh-target-missing"
+	CodeGHNotMergeable   Code = "gh-pr-not-mergeable"
 )
 
 const (
@@ -50,11 +51,12 @@ var (
 	reGHOwnAbsent  = lazyRE(`^\s*(release not found|no assets to download|no assets match the file pattern|no valid artifacts found to download)\s*$`)
 	reGHTagLocal   = lazyRE(`tag (\S+) exists locally but has not been pushed to (\S+?),`)
 	reGHConnect    = lazyRE(`^\s*error connecting to (\S+)\s*$`)
+	reGHMergeable  = lazyRE(`Pull request (\S+ )?is not mergeable(?:: (.+))?`)
 )
 
 var ghFamily = family{
 	tool:  ToolGH,
-	names: []string{"gh", "gh.exe"},
+	names: []string{"gh"},
 	marks: []string{
 		"To get started with GitHub CLI", "set the GH_TOKEN environment variable", "Try authenticating with:  gh auth login",
 		"GraphQL: ", "(createPullRequest)", "pull request create failed: ",
@@ -165,7 +167,8 @@ var ghMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"release not found", "no assets to download", "no assets match the file pattern", "no valid artifacts found"},
+		// "ase not found": gates starting with "re" would be tried at every "re" of a log
+		gates: []string{"ase not found", "no assets to download", "no assets match the file pattern", "no valid artifacts found"},
 		re:    reGHOwnAbsent,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
 			if m[1] == "release not found" {
@@ -174,6 +177,27 @@ var ghMatchers = []matcher{
 			}
 			return hit{class: Absent, code: CodeGHNoAssets, rank: rankTool, reason: "gh: " + m[1],
 				remedy: "the release or run has nothing matching: check the pattern, the tag and --repo (the files may live in another repository)"}, true
+		},
+	},
+	{
+		gates: []string{"is not mergeable"},
+		re:    reGHMergeable,
+		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
+			why := strings.TrimSuffix(strings.TrimSpace(m[2]), ".")
+			reason := "pull request "
+			if name := clip(m[1]); name != "" {
+				reason += name + " "
+			}
+			reason += "is not mergeable"
+			if why != "" {
+				reason += ": " + clip(why)
+			}
+			if strings.Contains(why, "policy prohibits") {
+				return hit{class: Policy, code: CodeGHNotMergeable, rank: rankTool, reason: reason,
+					remedy: "the branch protection rules block the merge (reviews, checks): satisfy them, or use gh pr merge --auto to merge when they pass"}, true
+			}
+			return hit{class: Structural, code: CodeGHNotMergeable, rank: rankTool, reason: reason,
+				remedy: "resolve the conflicts or update the branch with its base (gh pr update-branch), then merge"}, true
 		},
 	},
 	{

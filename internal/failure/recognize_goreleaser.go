@@ -61,7 +61,7 @@ var goreleaserFamily = family{
 var goreleaserMatchers = []matcher{
 	// the wrapper: its cause decides
 	{
-		gates: []string{"release failed after", "build failed after", "publish failed after", "announce failed after", "continue failed after", "healthcheck failed after", "⨯ command failed"},
+		gates: []string{"failed after ", "⨯ command failed"},
 		re:    reGRWrapper,
 		frame: true,
 		build: goreleaserWrapperHit,
@@ -69,7 +69,7 @@ var goreleaserMatchers = []matcher{
 
 	// goreleaser's own checks
 	{
-		gates: []string{"in a dirty state"},
+		gates: []string{"dirty state"},
 		build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
 			if !strings.Contains(line, "git is in a dirty state") && !strings.Contains(line, "git is currently in a dirty state") {
 				return hit{}, false
@@ -87,18 +87,21 @@ var goreleaserMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"git doesn't contain any tags", "refusing to run against a shallow clone", "git not present in PATH"},
+		gates: []string{"git doesn't contain any tags", "shallow clone", "git not present in PATH"},
 		build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
 			if strings.Contains(line, "ignoring errors because this is a snapshot") {
 				return hit{}, false
 			}
-			if strings.Contains(line, "shallow clone") {
+			if strings.Contains(line, "refusing to run against a shallow clone") {
 				return hit{class: Structural, code: CodeGoreleaserShallow, rank: rankTool, reason: "goreleaser refuses a shallow clone",
 					remedy: "clone the whole history: actions/checkout with fetch-depth: 0 (or git fetch --unshallow --tags)"}, true
 			}
-			if strings.Contains(line, "git not present") {
+			if strings.Contains(line, "git not present in PATH") {
 				return hit{class: Structural, code: CodeGoreleaserNoGit, rank: rankTool, reason: "goreleaser: git is not installed",
 					remedy: "install git in the job's image or runner before goreleaser"}, true
+			}
+			if !strings.Contains(line, "git doesn't contain any tags") {
+				return hit{}, false
 			}
 			return hit{class: Structural, code: CodeGoreleaserNoTag, rank: rankTool, reason: "goreleaser: the repository has no tags",
 				remedy: "push a tag (git tag v1.2.3 && git push --tags) and fetch tags (fetch-depth: 0), or use --snapshot"}, true
@@ -207,8 +210,8 @@ var goreleaserMatchers = []matcher{
 			// comes before the request, or the repository names it
 			end := strings.Index(line, m[0]) + len(m[0])
 			w := reGRTapWord.FindStringSubmatch(line[:max(end, 0)])
-			if w == nil {
-				return hit{}, false
+			if w == nil || reRateLimit.MatchString(line) {
+				return hit{}, false // a rate limit's 403 is the rate-limit matcher's
 			}
 			repo := ghRepoOf(m[2])
 			switch {
