@@ -40,7 +40,7 @@ const (
 )
 
 var (
-	reGHHTTP       = lazyRE(`\bHTTP ([45]\d\d)(?:: (.*?))? \((https?://[^\s)]+)`)
+	reGHHTTP       = lazyRE(`HTTP ([45]\d\d)(?:: (.*?))? \((https?://[^\s)]+)`)
 	reGHAPI        = lazyRE(`\bgh: (.+?) \(HTTP ([45]\d\d)\)`)
 	reGHGraphQL    = lazyRE(`\bGraphQL(?: error)?: (.+)`)
 	reGHGQLPath    = lazyRE(`\(([a-z][A-Za-z]*)(?:\.[\w.]+)?\)\s*$`)
@@ -57,12 +57,8 @@ var (
 var ghFamily = family{
 	tool:  ToolGH,
 	names: []string{"gh"},
-	marks: []string{
-		"To get started with GitHub CLI", "set the GH_TOKEN environment variable", "Try authenticating with:  gh auth login",
-		"GraphQL: ", "(createPullRequest)", "pull request create failed: ",
-		"gh release ", "gh pr ", "gh api ", "gh run ", "gh workflow ", "gh repo ", "gh issue ",
-		"check your internet connection or https://githubstatus.com",
-	},
+	// every mark costs a scan of the whole text: two that gh's failures print
+	marks:    []string{"GraphQL: ", "GH_TOKEN"},
 	matchers: ghMatchers,
 }
 

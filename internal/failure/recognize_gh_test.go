@@ -244,7 +244,7 @@ func TestGHStatusAnswer(t *testing.T) {
 
 func TestGHDetected(t *testing.T) {
 	for _, text := range []string{
-		"$ gh release download v1\nno assets to download",
+		"To get started with GitHub CLI, please run:  gh auth login\nAlternatively, populate the GH_TOKEN environment variable with a GitHub API authentication token.",
 		"pull request create failed: GraphQL: No commits between main and x (createPullRequest)",
 		"gh: To use GitHub CLI in a GitHub Actions workflow, set the GH_TOKEN environment variable.",
 	} {

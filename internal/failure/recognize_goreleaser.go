@@ -52,9 +52,11 @@ var (
 )
 
 var goreleaserFamily = family{
-	tool:     ToolGoreleaser,
-	names:    []string{"goreleaser"},
-	marks:    []string{"release failed after", "⨯ build failed after", "⨯ command failed", "goreleaser"},
+	tool:  ToolGoreleaser,
+	names: []string{"goreleaser"},
+	// every mark costs a scan of the whole text: its name (the action's
+	// path, its own log) and the ⨯ of its failure lines
+	marks:    []string{"goreleaser", "⨯ "},
 	matchers: goreleaserMatchers,
 }
 
