@@ -319,7 +319,7 @@ func ghStatusHit(c *scanCtx, code int, msg, rawURL string) (hit, bool) {
 }
 
 // statusPhrase is a status's reason phrase ("Not Found"), which gh repeats
-// as the message; "" for a status without one.
+// as the message; a NUL, which no message holds, for a status without one.
 func statusPhrase(code int) string {
 	if t := statusName(code); len(t) > len("HTTP 404 ") {
 		return t[len("HTTP 404 "):]

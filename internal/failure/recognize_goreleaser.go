@@ -48,6 +48,7 @@ var (
 	reGRAPIError = lazyRE(`\b(PUT|POST|GET|PATCH|DELETE) (https?://\S+?):? (40[134])\b`)
 	reGRTapWord  = lazyRE(`(?i)\b(homebrew|brew|tap|cask|scoop|krew|winget|nur|aur)\b`)
 	reGRNoArch   = lazyRE(`no archives found matching criteria|one tap can handle only \S+ linux and \S+ macos archive|no linux/macos archives found|(?:build for \S+|\S+) does not contain a main function`)
+	reGRRateWait = lazyRE(`(?:API rate limit of \d+ still exceeded until [^,\]]+|rate limit exceeded|secondary rate limit)[^\[]*\[rate reset in (\w+)\]`)
 	reGRUsage    = lazyRE(`^\s*(?:Error: )?(unknown (?:shorthand )?flag: \S+|unknown command "[^"]*" for "goreleaser")`)
 )
 
@@ -192,6 +193,19 @@ var goreleaserMatchers = []matcher{
 		},
 	},
 	{
+		// go-github's rate-limit errors say when the limit resets
+		gates: []string{"[rate reset in "},
+		re:    reGRRateWait,
+		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
+			wait, err := time.ParseDuration(m[1])
+			if err != nil || wait < 0 {
+				return hit{}, false
+			}
+			return hit{class: Transient, code: CodeGitHubRateLimit, rank: rankRateLimit + 1, retryAfter: wait,
+				reason: "GitHub API rate limit exceeded, reset in " + clip(m[1]), remedy: remedyGitHubRate}, true
+		},
+	},
+	{
 		gates: []string{"failed to build for ", "build failed: exit status"},
 		re:    reGRBuild,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
@@ -212,7 +226,7 @@ var goreleaserMatchers = []matcher{
 			// comes before the request, or the repository names it
 			end := strings.Index(line, m[0]) + len(m[0])
 			w := reGRTapWord.FindStringSubmatch(line[:max(end, 0)])
-			if w == nil || reRateLimit.MatchString(line) {
+			if w == nil || reRateLimit.MatchString(line) || strings.Contains(line, "[rate reset in ") {
 				return hit{}, false // a rate limit's 403 is the rate-limit matcher's
 			}
 			repo := ghRepoOf(m[2])

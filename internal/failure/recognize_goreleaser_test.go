@@ -1,6 +1,9 @@
 package failure
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestGoreleaserFailures(t *testing.T) {
 	runTextCases(t, []textCase{
@@ -88,7 +91,12 @@ func TestGoreleaserFailures(t *testing.T) {
 		{
 			name: "a tap push's rate limit is a rate limit", tool: ToolAuto,
 			text:  "⨯ release failed after 3s error=homebrew tap formula: failed to publish artifacts: PUT https://api.github.com/repos/acme/homebrew-tap/contents/Formula/tool.rb: 403 API rate limit exceeded for installation ID 1. [rate reset in 32m10s]",
-			class: Transient, code: CodeRateLimited,
+			class: Transient, code: CodeGitHubRateLimit, reason: "reset in 32m10s", retryAfter: 32*time.Minute + 10*time.Second,
+		},
+		{
+			name: "go-github's own rate-limit check", tool: ToolAuto,
+			text:  "⨯ release failed after 1s error=GET https://api.github.com/repos/o/r/releases/tags/v1.2.3: 403 API rate limit of 5000 still exceeded until 2024-05-01 10:11:12 +0000 UTC, not making remote request. [rate reset in 9m3s]",
+			class: Transient, code: CodeGitHubRateLimit, retryAfter: 9*time.Minute + 3*time.Second,
 		},
 		{
 			name: "dist not empty", tool: ToolAuto,
