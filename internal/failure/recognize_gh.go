@@ -89,8 +89,13 @@ var ghMatchers = []matcher{
 
 	// gh's own sentences and the API's messages it relays
 	{
-		gates: []string{"To get started with GitHub CLI", "set the GH_TOKEN environment variable", "not logged into any GitHub hosts", "To authenticate, please run `gh auth login`", "Try authenticating with:  gh auth login"},
+		gates: []string{"with GitHub CLI", "GH_TOKEN environment variable", "logged into any GitHub hosts", "`gh auth login`", "Try authenticating with:"},
 		build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
+			if !strings.Contains(line, "To get started with GitHub CLI") && !strings.Contains(line, "the GH_TOKEN environment variable") &&
+				!strings.Contains(line, "not logged into any GitHub hosts") && !strings.Contains(line, "please run `gh auth login`") &&
+				!strings.Contains(line, "Try authenticating with:  gh auth login") {
+				return hit{}, false
+			}
 			reason := "gh has no token"
 			switch {
 			case strings.Contains(line, "GitHub Actions workflow"):
@@ -102,12 +107,12 @@ var ghMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"already exists", "already_exists"},
+		gates: []string{"lready exists", "lready_exists"},
 		re:    reGHExists,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) { return ghExistsHit(m), true },
 	},
 	{
-		gates: []string{"A pull request already exists", "a pull request for branch"},
+		gates: []string{"lready exists"},
 		re:    reGHPRExists,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
 			branch := m[1] + m[2]
@@ -163,8 +168,7 @@ var ghMatchers = []matcher{
 		},
 	},
 	{
-		// "ase not found": gates starting with "re" would be tried at every "re" of a log
-		gates: []string{"ase not found", "no assets to download", "no assets match the file pattern", "no valid artifacts found"},
+		gates: []string{"ase not found", "wnload", "ile pattern"},
 		re:    reGHOwnAbsent,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
 			if m[1] == "release not found" {
@@ -176,7 +180,7 @@ var ghMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"is not mergeable"},
+		gates: []string{"rgeable"},
 		re:    reGHMergeable,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
 			why := strings.TrimSuffix(strings.TrimSpace(m[2]), ".")
@@ -197,7 +201,7 @@ var ghMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"exists locally but has not been pushed to"},
+		gates: []string{"xists locally but has not been pushed to"},
 		re:    reGHTagLocal,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
 			return hit{class: Structural, code: CodeGHTagNotPushed, rank: rankTool, reason: "tag " + clip(m[1]) + " is not on " + clip(m[2]),
@@ -205,7 +209,7 @@ var ghMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"error connecting to "},
+		gates: []string{"rror connecting to "},
 		re:    reGHConnect,
 		build: func(c *scanCtx, _ string, m []string) (hit, bool) {
 			// gh prints this for a failed name lookup, with the advice line after it

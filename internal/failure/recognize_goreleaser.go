@@ -64,7 +64,7 @@ var goreleaserFamily = family{
 var goreleaserMatchers = []matcher{
 	// the wrapper: its cause decides
 	{
-		gates: []string{"failed after ", "⨯ command failed"},
+		gates: []string{"after ", "⨯ command failed"},
 		re:    reGRWrapper,
 		frame: true,
 		build: goreleaserWrapperHit,
@@ -82,7 +82,7 @@ var goreleaserMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"was not made against commit"},
+		gates: []string{"against commit"},
 		re:    reGRTag,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
 			return hit{class: Structural, code: CodeGoreleaserTagMismatch, rank: rankTool, reason: "goreleaser: git tag " + clip(m[1]) + " is not on the commit being built",
@@ -90,7 +90,7 @@ var goreleaserMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"git doesn't contain any tags", "shallow clone", "git not present in PATH"},
+		gates: []string{"doesn't contain any tags", "whole tree", "PATH"},
 		build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
 			if strings.Contains(line, "ignoring errors because this is a snapshot") {
 				return hit{}, false
@@ -111,7 +111,7 @@ var goreleaserMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"missing GITHUB_TOKEN", "failed to load github token", "failed to load gitlab token", "failed to load gitea token"},
+		gates: []string{"missing GITHUB_TOKEN"},
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
 			return hit{class: Policy, code: CodeGoreleaserNoToken, rank: rankTool, reason: "goreleaser has no GITHUB_TOKEN (nor GITLAB_TOKEN, GITEA_TOKEN)",
 				remedy: "pass the token to the step: env GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }} (with permissions: contents: write), or disable the release/publish pipes"}, true
@@ -125,7 +125,7 @@ var goreleaserMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"Code:already_exists"},
+		gates: []string{":already_exists"},
 		re:    reGRExists,
 		build: func(_ *scanCtx, line string, m []string) (hit, bool) {
 			if m[1] == "ReleaseAsset" {
@@ -148,7 +148,7 @@ var goreleaserMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"is not empty, remove it before running goreleaser"},
+		gates: []string{"before running goreleaser"},
 		re:    reGRDist,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
 			return hit{class: Structural, code: CodeGoreleaserDistNotEmpty, rank: rankTool, reason: "goreleaser: " + clip(m[1]) + " is not empty",
@@ -156,7 +156,7 @@ var goreleaserMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"yaml: ", "not found in type config."},
+		gates: []string{"yaml: ", "type config."},
 		re:    reGRYAML,
 		build: func(c *scanCtx, line string, m []string) (hit, bool) {
 			if strings.HasPrefix(m[0], "yaml: ") && c.tool != ToolGoreleaser && !strings.Contains(line, "error=") {
@@ -171,7 +171,7 @@ var goreleaserMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"no archives found matching criteria", "one tap can handle only", "no linux/macos archives found", "does not contain a main function"},
+		gates: []string{"rchives found", "handle only", "function"},
 		re:    reGRNoArch,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
 			if strings.HasSuffix(m[0], "main function") {
@@ -183,7 +183,7 @@ var goreleaserMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"unknown flag: ", "unknown shorthand flag: ", "unknown command \""},
+		gates: []string{"flag: ", "\"goreleaser\""},
 		re:    reGRUsage,
 		build: func(c *scanCtx, _ string, m []string) (hit, bool) {
 			if c.tool != ToolGoreleaser && !strings.Contains(m[1], "goreleaser") {
@@ -206,7 +206,7 @@ var goreleaserMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"failed to build for ", "build failed: exit status"},
+		gates: []string{"build for ", "build failed: "},
 		re:    reGRBuild,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
 			reason := "goreleaser: the build failed (exit " + m[2] + ")"
