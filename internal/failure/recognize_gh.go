@@ -45,8 +45,8 @@ var (
 	reGHGraphQL    = lazyRE(`\bGraphQL(?: error)?: (.+)`)
 	reGHGQLPath    = lazyRE(`\(([a-z][A-Za-z]*)(?:\.[\w.]+)?\)\s*$`)
 	reGHExists     = lazyRE(`\b([A-Z][A-Za-z]+)\.(\w+) already(?: |_)exists\b|\b(Reference|Tag) already exists\b|asset under the same name already exists(?:: (.*))?|a release with the same tag name already exists(?:: (\S+))?`)
-	reGHPRExists   = lazyRE(`A pull request already exists for (\S+?)\.?(?:\s|$|\()|a pull request for branch "([^"]*)"(?: into branch "([^"]*)")? already exists`)
-	reGHNoCommits  = lazyRE(`No commits between (\S+) and (\S+?)(?:,|\s|$)`)
+	reGHPRExists   = lazyRE(`A pull request already exists for ([^\s"'}\],()]+)|a pull request for branch "([^"]*)"(?: into branch "([^"]*)")? already exists`)
+	reGHNoCommits  = lazyRE(`No commits between ([^\s"'}\],]+) and ([^\s"'}\],()]+)`)
 	reGHNotFoundQL = lazyRE(`Could not resolve to an? (\w+)(?: with the (?:name|number of|login of|global id of) '?([^'\s)]+)'?)?`)
 	reGHOwnAbsent  = lazyRE(`^\s*(release not found|no assets to download|no assets match the file pattern|no valid artifacts found to download)\s*$`)
 	reGHTagLocal   = lazyRE(`tag (\S+) exists locally but has not been pushed to (\S+?),`)
@@ -115,8 +115,11 @@ var ghMatchers = []matcher{
 		gates: []string{"lready exists"},
 		re:    reGHPRExists,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
-			branch := m[1] + m[2]
-			return hit{class: Structural, code: CodeGHPRExists, rank: rankTool, reason: "a pull request already exists for " + clip(branch),
+			branch, rank := strings.TrimSuffix(m[1], "."), rankRefusal
+			if m[2] != "" {
+				branch, rank = m[2], rankTool // gh's own check
+			}
+			return hit{class: Structural, code: CodeGHPRExists, rank: rank, reason: "a pull request already exists for " + clip(branch),
 				remedy: "update the open pull request (push to its branch, gh pr edit) instead of creating another, or create it from a new branch"}, true
 		},
 	},
@@ -124,7 +127,7 @@ var ghMatchers = []matcher{
 		gates: []string{"No commits between"},
 		re:    reGHNoCommits,
 		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
-			return hit{class: Structural, code: CodeGHNoCommits, rank: rankTool, reason: "no commits between " + clip(m[1]) + " and " + clip(m[2]),
+			return hit{class: Structural, code: CodeGHNoCommits, rank: rankRefusal, reason: "no commits between " + clip(m[1]) + " and " + clip(m[2]),
 				remedy: "push the commits to " + clip(m[2]) + " before opening the pull request (or skip it when there is nothing to propose); check --head and --base"}, true
 		},
 	},
@@ -152,7 +155,7 @@ var ghMatchers = []matcher{
 	{
 		gates: []string{"Base branch was modified"},
 		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Unknown, code: CodeGHBaseModified, rank: rankTool, reason: "the base branch moved while merging",
+			return hit{class: Unknown, code: CodeGHBaseModified, rank: rankRefusal, reason: "the base branch moved while merging",
 				remedy: "another merge landed first: re-check the pull request (checks, conflicts) and merge again if it is still mergeable"}, true
 		},
 	},
@@ -164,7 +167,7 @@ var ghMatchers = []matcher{
 			if m[2] != "" {
 				what += " " + m[2]
 			}
-			return hit{class: Absent, code: CodeGraphQLNotFound, rank: rankTool, reason: "GitHub found no " + clip(what), remedy: remedyGHNotFound}, true
+			return hit{class: Absent, code: CodeGraphQLNotFound, rank: rankRefusal, reason: "GitHub found no " + clip(what), remedy: remedyGHNotFound}, true
 		},
 	},
 	{
@@ -192,11 +195,15 @@ var ghMatchers = []matcher{
 			if why != "" {
 				reason += ": " + clip(why)
 			}
+			rank := rankRefusal // the API's message
+			if m[1] != "" {
+				rank = rankTool // gh's own, naming the pull request
+			}
 			if strings.Contains(why, "policy prohibits") {
-				return hit{class: Policy, code: CodeGHNotMergeable, rank: rankTool, reason: reason,
+				return hit{class: Policy, code: CodeGHNotMergeable, rank: rank, reason: reason,
 					remedy: "the branch protection rules block the merge (reviews, checks): satisfy them, or use gh pr merge --auto to merge when they pass"}, true
 			}
-			return hit{class: Structural, code: CodeGHNotMergeable, rank: rankTool, reason: reason,
+			return hit{class: Structural, code: CodeGHNotMergeable, rank: rank, reason: reason,
 				remedy: "resolve the conflicts or update the branch with its base (gh pr update-branch), then merge"}, true
 		},
 	},
@@ -243,6 +250,7 @@ func ghExistsHit(m []string) hit {
 		}
 		h.remedy = "the release is already there: upload to it (gh release upload --clobber) or edit it, or release under a new tag"
 	case m[3] != "":
+		h.rank = rankRefusal // the API's message, not gh's formatting
 		h.reason = m[3] + " already exists"
 		h.remedy = "the ref is already there: use a new name, or update the existing one (force only if that is intended)"
 	default:
