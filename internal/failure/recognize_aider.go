@@ -142,16 +142,17 @@ var aiderFamily = family{
 		},
 		// no API key at all
 		{
-			gates: []string{"Missing these environment variables", "The api_key client option must be set", "but no key is set either in the environment"},
+			gates: []string{"Missing these environment variables", "please set these environment variables", "The api_key client option must be set", "but no key is set either in the environment"},
 			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
 				reason := "no API key reached the client"
 				switch {
-				case strings.Contains(line, "Missing these environment variables"):
+				case strings.Contains(line, "Missing these environment variables") || strings.Contains(line, "please set these environment variables"):
 					reason = "the model's environment variables are not set"
 				case strings.Contains(line, "OPENAI_API_KEY"):
 					reason = "no OpenAI API key: OPENAI_API_KEY is not set"
 				}
-				return hit{class: Policy, code: CodeAiderAPIKeyMissing, rank: rankTool, reason: reason, remedy: remedyAiderNoKey}, true
+				// more than an AuthenticationError around it: no key at all
+				return hit{class: Policy, code: CodeAiderAPIKeyMissing, rank: rankTool + 1, reason: reason, remedy: remedyAiderNoKey}, true
 			},
 		},
 		{
@@ -174,8 +175,10 @@ var aiderFamily = family{
 
 // litellmHit classifies "litellm.<Class>: <message>": the message decides
 // when a recogniser knows it better than the class does, the class
-// otherwise. A stop verdict taken from the class ranks just above the
-// message's own recognisers on the line, which it has already weighed.
+// otherwise. A stop verdict of a class that is more than a status
+// (AuthenticationError, NotFoundError ...) ranks just above the message's
+// own recognisers, which it has already weighed: litellm chose it from the
+// message (an "API key not valid" INVALID_ARGUMENT is an AuthenticationError).
 func litellmHit(c *scanCtx, _ string, m []string) (hit, bool) {
 	lc, known := litellmClasses[m[1]]
 	if !known {
@@ -197,8 +200,8 @@ func litellmHit(c *scanCtx, _ string, m []string) (hit, bool) {
 	if p := providerOf(m[2]); p != "" {
 		def.reason += " from " + clip(p)
 	}
-	if def.class != Transient && def.class != Unknown {
-		def.rank = max(def.rank, rankTool+1)
+	if !lc.generic && def.class != Transient && def.class != Unknown {
+		def.rank = rankTool + 1
 	}
 	return def, true
 }

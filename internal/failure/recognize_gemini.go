@@ -73,8 +73,8 @@ var (
 	// "(Status:" cut by the terminal's wrap.
 	reGoogleStatus = lazyRE(`(?i:status)\\*["']?\s*:\s*\\*["']?(` + googleCodes + `)\b|\b([45]\d\d) (` + googleCodes + `)\b|\\*["'](` + googleCodes + `)\\*["']|^\s*(` + googleCodes + `)\)`)
 	reGoogleKey    = lazyRE(`API key not valid|API Key not found|API_KEY_INVALID|API key expired|API_KEY_EXPIRED`)
-	reGoogleQuota  = lazyRE(`\b[A-Z][A-Za-z0-9]*Per(?:Day|Minute)[A-Za-z0-9]*(?:-[A-Za-z]+)?\b`)
-	reRetryDelay   = lazyRE(`(?:retryDelay|quotaResetDelay)\\*["']?\s*:\s*\\*["'](` + googleDuration + `)`)
+	reGoogleQuota  = lazyRE(`\\*["']([A-Z][A-Za-z0-9]*Per(?:Day|Minute)[A-Za-z0-9]*(?:-[A-Za-z]+)?)\\*["']`)
+	reRetryDelay   = lazyRE(`\\*["'](?:retryDelay|quotaResetDelay)\\*["']\s*:\s*\\*["'](` + googleDuration + `)`)
 	reRetryIn      = lazyRE(`(?:Please retry in|quota will reset after|Suggested retry after)\s*(` + googleDuration + `)?`)
 	reLeadingDur   = lazyRE(`^\s*(` + googleDuration + `)`)
 	reLimitZero    = lazyRE(`(?:Quota exceeded for metric: ([\w./-]+),\s*)?\blimit: 0,`)
@@ -85,7 +85,7 @@ var (
 var geminiFamily = family{
 	tool:  ToolGemini,
 	names: []string{"gemini"},
-	marks: []string{"[API Error: ", "Error when talking to Gemini API", "@google/gemini-cli", "Please set an Auth method"},
+	marks: []string{"[API Error: ", "✕ API Error: ", "Error when talking to Gemini API", "@google/gemini-cli", "Please set an Auth method"},
 	matchers: []matcher{
 		{
 			gates: []string{"RESOURCE_EXHAUSTED", "UNAVAILABLE", "INTERNAL", "DEADLINE_EXCEEDED", "INVALID_ARGUMENT", "PERMISSION_DENIED", "UNAUTHENTICATED", "NOT_FOUND", "FAILED_PRECONDITION"},
@@ -166,35 +166,16 @@ var geminiFamily = family{
 				return hit{class: Policy, code: CodeGeminiAuthMissing, rank: rankTool, reason: reason, remedy: remedyGeminiAuth}, true
 			},
 		},
-		// which quota a 429 hit, and when it resets
 		{
-			gates: []string{"PerDay", "PerMinute"},
-			re:    reGoogleQuota,
-			build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
-				if strings.Contains(m[0], "PerDay") {
-					return hit{class: Policy, code: CodeQuotaExhausted, rank: rankGoogleQuota,
-						reason: "daily quota spent: " + clip(m[0]), remedy: remedyGeminiDaily}, true
-				}
-				return hit{class: Transient, code: CodeRateLimited, rank: rankGoogleQuota,
-					reason: "per-minute rate limit: " + clip(m[0]), remedy: remedyGeminiMinute}, true
+			gates: []string{"Cached credentials are not valid"},
+			build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+				return hit{class: Policy, code: CodeGeminiUnauthenticated, rank: rankTool, reason: "gemini's cached login is no longer valid",
+					remedy: "the cached OAuth login expired or was revoked, and a job cannot log in again: use GEMINI_API_KEY or a service account (Vertex AI) in CI"}, true
 			},
 		},
-		{
-			gates: []string{"and limit '"},
-			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
-				_, limit, _ := strings.Cut(line, "and limit '")
-				limit = strings.ToLower(limit)
-				switch {
-				case strings.Contains(limit, "per day"):
-					return hit{class: Policy, code: CodeQuotaExhausted, rank: rankGoogleQuota,
-						reason: "daily quota spent (requests per day)", remedy: remedyGeminiDaily}, true
-				case strings.Contains(limit, "per minute"):
-					return hit{class: Transient, code: CodeRateLimited, rank: rankGoogleQuota,
-						reason: "per-minute rate limit (requests per minute)", remedy: remedyGeminiMinute}, true
-				}
-				return hit{}, false
-			},
-		},
+		// which quota a 429 hit, and when it resets (the waits first: at
+		// equal rank the first hit of a line stands, and a per-minute quota
+		// id beside a retryDelay must keep the wait)
 		{
 			gates: []string{"retryDelay", "quotaResetDelay"},
 			re:    reRetryDelay,
@@ -213,6 +194,34 @@ var geminiFamily = family{
 					}
 				}
 				return quotaWaitHit(d)
+			},
+		},
+		{
+			gates: []string{"PerDay", "PerMinute"},
+			re:    reGoogleQuota,
+			build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
+				if strings.Contains(m[1], "PerDay") {
+					return hit{class: Policy, code: CodeQuotaExhausted, rank: rankGoogleQuota,
+						reason: "daily quota spent: " + clip(m[1]), remedy: remedyGeminiDaily}, true
+				}
+				return hit{class: Transient, code: CodeRateLimited, rank: rankGoogleQuota,
+					reason: "per-minute rate limit: " + clip(m[1]), remedy: remedyGeminiMinute}, true
+			},
+		},
+		{
+			gates: []string{"and limit '"},
+			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
+				_, limit, _ := strings.Cut(line, "and limit '")
+				limit = strings.ToLower(limit)
+				switch {
+				case strings.Contains(limit, "per day"):
+					return hit{class: Policy, code: CodeQuotaExhausted, rank: rankGoogleQuota,
+						reason: "daily quota spent (requests per day)", remedy: remedyGeminiDaily}, true
+				case strings.Contains(limit, "per minute"):
+					return hit{class: Transient, code: CodeRateLimited, rank: rankGoogleQuota,
+						reason: "per-minute rate limit (requests per minute)", remedy: remedyGeminiMinute}, true
+				}
+				return hit{}, false
 			},
 		},
 		{
