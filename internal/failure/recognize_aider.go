@@ -77,7 +77,7 @@ var litellmClasses = map[string]litellmClass{
 var aiderFamily = family{
 	tool:  ToolAider,
 	names: []string{"aider"},
-	marks: []string{"litellm.", "Aider v", "aider-chat", "The API provider "},
+	marks: []string{"litellm.", "Aider v"},
 	matchers: []matcher{
 		{
 			gates: []string{"litellm."},
@@ -86,40 +86,43 @@ var aiderFamily = family{
 			build: litellmHit,
 		},
 		{
-			gates: []string{"ContextWindowExceededError"},
-			build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+			gates: []string{"ExceededError"},
+			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
+				if !strings.Contains(line, "ContextWindowExceededError") {
+					return hit{}, false
+				}
 				return hit{class: Structural, code: CodeAiderContextWindow, rank: rankTool,
 					reason: "the request exceeds the model's context window (ContextWindowExceededError)", remedy: remedyAiderContext}, true
 			},
 		},
 		// aider's own one-line explanation of each litellm class
 		{
-			gates: []string{"The API provider is not able to authenticate you"},
+			gates: []string{"API provider is not able to authenticate"},
 			build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
 				return hit{class: Policy, code: CodeAiderAuthFailed, rank: rankTool, reason: "the API provider could not authenticate aider", remedy: remedyAiderKey}, true
 			},
 		},
 		{
-			gates: []string{"The API provider has refused the request due to a safety policy"},
+			gates: []string{"API provider has refused the request due to a safety"},
 			build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
 				return hit{class: Structural, code: CodeAiderContentPolicy, rank: rankTool, reason: "the API provider refused the content (safety policy)",
 					remedy: "change the prompt or the files sent: the provider's content policy refuses them"}, true
 			},
 		},
 		{
-			gates: []string{"The API provider has rate limited you"},
+			gates: []string{"API provider has rate limited you"},
 			build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
 				return hit{class: Transient, code: CodeRateLimited, rank: rankRateLimit, reason: "rate limited by the API provider", remedy: remedyRateLimit}, true
 			},
 		},
 		{
-			gates: []string{"The API provider's servers are down or overloaded", "upstream API provider is down, overloaded or rate limiting"},
+			gates: []string{"API provider's servers are down or overloaded", "API provider is down, overloaded or rate limiting"},
 			build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
 				return hit{class: Transient, code: CodeAiderProviderDown, rank: rankRateLimit, reason: "the API provider's servers are down or overloaded", remedy: remedyAiderDown}, true
 			},
 		},
 		{
-			gates: []string{"The API provider timed out without returning a response"},
+			gates: []string{"API provider timed out without returning"},
 			build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
 				return hit{class: Transient, code: CodeTimeout, rank: rankRateLimit, tr: trNet, reason: "the API provider timed out without answering",
 					remedy: "the provider did not answer in time: retrying; raise --timeout or send less if it recurs"}, true
@@ -135,17 +138,19 @@ var aiderFamily = family{
 		},
 		// the context window and the output limit
 		{
-			gates: []string{"has hit a token limit", "The chat session is larger than the context window"},
+			gates: []string{"has hit a token limit", "hat session is larger than the context window"},
 			build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
 				return hit{class: Structural, code: CodeAiderContextWindow, rank: rankTool, reason: "the model hit its token limit (context window or output limit)", remedy: remedyAiderContext}, true
 			},
 		},
 		// no API key at all
 		{
-			gates: []string{"Missing these environment variables", "please set these environment variables", "The api_key client option must be set", "but no key is set either in the environment"},
+			gates: []string{"issing these environment variables", "To use model", "client option must be set", "no key is set either in the environment"},
 			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
 				reason := "no API key reached the client"
 				switch {
+				case strings.Contains(line, "To use model") && !strings.Contains(line, "environment variables"):
+					return hit{}, false
 				case strings.Contains(line, "Missing these environment variables") || strings.Contains(line, "please set these environment variables"):
 					reason = "the model's environment variables are not set"
 				case strings.Contains(line, "OPENAI_API_KEY"):
@@ -156,17 +161,24 @@ var aiderFamily = family{
 			},
 		},
 		{
-			gates: []string{"LLM Provider NOT provided"},
+			gates: []string{"Provider NOT provided"},
 			build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
 				return hit{class: Structural, code: CodeAiderNoProvider, rank: rankTool, reason: "litellm cannot tell the provider from the model name",
 					remedy: "prefix the model with its provider (openai/…, anthropic/…, gemini/…, ollama/…) in --model"}, true
 			},
 		},
 		{
-			gates: []string{"aider: error: "},
-			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
-				_, msg, _ := strings.Cut(line, "aider: error: ")
-				return hit{class: Structural, code: CodeAiderUsage, rank: rankTool, reason: "aider rejected its command line: " + clip(msg),
+			gates: []string{"usage: aider"},
+			build: func(c *scanCtx, _ string, _ []string) (hit, bool) {
+				// argparse: the usage line, then "aider: error: <why>"
+				reason := "aider rejected its command line"
+				for _, l := range followingLines(c.text, c.lineEnd, 4) {
+					if _, msg, ok := strings.Cut(l, "aider: error: "); ok {
+						reason += ": " + clip(msg)
+						break
+					}
+				}
+				return hit{class: Structural, code: CodeAiderUsage, rank: rankTool, reason: reason,
 					remedy: "fix the aider arguments in the step (aider --help lists them)"}, true
 			},
 		},

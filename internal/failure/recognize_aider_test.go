@@ -94,7 +94,7 @@ func TestAiderRecognisers(t *testing.T) {
 			text:  "litellm.BadRequestError: LLM Provider NOT provided. Pass in the LLM provider you are trying to call. You passed model=glm-4-plus",
 			class: Structural, code: CodeAiderNoProvider},
 		{name: "command line", tool: ToolAuto,
-			text:  "aider: error: unrecognized arguments: --4o-mini",
+			text:  "usage: aider [-h] [--model MODEL] [--openai-api-key OPENAI_API_KEY]\n             [FILE ...]\naider: error: unrecognized arguments: --4o-mini",
 			class: Structural, code: CodeAiderUsage, reason: "--4o-mini"},
 
 		// near-misses: litellm's names outside an error line

@@ -72,10 +72,10 @@ var (
 	// after its HTTP code (503 UNAVAILABLE), quoted bare, or closing a
 	// "(Status:" cut by the terminal's wrap.
 	reGoogleStatus = lazyRE(`(?i:status)\\*["']?\s*:\s*\\*["']?(` + googleCodes + `)\b|\b([45]\d\d) (` + googleCodes + `)\b|\\*["'](` + googleCodes + `)\\*["']|^\s*(` + googleCodes + `)\)`)
-	reGoogleKey    = lazyRE(`API key not valid|API Key not found|API_KEY_INVALID|API key expired|API_KEY_EXPIRED`)
+	reGoogleKey    = lazyRE(`API_KEY_INVALID|not valid. Please pass a valid|not found. Please pass a valid|Please renew the API key`)
 	reGoogleQuota  = lazyRE(`\\*["']([A-Z][A-Za-z0-9]*Per(?:Day|Minute)[A-Za-z0-9]*(?:-[A-Za-z]+)?)\\*["']`)
 	reRetryDelay   = lazyRE(`\\*["'](?:retryDelay|quotaResetDelay)\\*["']\s*:\s*\\*["'](` + googleDuration + `)`)
-	reRetryIn      = lazyRE(`(?:Please retry in|quota will reset after|Suggested retry after)\s*(` + googleDuration + `)?`)
+	reRetryIn      = lazyRE(`(?:Please retry in|Your quota will reset after)\s*(` + googleDuration + `)?`)
 	reLeadingDur   = lazyRE(`^\s*(` + googleDuration + `)`)
 	reLimitZero    = lazyRE(`(?:Quota exceeded for metric: ([\w./-]+),\s*)?\blimit: 0,`)
 	reAPIKeyEnv    = lazyRE(`\b([A-Z][A-Z0-9_]*_API_KEY) environment variable not found`)
@@ -85,15 +85,21 @@ var (
 var geminiFamily = family{
 	tool:  ToolGemini,
 	names: []string{"gemini"},
-	marks: []string{"[API Error: ", "✕ API Error: ", "Error when talking to Gemini API", "@google/gemini-cli", "Please set an Auth method"},
+	// few marks: each is searched for in the whole text ("[API Error: ",
+	// "✕ API Error: "; "Error when talking to Gemini API", "When using
+	// Gemini API")
+	marks: []string{"API Error: ", "Gemini API"},
 	matchers: []matcher{
 		{
-			gates: []string{"RESOURCE_EXHAUSTED", "UNAVAILABLE", "INTERNAL", "DEADLINE_EXCEEDED", "INVALID_ARGUMENT", "PERMISSION_DENIED", "UNAUTHENTICATED", "NOT_FOUND", "FAILED_PRECONDITION"},
+			// gates: a fragment of each code (UNAVAILABLE's "ABLE", NOT_FOUND's
+			// "OUND" ...) that starts as other gates start, keeping the gate
+			// index's prefix table small
+			gates: []string{"RESOURCE_EXHAUSTED", "ABLE", "INTERNAL", "CEEDED", "INVALID_ARGUMENT", "ERMISSION_DENIED", "UTHENTICATED", "OUND", "RECONDITION"},
 			re:    reGoogleStatus,
 			build: googleStatusHit,
 		},
 		{
-			gates: []string{"API key not valid", "API Key not found", "API_KEY_INVALID", "API key expired", "API_KEY_EXPIRED"},
+			gates: []string{"not valid. Please pass a valid", "not found. Please pass a valid", "Please renew the API key", "INVALID"},
 			re:    reGoogleKey,
 			build: func(_ *scanCtx, line string, m []string) (hit, bool) {
 				return hit{class: Policy, code: CodeGeminiAPIKeyInvalid, rank: rankGoogleRefine,
@@ -101,7 +107,7 @@ var geminiFamily = family{
 			},
 		},
 		{
-			gates: []string{"User location is not supported", "free tier is not available in your country"},
+			gates: []string{"location is not supported", "free tier is not available in your country"},
 			build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
 				return hit{class: Policy, code: CodeGeminiLocation, rank: rankGoogleRefine,
 					reason: "the Gemini API is not available from this location (FAILED_PRECONDITION)",
@@ -109,7 +115,7 @@ var geminiFamily = family{
 			},
 		},
 		{
-			gates: []string{"SERVICE_DISABLED", "it is disabled. Enable it by visiting", "has not been used in project"},
+			gates: []string{"SERVICE_DISABLED", "is disabled. Enable it by visiting", "has not been used in project"},
 			build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
 				return hit{class: Policy, code: CodeGeminiServiceDisabled, rank: rankGoogleRefine,
 					reason: "the Google API is disabled for the project (SERVICE_DISABLED)",
@@ -139,8 +145,11 @@ var geminiFamily = family{
 			},
 		},
 		{
-			gates: []string{"Resource exhausted. Please try again later"},
-			build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+			gates: []string{"Please try again later"},
+			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
+				if !strings.Contains(line, "Resource exhausted. Please try again later") {
+					return hit{}, false
+				}
 				return hit{class: Transient, code: CodeRateLimited, rank: rankGoogleRefine,
 					reason: "Vertex AI's shared capacity is exhausted (429: Resource exhausted, try again later)",
 					remedy: "Vertex AI's dynamic shared quota is busy: retrying with backoff; buy provisioned throughput or use another region if it recurs"}, true
@@ -148,8 +157,14 @@ var geminiFamily = family{
 		},
 		// no credentials at all in a non-interactive run
 		{
-			gates: []string{"Please set an Auth method", "environment variable not found. Add that to your", "you must specify the GEMINI_API_KEY", "When using Vertex AI, you must specify", "Could not load the default credentials", "DefaultCredentialsError", "requires setting the GOOGLE_CLOUD_PROJECT"},
+			gates: []string{"Please set an Auth method", "not found. Add that to your", "When using", "load the default credentials", "DefaultCredentialsError", "GOOGLE_CLOUD_PROJECT"},
 			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
+				switch {
+				case strings.Contains(line, "When using") && !strings.Contains(line, "must specify"),
+					strings.Contains(line, "not found. Add that to your") && !strings.Contains(line, "environment variable"),
+					strings.Contains(line, "GOOGLE_CLOUD_PROJECT") && !strings.Contains(line, "requires setting") && !strings.Contains(line, "When using"):
+					return hit{}, false
+				}
 				reason := "no Gemini credentials configured"
 				switch {
 				case strings.Contains(line, "default credentials") || strings.Contains(line, "DefaultCredentialsError"):
@@ -167,7 +182,7 @@ var geminiFamily = family{
 			},
 		},
 		{
-			gates: []string{"Cached credentials are not valid"},
+			gates: []string{"ached credentials are not valid"},
 			build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
 				return hit{class: Policy, code: CodeGeminiUnauthenticated, rank: rankTool, reason: "gemini's cached login is no longer valid",
 					remedy: "the cached OAuth login expired or was revoked, and a job cannot log in again: use GEMINI_API_KEY or a service account (Vertex AI) in CI"}, true
@@ -177,12 +192,12 @@ var geminiFamily = family{
 		// equal rank the first hit of a line stands, and a per-minute quota
 		// id beside a retryDelay must keep the wait)
 		{
-			gates: []string{"retryDelay", "quotaResetDelay"},
+			gates: []string{"Delay"},
 			re:    reRetryDelay,
 			build: func(_ *scanCtx, _ string, m []string) (hit, bool) { return quotaWaitHit(m[1]) },
 		},
 		{
-			gates: []string{"Please retry in", "quota will reset after", "Suggested retry after"},
+			gates: []string{"Please retry in", "Your quota will reset after"},
 			re:    reRetryIn,
 			build: func(c *scanCtx, _ string, m []string) (hit, bool) {
 				d := m[1]
@@ -237,8 +252,11 @@ var geminiFamily = family{
 			},
 		},
 		{
-			gates: []string{"You have reached your daily", "exhausted your daily quota", "QUOTA_EXHAUSTED"},
-			build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+			gates: []string{"You have reached your daily", "You have exhausted your daily", "STED"},
+			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
+				if !strings.Contains(line, "daily") && !strings.Contains(line, "QUOTA_EXHAUSTED") {
+					return hit{}, false // "STED" is QUOTA_EXHAUSTED's gate
+				}
 				return hit{class: Policy, code: CodeQuotaExhausted, rank: rankGoogleQuota,
 					reason: "daily quota spent", remedy: remedyGeminiDaily}, true
 			},
