@@ -27,6 +27,7 @@ const (
 	CodeAiderConnection        Code = "aider-api-connection-error"
 	CodeAiderMissingDependency Code = "aider-missing-dependency"
 	CodeAiderUsage             Code = "aider-usage-error"
+	CodeAiderCredits           Code = "aider-insufficient-credits"
 )
 
 const (
@@ -158,6 +159,20 @@ var aiderFamily = family{
 				}
 				// more than an AuthenticationError around it: no key at all
 				return hit{class: Policy, code: CodeAiderAPIKeyMissing, rank: rankTool + 1, reason: reason, remedy: remedyAiderNoKey}, true
+			},
+		},
+		{
+			gates: []string{"Unable to locate credentials", "NoCredentialsError"},
+			build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+				return hit{class: Policy, code: CodeAiderAPIKeyMissing, rank: rankTool + 1, reason: "no AWS credentials for Bedrock (botocore)",
+					remedy: "give the job AWS credentials (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or an OIDC role) and AWS_REGION for Bedrock"}, true
+			},
+		},
+		{
+			gates: []string{"nsufficient credits"},
+			build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+				return hit{class: Policy, code: CodeAiderCredits, rank: rankTool + 1, reason: "the provider account has no credits left (402 Insufficient credits)",
+					remedy: "buy credits for the provider account (OpenRouter: settings → credits), or point the key at an account that has them"}, true
 			},
 		},
 		{

@@ -36,6 +36,12 @@ const (
 	CodeGeminiServiceDisabled    Code = "gemini-service-disabled"
 	CodeGeminiQuotaZero          Code = "gemini-quota-zero"
 	CodeGeminiCredits            Code = "gemini-insufficient-credits"
+	CodeGeminiIneligible         Code = "gemini-account-ineligible"
+	CodeGeminiInputError         Code = "gemini-input-error"
+	CodeGeminiConfigError        Code = "gemini-config-error"
+	CodeGeminiTurnLimit          Code = "gemini-turn-limit"
+	CodeGeminiUntrusted          Code = "gemini-untrusted-workspace"
+	CodeGeminiFatal              Code = "gemini-fatal-error"
 )
 
 const (
@@ -80,6 +86,7 @@ var (
 	reLimitZero    = lazyRE(`(?:Quota exceeded for metric: ([\w./-]+),\s*)?\blimit: 0,`)
 	reAPIKeyEnv    = lazyRE(`\b([A-Z][A-Z0-9_]*_API_KEY) environment variable not found`)
 	reNotForAPI    = lazyRE(`(models/\S+) is not found for API version`)
+	reGeminiFatal  = lazyRE(`\b(Fatal(?:Authentication|Input|Sandbox|Config|TurnLimited|ToolExecution|Cancellation|UntrustedWorkspace)Error|AccountSuspendedError|TerminalQuotaError|RetryableQuotaError)\b`)
 )
 
 var geminiFamily = family{
@@ -182,10 +189,35 @@ var geminiFamily = family{
 			},
 		},
 		{
+			gates: []string{"not eligible for Gemini Code Assist", "named user on your organization"},
+			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
+				reason := "the Google account is not eligible for Gemini Code Assist"
+				if strings.Contains(line, "location") {
+					reason += " in this location"
+				}
+				return hit{class: Policy, code: CodeGeminiIneligible, rank: rankTool, reason: reason,
+					remedy: "the logged-in account cannot use Gemini Code Assist (tier, licence or region): use GEMINI_API_KEY or Vertex AI credentials in the job, or an eligible account"}, true
+			},
+		},
+		{
 			gates: []string{"ached credentials are not valid"},
 			build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
 				return hit{class: Policy, code: CodeGeminiUnauthenticated, rank: rankTool, reason: "gemini's cached login is no longer valid",
 					remedy: "the cached OAuth login expired or was revoked, and a job cannot log in again: use GEMINI_API_KEY or a service account (Vertex AI) in CI"}, true
+			},
+		},
+		// the CLI's own error classes (the "type" of its JSON error, the
+		// name in a stack trace): each has its exit code (41 auth, 42 input,
+		// 44 sandbox, 52 config, 53 turn limit, 54 tool, 130 cancelled)
+		{
+			gates: []string{"Fatal", "AccountSuspendedError", "TerminalQuotaError", "RetryableQuotaError"},
+			re:    reGeminiFatal,
+			build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
+				v, ok := geminiFatal[m[1]]
+				if !ok {
+					return hit{}, false
+				}
+				return hit{class: v.class, code: v.code, rank: rankTool, reason: "gemini " + m[1] + ": " + v.reason, remedy: v.remedy}, true
 			},
 		},
 		// which quota a 429 hit, and when it resets (the waits first: at
@@ -270,6 +302,25 @@ var geminiFamily = family{
 			},
 		},
 	},
+}
+
+// geminiFatal are the CLI's own error classes.
+var geminiFatal = map[string]struct {
+	class          Class
+	code           Code
+	reason, remedy string
+}{
+	"FatalAuthenticationError":     {Policy, CodeGeminiUnauthenticated, "authentication failed (exit 41)", remedyGeminiAuth},
+	"AccountSuspendedError":        {Policy, CodeGeminiIneligible, "the account is suspended", "the Google account may not use the service: use another account or an API key"},
+	"FatalInputError":              {Structural, CodeGeminiInputError, "the input was rejected (exit 42)", "fix the prompt or the arguments given to gemini"},
+	"FatalConfigError":             {Structural, CodeGeminiConfigError, "the configuration is invalid (exit 52)", "fix .gemini/settings.json or the flags and environment the step passes"},
+	"FatalTurnLimitedError":        {Structural, CodeGeminiTurnLimit, "the session reached its turn limit (exit 53)", "raise model.maxSessionTurns in settings.json or give the run a smaller task"},
+	"FatalUntrustedWorkspaceError": {Policy, CodeGeminiUntrusted, "the workspace is not trusted", "trust the folder for the run (GEMINI_CLI_TRUST_WORKSPACE=true, or the trusted folders setting)"},
+	"FatalSandboxError":            {Unknown, CodeGeminiFatal, "the sandbox failed (exit 44)", "check the sandbox the step asks for (docker or podman present, the image pullable)"},
+	"FatalToolExecutionError":      {Unknown, CodeGeminiFatal, "a tool failed (exit 54)", "read the tool's error above: whether it clears depends on the tool"},
+	"FatalCancellationError":       {Unknown, CodeGeminiFatal, "the run was cancelled (exit 130)", "a prompt or a signal ended the run: run it non-interactively with credentials that need no browser login"},
+	"TerminalQuotaError":           {Policy, CodeQuotaExhausted, "a quota that does not reset soon is spent", remedyGeminiDaily},
+	"RetryableQuotaError":          {Transient, CodeRateLimited, "a short-term rate limit", remedyGeminiMinute},
 }
 
 // googleVerdicts are the google.rpc status codes: HTTP status, class, code, remedy.

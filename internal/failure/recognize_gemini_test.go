@@ -69,9 +69,26 @@ func TestGeminiRecognisers(t *testing.T) {
 		{name: "no application default credentials", tool: ToolAuto,
 			text:  "Error: Could not load the default credentials. Browse to https://cloud.google.com/docs/authentication/getting-started for more information.",
 			class: Policy, code: CodeGeminiAuthMissing, reason: "application default credentials"},
+		{name: "account not eligible", tool: ToolAuto,
+			text:  "Failed to login. Message: Your current account is not eligible for Gemini Code Assist for individuals because it is not currently available in your location.",
+			class: Policy, code: CodeGeminiIneligible, reason: "location"},
 		{name: "cached login expired", tool: ToolAuto,
 			text:  "Cached credentials are not valid: invalid_grant",
 			class: Policy, code: CodeGeminiUnauthenticated},
+
+		// the CLI's own error classes
+		{name: "JSON error of a failed login", tool: ToolAuto,
+			text:  `{"error":{"type":"FatalAuthenticationError","message":"Failed to login. Message: Request had invalid authentication credentials.","code":41}}`,
+			class: Policy, code: CodeGeminiUnauthenticated, reason: "FatalAuthenticationError"},
+		{name: "turn limit", tool: ToolAuto,
+			text:  `{"error":{"type":"FatalTurnLimitedError","message":"Reached max session turns for this session. Increase the number of turns by specifying maxSessionTurns in settings.json.","code":53}}`,
+			class: Structural, code: CodeGeminiTurnLimit},
+		{name: "terminal quota error", tool: ToolAuto,
+			text:  "TerminalQuotaError: You have exhausted your daily quota on this model.",
+			class: Policy, code: CodeQuotaExhausted},
+		{name: "a Fatal word that is not a class", tool: ToolAuto,
+			text:  "FatalErrorHandler installed",
+			class: Unknown, code: CodeUnknown},
 
 		// which quota a 429 hit, and when it resets
 		{name: "per-minute quota with retryDelay waits", tool: ToolAuto,
