@@ -78,7 +78,7 @@ var litellmClasses = map[string]litellmClass{
 var aiderFamily = family{
 	tool:  ToolAider,
 	names: []string{"aider"},
-	marks: []string{"litellm.", "Aider v"},
+	marks: []string{"litellm."},
 	matchers: []matcher{
 		{
 			gates: []string{"litellm."},

@@ -144,10 +144,9 @@ func TestAiderOverStatus(t *testing.T) {
 // The families are found by their program names and their marks.
 func TestGeminiAiderDetection(t *testing.T) {
 	for text, want := range map[string]Tool{
-		"✕ [API Error: read ETIMEDOUT]":                                                 ToolGemini,
-		"Error when talking to Gemini API Full report available at: /tmp/x.json":        ToolGemini,
-		"litellm.APIError: APIError: OpenAIException - Connection error.":               ToolAider,
-		"Aider v0.86.1\nMain model: gemini/gemini-2.5-pro with diff-fenced edit format": ToolAider,
+		"✕ [API Error: read ETIMEDOUT]":                                          ToolGemini,
+		"litellm.APIError: APIError: OpenAIException - Connection error.":        ToolAider,
+		"Error when talking to Gemini API Full report available at: /tmp/x.json": ToolAuto,
 	} {
 		if got := detectTool(text, ToolAuto); got != want {
 			t.Errorf("detectTool(%q) = %s, want %s", text, got, want)

@@ -92,10 +92,9 @@ var (
 var geminiFamily = family{
 	tool:  ToolGemini,
 	names: []string{"gemini"},
-	// few marks: each is searched for in the whole text ("[API Error: ",
-	// "✕ API Error: "; "Error when talking to Gemini API", "When using
-	// Gemini API")
-	marks: []string{"API Error: ", "Gemini API"},
+	// one mark, the CLI's "[API Error: ...]" (also "✕ API Error: "): each
+	// mark is a search of the whole text
+	marks: []string{"API Error: "},
 	matchers: []matcher{
 		{
 			// gates: a fragment of each code (UNAVAILABLE's "ABLE", NOT_FOUND's
