@@ -220,6 +220,9 @@ func litellmHit(c *scanCtx, _ string, m []string) (hit, bool) {
 		(lc.generic && msg.rank >= rankTool) ||
 		(msg.rank == def.rank && def.class == Transient && msg.class != Transient) ||
 		(def.class == Unknown && msg.rank >= rankTransport))
+	if !lc.generic && def.class != Transient && msg.class == Transient {
+		useMsg = false // a wait in the message does not undo an AuthenticationError
+	}
 	if useMsg {
 		msg.reason = "litellm." + m[1] + ": " + msg.reason
 		return msg, true

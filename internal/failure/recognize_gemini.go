@@ -114,7 +114,10 @@ var geminiFamily = family{
 		},
 		{
 			gates: []string{"location is not supported", "free tier is not available in your country"},
-			build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
+			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
+				if !strings.Contains(line, "User location") && !strings.Contains(line, "free tier is not available") {
+					return hit{}, false
+				}
 				return hit{class: Policy, code: CodeGeminiLocation, rank: rankGoogleRefine,
 					reason: "the Gemini API is not available from this location (FAILED_PRECONDITION)",
 					remedy: "the runner's region is not supported (or its free tier): run the job from a supported region, or enable billing on the project"}, true
@@ -285,7 +288,7 @@ var geminiFamily = family{
 		{
 			gates: []string{"You have reached your daily", "You have exhausted your daily", "STED"},
 			build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
-				if !strings.Contains(line, "daily") && !strings.Contains(line, "QUOTA_EXHAUSTED") {
+				if !strings.Contains(line, "QUOTA_EXHAUSTED") && !strings.Contains(line, " your daily") {
 					return hit{}, false // "STED" is QUOTA_EXHAUSTED's gate
 				}
 				return hit{class: Policy, code: CodeQuotaExhausted, rank: rankGoogleQuota,
