@@ -54,9 +54,9 @@ const (
 	// current quota" sentence, which Google puts on per-minute limits too.
 	// At equal rank a stop beats a wait, so a daily quota beats a retryDelay.
 	rankGoogleQuota = rankTool + 2
-	// maxQuotaWait is the longest wait still worth a retry; a quota that
+	// geminiMaxWait is the longest wait still worth a retry; a quota that
 	// resets later is spent for this run.
-	maxQuotaWait = time.Hour
+	geminiMaxWait = time.Hour
 )
 
 const (
@@ -77,16 +77,16 @@ var (
 	// a status after its key ("status": "X", got status: X, (Status: X)),
 	// after its HTTP code (503 UNAVAILABLE), quoted bare, or closing a
 	// "(Status:" cut by the terminal's wrap.
-	reGoogleStatus = lazyRE(`(?i:status)\\*["']?\s*:\s*\\*["']?(` + googleCodes + `)\b|\b([45]\d\d) (` + googleCodes + `)\b|\\*["'](` + googleCodes + `)\\*["']|^\s*(` + googleCodes + `)\)`)
-	reGoogleKey    = lazyRE(`API_KEY_INVALID|not valid. Please pass a valid|not found. Please pass a valid|Please renew the API key`)
-	reGoogleQuota  = lazyRE(`\\*["']([A-Z][A-Za-z0-9]*Per(?:Day|Minute)[A-Za-z0-9]*(?:-[A-Za-z]+)?)\\*["']`)
-	reRetryDelay   = lazyRE(`\\*["'](?:retryDelay|quotaResetDelay)\\*["']\s*:\s*\\*["'](` + googleDuration + `)`)
-	reRetryIn      = lazyRE(`(?:Please retry in|Your quota will reset after)\s*(` + googleDuration + `)?`)
-	reLeadingDur   = lazyRE(`^\s*(` + googleDuration + `)`)
-	reLimitZero    = lazyRE(`(?:Quota exceeded for metric: ([\w./-]+),\s*)?\blimit: 0,`)
-	reAPIKeyEnv    = lazyRE(`\b([A-Z][A-Z0-9_]*_API_KEY) environment variable not found`)
-	reNotForAPI    = lazyRE(`(models/\S+) is not found for API version`)
-	reGeminiFatal  = lazyRE(`\b(Fatal(?:Authentication|Input|Sandbox|Config|TurnLimited|ToolExecution|Cancellation|UntrustedWorkspace)Error|AccountSuspendedError|TerminalQuotaError|RetryableQuotaError)\b`)
+	reGoogleStatus    = lazyRE(`(?i:status)\\*["']?\s*:\s*\\*["']?(` + googleCodes + `)\b|\b([45]\d\d) (` + googleCodes + `)\b|\\*["'](` + googleCodes + `)\\*["']|^\s*(` + googleCodes + `)\)`)
+	reGoogleKey       = lazyRE(`API_KEY_INVALID|not valid. Please pass a valid|not found. Please pass a valid|Please renew the API key`)
+	reGoogleQuota     = lazyRE(`\\*["']([A-Z][A-Za-z0-9]*Per(?:Day|Minute)[A-Za-z0-9]*(?:-[A-Za-z]+)?)\\*["']`)
+	reRetryDelay      = lazyRE(`\\*["'](?:retryDelay|quotaResetDelay)\\*["']\s*:\s*\\*["'](` + googleDuration + `)`)
+	reRetryIn         = lazyRE(`(?:Please retry in|Your quota will reset after)\s*(` + googleDuration + `)?`)
+	reLeadingDur      = lazyRE(`^\s*(` + googleDuration + `)`)
+	reGeminiLimitZero = lazyRE(`(?:Quota exceeded for metric: ([\w./-]+),\s*)?\blimit: 0,`)
+	reAPIKeyEnv       = lazyRE(`\b([A-Z][A-Z0-9_]*_API_KEY) environment variable not found`)
+	reNotForAPI       = lazyRE(`(models/\S+) is not found for API version`)
+	reGeminiFatal     = lazyRE(`\b(Fatal(?:Authentication|Input|Sandbox|Config|TurnLimited|ToolExecution|Cancellation|UntrustedWorkspace)Error|AccountSuspendedError|TerminalQuotaError|RetryableQuotaError)\b`)
 )
 
 var geminiFamily = family{
@@ -275,7 +275,7 @@ var geminiFamily = family{
 		},
 		{
 			gates: []string{"limit: 0,"},
-			re:    reLimitZero,
+			re:    reGeminiLimitZero,
 			build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
 				reason := "this model has no quota on the account's tier (limit: 0)"
 				if m[1] != "" {
@@ -416,7 +416,7 @@ func quotaWaitHit(s string) (hit, bool) {
 	if err != nil || d < 0 {
 		return hit{}, false
 	}
-	if d > maxQuotaWait {
+	if d > geminiMaxWait {
 		return hit{class: Policy, code: CodeQuotaExhausted, rank: rankGoogleQuota,
 			reason: "quota spent: it resets in " + clip(s), remedy: "the quota resets in " + clip(s) + ": run the job after that, or raise the quota or tier"}, true
 	}
