@@ -89,7 +89,7 @@ func traceOf(hits []hit, best hit, fa facts) Trace {
 			t.Proxy = true
 		}
 		switch h.code {
-		case CodeGitNoCredentials, CodeDockerNoCredentials, CodeNPMNeedAuth:
+		case CodeGitNoCredentials, CodeDockerNoCredentials, CodeNPMNeedAuth, CodeGeminiAuthMissing, CodeAiderAPIKeyMissing:
 			// nothing was given to refuse
 			noCreds = true
 		}
