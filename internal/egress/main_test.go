@@ -84,17 +84,6 @@ func newProber(t testing.TB, o Options) *Prober {
 	return p
 }
 
-// proxyAt returns a Proxy for an http://ADDR proxy.
-func proxyAt(t testing.TB, rawURL string) *Proxy {
-	t.Helper()
-	d := &Discovery{Env: []string{"HTTPS_PROXY=" + rawURL, "HTTP_PROXY=" + rawURL}}
-	p, err := d.ProxyFor(t.Context(), ClientGo, Target{Scheme: "https", Host: "x.test", Port: "443"})
-	if err != nil || p == nil {
-		t.Fatalf("proxy %s: %v", rawURL, err)
-	}
-	return p
-}
-
 func hasLine(lines []string, substr string) bool {
 	for _, l := range lines {
 		if strings.Contains(l, substr) {
