@@ -110,7 +110,7 @@ func runExec(ctx context.Context, opts *execOptions) int {
 	if ok, why := step.CanRetry(nil); !ok {
 		rep.Notes = append(rep.Notes, why)
 	}
-	return o.finish(rep)
+	return o.finish(rep, f.clock.Now())
 }
 
 // execDiagnose returns the coordinator's Diagnose for a command: a curl or git

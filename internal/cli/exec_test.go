@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
-	"github.com/retrywise/retrywise/internal/report"
 )
 
 type run struct {
@@ -70,15 +68,8 @@ echo '{"ok":true}'
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}
 	}
-	var got report.Report
-	b, err := os.ReadFile(rep)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &got); err != nil {
-		t.Fatalf("report is not JSON: %v\n%s", err, b)
-	}
-	if !got.OK || len(got.Attempts) != 3 || got.Attempts[0].Class != "transient" || !got.Attempts[2].OK || got.Policy.MaxAttempts != 4 {
+	got, _ := readReport(t, rep)
+	if !got.OK() || len(got.Attempts) != 3 || got.Attempts[0].Class != "transient" || !got.Attempts[2].OK || got.Policy.MaxAttempts != 4 {
 		t.Errorf("report = %+v", got)
 	}
 }

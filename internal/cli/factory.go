@@ -72,7 +72,7 @@ func (f *factory) redactor(masks ...string) *redact.Redactor {
 // creates the JSON report file when reportPath is set, so that a bad path
 // fails before anything runs.
 func (f *factory) output(masks []string, reportPath string) (*output, error) {
-	o := &output{red: f.redactor(masks...)}
+	o := &output{start: f.clock.Now(), red: f.redactor(masks...)}
 	if reportPath != "" {
 		file, err := os.OpenFile(reportPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 		if err != nil {

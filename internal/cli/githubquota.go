@@ -28,16 +28,6 @@ their reset) are retried on the schedule. The bucket read goes to stdout as
 key=value lines: resource, limit, remaining, reset; progress and the report
 go to stderr.`
 
-// quotaResult is the JSON report's "result" of github-quota.
-type quotaResult struct {
-	Resource     ghapi.Resource `json:"resource"`
-	Limit        int            `json:"limit"`
-	Remaining    int            `json:"remaining"`
-	Reset        time.Time      `json:"reset"`
-	MinRemaining int            `json:"min_remaining"`
-	Waited       time.Duration  `json:"waited_ns,omitempty"`
-}
-
 // quotaOptions is what `retrywise github-quota` checks.
 type quotaOptions struct {
 	f    *factory
@@ -143,11 +133,14 @@ func runGitHubQuota(ctx context.Context, opts *quotaOptions) int {
 		rep.Notes = append(rep.Notes, "no token (--token or GITHUB_TOKEN): the unauthenticated quota was read")
 	}
 	if rate, ok := step.Quota()[res]; ok {
-		rep.Result = quotaResult{Resource: res, Limit: rate.Limit, Remaining: rate.Remaining, Reset: rate.Reset.UTC(), MinRemaining: opts.minRemaining, Waited: waited}
+		rep.Outputs = map[string]any{"resource": string(res), "limit": rate.Limit, "remaining": rate.Remaining, "reset": rate.Reset.UTC().Format(time.RFC3339), "min-remaining": opts.minRemaining}
+		if waited > 0 {
+			rep.Outputs["waited"] = waited.String()
+		}
 		fmt.Fprintf(o.stdout, "resource=%s\nlimit=%d\nremaining=%d\nreset=%s\n", res, rate.Limit, rate.Remaining, rate.Reset.UTC().Format(time.RFC3339))
 		o.stdout.Flush()
 	}
-	return o.finish(rep)
+	return o.finish(rep, f.clock.Now())
 }
 
 // resetWaits returns the time the loop waited after low-quota reads (a wait

@@ -85,7 +85,7 @@ func TestGitHubQuotaEnough(t *testing.T) {
 		t.Errorf("stdout %q, want %q", r.stdout, want)
 	}
 	got, raw := readReport(t, rep)
-	if res := result(t, got); res["remaining"] != 4999.0 || res["resource"] != "core" || got.Step != "github-quota" {
+	if res := result(t, got); res["remaining"] != 4999.0 || res["resource"] != "core" || got.Kind != "github-quota" {
 		t.Errorf("report:\n%s", raw)
 	}
 	b, _ := os.ReadFile(rep)
@@ -132,7 +132,7 @@ func TestGitHubQuotaLow(t *testing.T) {
 		if len(got.Attempts) != 2 || !strings.Contains(raw, "waited 10m0s for the core quota's reset at 2026-11-30T10:10:00Z") || !strings.Contains(raw, "no token") {
 			t.Errorf("report:\n%s", raw)
 		}
-		if res := result(t, got); res["waited_ns"] != float64(10*time.Minute) || res["remaining"] != 5000.0 {
+		if res := result(t, got); res["waited"] != "10m0s" || res["remaining"] != 5000.0 {
 			t.Errorf("result %v, want waited 10m and the refilled quota", res)
 		}
 	})
@@ -149,7 +149,7 @@ func TestGitHubQuotaLow(t *testing.T) {
 				!strings.Contains(got.Reason, "core quota 5 of 5000 is under --min-remaining 100") {
 				t.Errorf("report:\n%s", raw)
 			}
-			if res := result(t, got); res["remaining"] != 5.0 || res["waited_ns"] != nil {
+			if res := result(t, got); res["remaining"] != 5.0 || res["waited"] != nil {
 				t.Errorf("result %v, want the low read and no wait", res)
 			}
 			if !strings.Contains(r.stderr, "2026-11-30T10:10:00Z") || r.stdout != "resource=core\nlimit=5000\nremaining=5\nreset=2026-11-30T10:10:00Z\n" {
@@ -201,7 +201,7 @@ func TestGitHubQuotaLow(t *testing.T) {
 		if !strings.HasPrefix(got.Detail, "the quota had not refilled after waiting for its reset; the next reset at 2026-11-30T11:10:00Z is 1h0m0s away") {
 			t.Errorf("report:\n%s", raw)
 		}
-		if res := result(t, got); res["waited_ns"] != float64(10*time.Minute) || res["remaining"] != 3.0 || r.stdout != "resource=core\nlimit=5000\nremaining=3\nreset=2026-11-30T11:10:00Z\n" {
+		if res := result(t, got); res["waited"] != "10m0s" || res["remaining"] != 3.0 || r.stdout != "resource=core\nlimit=5000\nremaining=3\nreset=2026-11-30T11:10:00Z\n" {
 			t.Errorf("stdout %q result %v, want the second read and the wait", r.stdout, res)
 		}
 	})
@@ -249,7 +249,7 @@ func TestBinaryGitHubQuotaSIGTERMDuringResetWait(t *testing.T) {
 	if got.Stop != "cancelled" || len(got.Attempts) != 1 || srv.hits.Load() != 1 {
 		t.Errorf("%d requests; report:\n%s", srv.hits.Load(), raw)
 	}
-	if res := result(t, got); res["remaining"] != 5.0 || res["waited_ns"] != nil {
+	if res := result(t, got); res["remaining"] != 5.0 || res["waited"] != nil {
 		t.Errorf("result %v, want the low read and no completed wait", res)
 	}
 	if !strings.Contains(stdout.String(), "remaining=5\n") {

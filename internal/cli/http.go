@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -232,7 +234,7 @@ func runHTTP(ctx context.Context, opts *httpOptions) int {
 		rep.Remedy = r
 	}
 	res := step.Result()
-	rep.Result = res
+	rep.Outputs = httpOutputs(res)
 	if done := out.OK() || (out.Final != nil && out.Final.Class == failure.Absent); done {
 		o.stderr.Flush()
 		if !res.Found {
@@ -242,7 +244,7 @@ func runHTTP(ctx context.Context, opts *httpOptions) int {
 			fmt.Fprintf(o.stderr, "%s=%s\n", fd.Name, httpstep.FormatValue(res.Fields[fd.Name]))
 		}
 	}
-	return o.finish(rep)
+	return o.finish(rep, f.clock.Now())
 }
 
 // parseInterspersed parses flags that may come before or after the
@@ -284,4 +286,26 @@ func (f *factory) expandArg(v, where string, lookup expand.Lookup) (string, int,
 		return "", f.fail(exitcode.Usage, fmt.Sprintf("malformed ${NAME} in %s %s", where, syn.Error())), false
 	}
 	return out, 0, true
+}
+
+// httpOutputs are an http step's outputs: status, found, value (the JSON
+// body, or null) and each field by name.
+func httpOutputs(res httpstep.Result) map[string]any {
+	out := map[string]any{"found": res.Found}
+	if res.Status != 0 {
+		out["status"] = res.Status
+	}
+	var v any
+	if len(res.Value) > 0 {
+		d := json.NewDecoder(bytes.NewReader(res.Value))
+		d.UseNumber() // 12345678901234567890 stays exact
+		if err := d.Decode(&v); err != nil {
+			v = nil
+		}
+	}
+	out["value"] = v
+	for k, fv := range res.Fields {
+		out[k] = fv
+	}
+	return out
 }

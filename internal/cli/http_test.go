@@ -83,27 +83,55 @@ func newServer(t *testing.T, h func(w http.ResponseWriter, r *http.Request, n in
 
 func (s *server) key() string { return strings.TrimPrefix(s.URL, "http://") }
 
-// readReport decodes the JSON report at path.
-func readReport(t *testing.T, path string) (report.Report, string) {
+// testReport is a step command's JSON report as tests read it: the run of
+// one step, with the step's fields at hand.
+type testReport struct {
+	report.Step
+	// Refs are push's per-ref results, from the output "refs".
+	Refs []report.Ref
+	// Run is the run's record.
+	Run report.RunInfo
+	// Steps counts the run's steps.
+	Steps int
+}
+
+// OK reports whether the step succeeded.
+func (r testReport) OK() bool { return r.Step.OK() }
+
+// readReport decodes the JSON report at path: a run of exactly one step.
+func readReport(t *testing.T, path string) (testReport, string) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r report.Report
-	if err := json.Unmarshal(b, &r); err != nil {
+	var run report.Run
+	if err := json.Unmarshal(b, &run); err != nil {
 		t.Fatalf("report is not JSON: %v\n%s", err, b)
+	}
+	if run.Version != report.Version || len(run.Steps) != 1 {
+		t.Fatalf("report is not a run of one step:\n%s", b)
+	}
+	r := testReport{Step: *run.Steps[0], Run: run.Run, Steps: len(run.Steps)}
+	if refs, ok := r.Outputs["refs"]; ok {
+		rb, _ := json.Marshal(refs)
+		if err := json.Unmarshal(rb, &r.Refs); err != nil {
+			t.Fatalf("refs: %v", err)
+		}
+	}
+	if r.Run.ExitCode != r.ExitCode {
+		t.Errorf("run exit %d, step exit %d", r.Run.ExitCode, r.ExitCode)
 	}
 	return r, string(b)
 }
 
-func result(t *testing.T, r report.Report) map[string]any {
+// result returns the step's outputs.
+func result(t *testing.T, r testReport) map[string]any {
 	t.Helper()
-	m, ok := r.Result.(map[string]any)
-	if !ok {
-		t.Fatalf("report has no result: %#v", r.Result)
+	if r.Outputs == nil {
+		t.Fatalf("report has no outputs: %#v", r.Step)
 	}
-	return m
+	return r.Outputs
 }
 
 // TestHTTPGuessStorm: ten lookups of unpublished paths answer 404; with
@@ -130,7 +158,7 @@ func TestHTTPGuessStorm(t *testing.T) {
 	}
 	got, raw := readReport(t, rep)
 	res := result(t, got)
-	if !got.OK || got.Class != "absent" || res["found"] != false || res["value"] != nil || !strings.Contains(raw, `"id": null`) {
+	if !got.OK() || got.Class != "absent" || res["found"] != false || res["value"] != nil || !strings.Contains(raw, `"id": null`) {
 		t.Errorf("absent report:\n%s", raw)
 	}
 	b := p.c.Breakers.Get(srv.key(), breaker.Settings{Threshold: breaker.DefaultThreshold})
@@ -356,7 +384,7 @@ func TestHTTPIdempotency(t *testing.T) {
 			if tt.detail != "" && (got.Stop != "cannot-retry-in-context" || !strings.Contains(got.Detail, tt.detail) || !strings.Contains(got.Remedy, "before sending it again")) {
 				t.Errorf("report does not say why it was not replayed:\n%s", raw)
 			}
-			if tt.detail == "" && (!got.OK || got.Stop != "succeeded" || len(got.Attempts) != int(tt.requests)) {
+			if tt.detail == "" && (!got.OK() || got.Stop != "succeeded" || len(got.Attempts) != int(tt.requests)) {
 				t.Errorf("report does not show the replayed request succeeding after %d attempts:\n%s", tt.requests, raw)
 			}
 			srv.mu.Lock()
@@ -513,7 +541,7 @@ func TestHTTPFields(t *testing.T) {
 		t.Errorf("stderr lacks the field lines %q:\n%s", want, r.stderr)
 	}
 	got, raw := readReport(t, rep)
-	fields, _ := result(t, got)["fields"].(map[string]any)
+	fields := result(t, got)
 	if fields["id"] != 7.0 || fields["name"] != "a b" || !strings.Contains(raw, `"last": 12345678901234567890`) {
 		t.Errorf("report fields:\n%s", raw)
 	}

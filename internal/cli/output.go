@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/redact"
@@ -15,6 +16,8 @@ import (
 // output is what a step command prints and writes: its masked streams and its
 // JSON report file.
 type output struct {
+	// start is when the command's run began, for its report.
+	start          time.Time
 	red            *redact.Redactor
 	stdout, stderr *redact.Writer
 	report         *os.File
@@ -48,14 +51,14 @@ func (o *output) progress(a retry.Attempt, maxAttempts int) {
 
 // finish writes the report to stderr and the JSON file, then the one-line
 // reason last on a non-zero exit; it returns the report's exit code.
-func (o *output) finish(rep *report.Report) int {
+func (o *output) finish(rep *report.Step, end time.Time) int {
 	o.stdout.Flush()
 	o.stderr.Flush()
 	rep.WriteText(o.stderr)
 	if f := o.report; f != nil {
 		o.report = nil
 		var b strings.Builder
-		rep.WriteJSON(&b)
+		report.Single(rep, o.start, end).WriteJSON(&b)
 		_, werr := io.WriteString(f, o.red.String(b.String()))
 		if cerr := f.Close(); werr == nil {
 			werr = cerr

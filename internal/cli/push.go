@@ -112,5 +112,19 @@ func runPush(ctx context.Context, opts *pushOptions) int {
 		}
 		rep.Refs = append(rep.Refs, ref)
 	}
-	return o.finish(rep)
+	rep.Outputs = pushOutputs(out.OK(), rep.Refs)
+	return o.finish(rep, f.clock.Now())
+}
+
+// pushOutputs are a push step's outputs: pushed (the push succeeded), landed
+// (some ref landed by an earlier attempt whose connection broke) and refs.
+func pushOutputs(ok bool, refs []report.Ref) map[string]any {
+	landed := false
+	for _, r := range refs {
+		landed = landed || r.Landed
+	}
+	if refs == nil {
+		refs = []report.Ref{}
+	}
+	return map[string]any{"pushed": ok, "landed": landed, "refs": refs}
 }

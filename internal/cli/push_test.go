@@ -71,7 +71,7 @@ func TestPushRecoversFromNetworkFaults(t *testing.T) {
 		t.Errorf("git's porcelain output was not relayed to stdout: %q", r.stdout)
 	}
 	got, _ := readReport(t, rep)
-	if !got.OK || len(got.Attempts) != 3 || got.Policy.MaxAttempts != 5 || len(got.Refs) != 1 || !got.Refs[0].OK {
+	if !got.OK() || len(got.Attempts) != 3 || got.Policy.MaxAttempts != 5 || len(got.Refs) != 1 || !got.Refs[0].OK {
 		t.Errorf("report = %+v", got)
 	}
 }
@@ -234,7 +234,7 @@ func TestBinaryPushRetriesWithMillisecondSchedule(t *testing.T) {
 		t.Fatalf("retrywise push: %v\n%s", err, stderr.String())
 	}
 	got, _ := readReport(t, rep)
-	if !got.OK || len(got.Attempts) != 3 || got.Attempts[0].Wait != time.Millisecond || got.Attempts[1].Wait != 2*time.Millisecond {
+	if !got.OK() || len(got.Attempts) != 3 || got.Attempts[0].Wait != time.Millisecond || got.Attempts[1].Wait != 2*time.Millisecond {
 		t.Errorf("report = %+v", got)
 	}
 	if !strings.Contains(stderr.String(), "attempt 2/5 failed (transient") {

@@ -3,7 +3,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -14,26 +13,71 @@ import (
 	"github.com/retrywise/retrywise/internal/retry"
 )
 
-// Report is what a stop tells a person: what failed, the evidence, the class
+// Version is the version of the JSON report's schema (docs/report.schema.json).
+const Version = 1
+
+// Result is how a step or a run ended.
+type Result string
+
+// The results of a step; a run is success, failure or cancelled.
+const (
+	Success   Result = "success"
+	Failure   Result = "failure"
+	Skipped   Result = "skipped"
+	Cancelled Result = "cancelled"
+)
+
+// Run is the record of one run of a job (or of one step command, a run of one
+// step): the document the JSON report serialises.
+type Run struct {
+	// Version is the schema's version (Version).
+	Version int `json:"version"`
+	// Run says which job ran, when, and how it ended.
+	Run RunInfo `json:"run"`
+	// Steps are the job's steps in order, skipped ones included.
+	Steps []*Step `json:"steps"`
+}
+
+// RunInfo is the run's own record.
+type RunInfo struct {
+	// Job is the job's name; for a step command, the command's name.
+	Job string `json:"job"`
+	// Start and End bound the run.
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	// ExitCode is the code retrywise exits with.
+	ExitCode int `json:"exit_code"`
+	// Result is success, failure or cancelled.
+	Result Result `json:"result"`
+	// Detail explains a result the steps do not (the job's timeout, a signal).
+	Detail string `json:"detail,omitempty"`
+}
+
+// Step is what a stop tells a person: what failed, the evidence, the class
 // and the remedy, with every attempt and the policy that ran.
-type Report struct {
-	// Step names the kind of step: exec, push, http.
-	Step string `json:"step"`
+type Step struct {
+	// ID is the step's id in the job file; a step command's name otherwise.
+	ID string `json:"id"`
+	// Kind is the step's kind: exec, push, http, probe, github-quota.
+	Kind string `json:"kind"`
 	// Target is what was run or requested, secrets already masked by the writer.
-	Target string `json:"target"`
-	// OK is true when the step succeeded (or was absent with absence allowed).
-	OK bool `json:"ok"`
+	Target string `json:"target,omitempty"`
+	// Result is success, failure, skipped or cancelled; an absence allowed
+	// (absent-ok) is a success.
+	Result Result `json:"result"`
+	// ContinueOnError is true when the step's failure does not fail the job.
+	ContinueOnError bool `json:"continue_on_error,omitempty"`
 	// Class is the final failure's class; empty on success.
 	Class string `json:"class,omitempty"`
 	// Code is the final failure's stable code (failure.Code); empty on success.
 	Code failure.Code `json:"code,omitempty"`
 	// Decision is what the class alone recommends: retry or stop.
 	Decision string `json:"decision,omitempty"`
-	// Stop says why the loop ended.
-	Stop retry.Stop `json:"stop"`
+	// Stop says why the loop ended; empty for a step that did not run.
+	Stop retry.Stop `json:"stop,omitempty"`
 	// Reason is the final failure's one-line reason.
 	Reason string `json:"reason,omitempty"`
-	// Detail explains the stop when the reason alone does not (bounds, caps, context).
+	// Detail explains the stop when the reason alone does not (bounds, caps, context, why skipped).
 	Detail string `json:"detail,omitempty"`
 	// Evidence quotes what the verdict rests on.
 	Evidence []string `json:"evidence,omitempty"`
@@ -41,32 +85,43 @@ type Report struct {
 	Remedy string `json:"remedy,omitempty"`
 	// Notes are extra facts worth reading (a landed push, an unreplayable stdin).
 	Notes []string `json:"notes,omitempty"`
-	// Refs are the per-ref results of a multi-ref step (git push), in order.
-	Refs []Ref `json:"refs,omitempty"`
-	// ExitCode is the code retrywise exits with.
+	// Outputs are the step's outputs by name (http: fields, status, found,
+	// body-file; push: pushed, landed, refs; ...), JSON values.
+	Outputs map[string]any `json:"outputs,omitempty"`
+	// Refs are the per-ref results of a multi-ref step (git push), in order,
+	// for the terminal; the JSON report has them as the output "refs".
+	Refs []Ref `json:"-"`
+	// ExitCode is the code this step alone would exit with.
 	ExitCode int `json:"exit_code"`
+	// Policy is the snapshot resolved before the run started.
+	Policy retry.Policy `json:"policy"`
 	// Attempts records every attempt.
 	Attempts []retry.Attempt `json:"attempts"`
-	// Policy is the snapshot that ran.
-	Policy retry.Policy `json:"policy"`
 	// Elapsed is the loop's total time.
 	Elapsed time.Duration `json:"elapsed_ns"`
-	// Result is the step's answer when it has one (http: status, found, value,
-	// fields; github-quota: the bucket read); omitted otherwise.
-	Result any `json:"result,omitempty"`
 }
 
-// New builds the report of a loop's outcome.
-func New(step, target string, out *retry.Outcome, exitCode int) *Report {
-	r := &Report{
-		Step: step, Target: target, OK: out.OK(), Stop: out.Stop, Detail: out.Detail,
+// OK reports whether the step succeeded (an allowed absence included).
+func (r *Step) OK() bool { return r.Result == Success }
+
+// New builds the record of a step's loop outcome; the caller sets ID when it
+// differs from the kind.
+func New(kind, target string, out *retry.Outcome, exitCode int) *Step {
+	r := &Step{
+		ID: kind, Kind: kind, Target: target, Result: Failure, Stop: out.Stop, Detail: out.Detail,
 		ExitCode: exitCode, Attempts: out.Attempts, Policy: out.Policy, Elapsed: out.Elapsed,
+	}
+	switch {
+	case out.OK():
+		r.Result = Success
+	case out.Stop == retry.StopCancelled:
+		r.Result = Cancelled
 	}
 	if f := out.Final; f != nil && !out.OK() {
 		r.Class, r.Code, r.Decision = f.Class.String(), f.Code, string(f.Class.Decision())
 		r.Reason, r.Evidence, r.Remedy = f.Reason, f.Evidence, f.Remedy
 		if exitCode == 0 {
-			r.OK = true
+			r.Result = Success
 		}
 		if f.Class == failure.Transient && (out.Stop == retry.StopAttemptsExhausted || out.Stop == retry.StopElapsedExhausted) {
 			r.Notes = append(r.Notes, "the failure is transient: running the step again later may succeed")
@@ -76,12 +131,12 @@ func New(step, target string, out *retry.Outcome, exitCode int) *Report {
 }
 
 // Headline is the one-line summary printed last on a non-zero exit.
-func (r *Report) Headline() string {
-	if r.OK && r.Class == "" {
-		return fmt.Sprintf("%s succeeded after %s", r.Step, plural(len(r.Attempts), "attempt"))
+func (r *Step) Headline() string {
+	if r.OK() && r.Class == "" {
+		return fmt.Sprintf("%s succeeded after %s", r.Kind, plural(len(r.Attempts), "attempt"))
 	}
 	if r.Stop == retry.StopCancelled {
-		return fmt.Sprintf("%s %s after %s", r.Step, r.Detail, plural(len(r.Attempts), "attempt"))
+		return fmt.Sprintf("%s %s after %s", r.Kind, r.Detail, plural(len(r.Attempts), "attempt"))
 	}
 	msg := r.Class
 	if r.Reason != "" {
@@ -94,18 +149,18 @@ func (r *Report) Headline() string {
 }
 
 // WriteText renders the report for a terminal, one screen at most.
-func (r *Report) WriteText(w io.Writer) error {
+func (r *Step) WriteText(w io.Writer) error {
 	var b strings.Builder
 	status := "failed"
 	switch {
-	case r.OK && r.Class == "":
+	case r.OK() && r.Class == "":
 		status = "succeeded"
-	case r.OK:
+	case r.OK():
 		status = "found nothing (" + r.Class + ", allowed)"
 	case r.Stop == retry.StopCancelled:
 		status = "was cancelled"
 	}
-	fmt.Fprintf(&b, "retrywise %s %s after %s in %s (exit %d)\n", r.Step, status, plural(len(r.Attempts), "attempt"), r.Elapsed.Round(time.Millisecond), r.ExitCode)
+	fmt.Fprintf(&b, "retrywise %s %s after %s in %s (exit %d)\n", r.Kind, status, plural(len(r.Attempts), "attempt"), r.Elapsed.Round(time.Millisecond), r.ExitCode)
 	field := func(name, value string) {
 		if value != "" {
 			fmt.Fprintf(&b, "  %-9s %s\n", name+":", value)
@@ -137,7 +192,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, n := range r.Notes {
 		field("note", n)
 	}
-	if len(r.Attempts) > 1 || !r.OK {
+	if len(r.Attempts) > 1 || !r.OK() {
 		for _, a := range r.Attempts {
 			line := fmt.Sprintf("%d at %s, %s", a.N, a.Start.Format("15:04:05"), a.Duration.Round(time.Millisecond))
 			if a.OK {
@@ -159,7 +214,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	return err
 }
 
-func describe(r *Report) string {
+func describe(r *Step) string {
 	switch r.Stop {
 	case retry.StopNotRetryable:
 		if r.Class == failure.Unknown.String() {
@@ -181,13 +236,6 @@ func describe(r *Report) string {
 		return "cancelled"
 	}
 	return string(r.Stop)
-}
-
-// WriteJSON writes the report as one indented JSON object.
-func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
 }
 
 // ProgressLine renders one failed attempt that will be retried, e.g.

@@ -58,12 +58,12 @@ func TestGolden(t *testing.T) {
 			}
 			golden(t, filepath.Join("testdata", tt.name+".txt"), b.Bytes())
 			var j bytes.Buffer
-			if err := r.WriteJSON(&j); err != nil {
+			if err := Single(r, start, start.Add(tt.out.Elapsed)).WriteJSON(&j); err != nil {
 				t.Fatal(err)
 			}
 			golden(t, filepath.Join("testdata", tt.name+".json"), j.Bytes())
-			var back Report
-			if err := json.Unmarshal(j.Bytes(), &back); err != nil || back.ExitCode != code || len(back.Attempts) != len(tt.out.Attempts) {
+			var back Run
+			if err := json.Unmarshal(j.Bytes(), &back); err != nil || back.Run.ExitCode != code || len(back.Steps) != 1 || len(back.Steps[0].Attempts) != len(tt.out.Attempts) {
 				t.Errorf("JSON does not round-trip: %v %+v", err, back)
 			}
 		})

@@ -1,0 +1,107 @@
+package jobs
+
+import (
+	"fmt"
+	"time"
+)
+
+// Pos is a position in the job file, 1-based.
+type Pos struct {
+	Line, Col int
+}
+
+// String renders "LINE:COL".
+func (p Pos) String() string { return fmt.Sprintf("%d:%d", p.Line, p.Col) }
+
+// File is a loaded, valid job file.
+type File struct {
+	// Path is the file's path as given.
+	Path string
+	// Version is the file's version (1).
+	Version int
+	// Defaults apply to every job and step.
+	Defaults Defaults
+	// Jobs are the file's jobs in file order.
+	Jobs []*Job
+}
+
+// Job returns the job named name, or nil.
+func (f *File) Job(name string) *Job {
+	for _, j := range f.Jobs {
+		if j.Name == name {
+			return j
+		}
+	}
+	return nil
+}
+
+// Defaults are the file's run-wide settings.
+type Defaults struct {
+	// Retry are the retry keys every step starts from (schedule,
+	// max-attempts, max-elapsed, retry-after-cap, on-unknown).
+	Retry Settings
+	// Run are the run-wide keys: the egress flags (one prober per run) and
+	// the breaker flags, which steps of kinds that have them inherit.
+	Run Settings
+	// Secrets name environment variables whose values are masked everywhere.
+	Secrets []string
+}
+
+// EnvVar is one entry of an env: map, in file order.
+type EnvVar struct {
+	// Name is the variable's name.
+	Name string
+	// Value is the value as written; ${...} expands when the step starts.
+	Value string
+	// Pos is where the value is written.
+	Pos Pos
+}
+
+// Job is one job: steps run in order.
+type Job struct {
+	// Name is the job's key under jobs:.
+	Name string
+	// Pos is where the job's key is written.
+	Pos Pos
+	// Timeout bounds the whole job; 0 means none.
+	Timeout time.Duration
+	// Env is the job's env:, given to every step.
+	Env []EnvVar
+	// Steps run in order.
+	Steps []*Step
+}
+
+// Step is one step of a job.
+type Step struct {
+	// ID is the step's unique id.
+	ID string
+	// Pos is where the step starts (its "- " item).
+	Pos Pos
+	// Kind is the step's kind.
+	Kind Kind
+	// KindPos is where the kind's key is written.
+	KindPos Pos
+	// Settings are the kind's keys as written, then the retry keys
+	// (defaults.retry overridden key by key by the step's retry:), then
+	// the defaults.Run keys the kind has and the step does not set.
+	Settings Settings
+	// If decides whether the step runs; nil means success().
+	If *Condition
+	// ContinueOnError lets the job go on, and not fail, when the step fails.
+	ContinueOnError bool
+	// Env is the step's env:, after the job's.
+	Env []EnvVar
+}
+
+// Condition is a step's compiled if: expression.
+type Condition struct {
+	// Source is the expression as written.
+	Source string
+	// Pos is where it is written.
+	Pos Pos
+	// eval evaluates the compiled program against a state.
+	eval func(State) (bool, error)
+}
+
+// Eval evaluates the condition in s.
+func (c *Condition) Eval(s State) (bool, error) { return c.eval(s) }
