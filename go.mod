@@ -10,7 +10,6 @@ require (
 	github.com/expr-lang/expr v1.17.8 // indirect
 	github.com/goccy/go-yaml v1.19.2 // indirect
 	github.com/invopop/jsonschema v0.14.0 // indirect
-	github.com/itchyny/gojq v0.12.20 // indirect
 	github.com/itchyny/timefmt-go v0.1.9 // indirect
 	github.com/pb33f/ordered-map/v2 v2.3.1 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
@@ -20,6 +19,7 @@ require (
 require (
 	github.com/google/go-github/v60 v60.0.0
 	github.com/google/go-querystring v1.1.0 // indirect
+	github.com/itchyny/gojq v0.12.20
 	golang.org/x/net v0.62.0
 	golang.org/x/text v0.43.0 // indirect
 )

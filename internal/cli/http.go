@@ -105,7 +105,9 @@ func parseHTTP(f *factory, args []string) (*httpOptions, int, bool) {
 	fs.StringVar(&hf.expect, "expect", "", "`STATUSES` that succeed, e.g. 200,201 or 200-299; empty means any 2xx")
 	fs.BoolVar(&hf.absentOK, "absent-ok", false, "exit 0 with found=false and a null value when the answer is 404/410 (not there)")
 	fs.StringVar(&hf.output, "output", "", "write the body to `FILE` instead of stdout (replaced only on success)")
-	fs.Var(&hf.fields, "field", "print the JSON value at PATH as `NAME=PATH`, e.g. id=.items[0].id (repeatable)")
+	fs.Var(&hf.fields, "field", "print the value of a jq expression as `NAME=EXPR`, e.g. id=.items[0].id or ids=[.items[].id] (repeatable);\n"+
+		"null or no value is absent (66, or 0 with --absent-ok), a jq error or several values structural (65);\n"+
+		"a key with a dot is .[\"a.b\"]; env and $ENV are {}")
 	fs.BoolVar(&hf.retryUnsafe, "retry-unsafe", false, "retry POST and PATCH even when the server may have processed them")
 	fs.IntVar(&hf.threshold, "breaker-threshold", breaker.DefaultThreshold, "consecutive transient/unknown failures of a host that open its circuit breaker; 0 disables it")
 

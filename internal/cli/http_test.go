@@ -529,31 +529,50 @@ func TestHTTPFields(t *testing.T) {
 		}
 		io.WriteString(w, body)
 	})
-	p := newProc(t)
+	p := newProc(t, "RETRYWISE_FIELD_SECRET=s3cret-token")
 	rep := filepath.Join(t.TempDir(), "r.json")
 	r := p.run("http", srv.URL, "--report", rep, "--field", "id=.items[0].id", "--field", "name=.items[0].name",
-		"--field", "last=.items[-1].big", "--field", "meta=.meta", "--field", "next=.meta.next", "--field", "dot=[\"dotted.key\"]")
+		"--field", "last=.items[-1].big", "--field", "meta=.meta", "--field", `dot=.["dotted.key"]`,
+		"--field", "ids=[.items[].id]", "--field", "n=.items | length", "--field", `next=.meta.next // "none"`, "--field", "env=$ENV")
 	if r.code != exitcode.OK || r.stdout != body {
 		t.Fatalf("exit %d stdout %q\n%s", r.code, r.stdout, r.stderr)
 	}
-	want := "id=7\nname=a b\nlast=12345678901234567890\nmeta={\"next\":null,\"tags\":[\"x\"]}\nnext=null\ndot=true\n"
+	want := "id=7\nname=a b\nlast=12345678901234567890\nmeta={\"next\":null,\"tags\":[\"x\"]}\ndot=true\nids=[7,8]\nn=2\nnext=none\nenv={}\n"
 	if !strings.Contains(r.stderr, want) {
 		t.Errorf("stderr lacks the field lines %q:\n%s", want, r.stderr)
 	}
 	got, raw := readReport(t, rep)
 	fields := result(t, got)
-	if fields["id"] != 7.0 || fields["name"] != "a b" || !strings.Contains(raw, `"last": 12345678901234567890`) {
+	if fields["id"] != 7.0 || fields["name"] != "a b" || !strings.Contains(raw, `"last": 12345678901234567890`) || strings.Contains(raw, "s3cret") {
 		t.Errorf("report fields:\n%s", raw)
 	}
 
-	if r := p.run("http", "--field", "id=.items[5].id", srv.URL); r.code != exitcode.Absent || !strings.Contains(r.stderr, "not in the response: id=.items[5].id") {
-		t.Errorf("missing path: exit %d\n%s", r.code, r.stderr)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string // in stderr
+	}{
+		{"missing key", []string{"--field", "id=.items[5].id"}, exitcode.Absent, "not in the response: id=.items[5].id"},
+		{"missing key, --absent-ok", []string{"--absent-ok", "--field", "id=.items[5].id"}, exitcode.OK, "found=false\nid=null\n"},
+		{"present null", []string{"--field", "next=.meta.next"}, exitcode.Absent, "not in the response: next=.meta.next"},
+		{"present null, --absent-ok", []string{"--absent-ok", "--field", "id=.items[0].id", "--field", "next=.meta.next"}, exitcode.OK, "found=false\nid=7\nnext=null\n"},
+		{"empty, --absent-ok", []string{"--absent-ok", "--field", "id=.items[] | select(.id > 100) | .id"}, exitcode.OK, "found=false\nid=null\n"},
+		{"jq error", []string{"--field", "id=.items.id"}, exitcode.Structural, "--field id=.items.id failed: jq: expected an object but got: array"},
+		{"several results", []string{"--field", "id=.items[].id"}, exitcode.Structural, "collect the results with [...]"},
+		{"several results, --absent-ok", []string{"--absent-ok", "--field", "id=.items[].id"}, exitcode.Structural, "yields more than one result"},
+		{"not JSON", []string{"--field", "id=.id", srv.URL + "/text"}, exitcode.Structural, "not JSON"},
+		{"bad expression", []string{"--field", "id=.items["}, exitcode.Usage, `invalid --field "id=.items[": jq: unexpected EOF`},
+		{"unknown function", []string{"--field", "id=.items | count"}, exitcode.Usage, "function not defined: count/0"},
 	}
-	if r := p.run("http", "--absent-ok", "--field", "id=.items[5].id", srv.URL); r.code != exitcode.OK || !strings.Contains(r.stderr, "found=false\nid=null\n") {
-		t.Errorf("missing path with --absent-ok: exit %d\n%s", r.code, r.stderr)
-	}
-	if r := p.run("http", "--field", "id=.id", srv.URL+"/text"); r.code != exitcode.Structural {
-		t.Errorf("non-JSON body: exit %d\n%s", r.code, r.stderr)
+	for _, tt := range tests {
+		args := append([]string{"http"}, tt.args...)
+		if !slices.ContainsFunc(tt.args, func(a string) bool { return strings.HasPrefix(a, srv.URL) }) {
+			args = append(args, srv.URL)
+		}
+		if r := p.run(args...); r.code != tt.code || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("%s: exit %d, want %d with %q\n%s", tt.name, r.code, tt.code, tt.want, r.stderr)
+		}
 	}
 }
 
@@ -709,7 +728,7 @@ func TestHTTPUsageAndHelp(t *testing.T) {
 	}
 	r := runCLI(t, "", nil, "http", "--help")
 	for _, want := range []string{"Usage: retrywise http", "-X METHOD", "--method", "-H 'Name: value'", "--header", "--data STRING", "--data-file FILE",
-		"--timeout", "(default 30s)", "--no-follow", "at most 10", "--expect", "--absent-ok", "--output FILE", "--field NAME=PATH", "--retry-unsafe",
+		"--timeout", "(default 30s)", "--no-follow", "at most 10", "--expect", "--absent-ok", "--output FILE", "--field NAME=EXPR", "--retry-unsafe",
 		"--breaker-threshold", "(default 3)", "--report", "--mask", "--schedule", "(default 10s,20s,60s)", "--max-elapsed", "(default 15m0s)",
 		"--retry-after-cap", "(default 5m0s)", "--on-unknown", "(default stop)"} {
 		if !strings.Contains(r.stdout, want) {

@@ -69,6 +69,8 @@ const (
 	CodeFieldMissing     Code = "field-missing"
 	CodeFieldNotJSON     Code = "field-not-json"
 	CodeFieldTooLarge    Code = "field-body-too-large"
+	CodeFieldExprFailed  Code = "field-expr-failed"
+	CodeFieldSeveral     Code = "field-several-results"
 	CodeOutputWrite      Code = "output-write-failed"
 	CodeBreakerOpen      Code = "breaker-open"
 	CodeGitHubRateLimit  Code = "github-rate-limit"

@@ -74,10 +74,27 @@ func UnexpectedStatus(status int, expected string, h http.Header, body []byte) *
 	return f
 }
 
-// FieldsMissing is the answer when --field paths lead nowhere: absent, a
-// valid "not there".
+// FieldsMissing is the answer when --field expressions (NAME=EXPR) yield
+// null or nothing: absent, a valid "not there".
 func FieldsMissing(fields []string) *Failure {
-	return New(Absent, CodeFieldMissing, "not in the response: "+strings.Join(fields, ", "), "not there: treat it as not found (--absent-ok), or fix the path")
+	return New(Absent, CodeFieldMissing, "not in the response: "+strings.Join(fields, ", "), "not there: treat it as not found (--absent-ok), or fix the expression")
+}
+
+// FieldExprFailed is the failure of a --field expression (NAME=EXPR) that
+// jq stopped with an error, such as .items.id on an array: structural, the
+// expression does not fit the answer's shape.
+func FieldExprFailed(field string, err error) *Failure {
+	f := New(Structural, CodeFieldExprFailed, "--field "+field+" failed: jq: "+err.Error(),
+		"fix the expression for the answer's shape (.items[].id iterates an array; a trailing ? or // default covers a value that may be missing)")
+	f.Err = err
+	return f
+}
+
+// FieldSeveralResults is the failure of a --field expression (NAME=EXPR)
+// that yields more than one value: structural, a field holds one value.
+func FieldSeveralResults(field string) *Failure {
+	return New(Structural, CodeFieldSeveral, "--field "+field+" yields more than one result",
+		"collect the results with [...], e.g. [.items[].id], or pick one with first(...)")
 }
 
 // FieldNotJSON is the failure of --field on an answer that is not JSON:

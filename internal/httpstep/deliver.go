@@ -70,7 +70,7 @@ func (s *Step) deliver(ctx, actx context.Context, resp *http.Response) (*failure
 	if len(s.opts.Fields) == 0 {
 		return nil, false
 	}
-	return s.extract(kept), false
+	return s.extract(ctx, kept), false
 }
 
 // countingWriter notes when a byte reached the caller's stdout.

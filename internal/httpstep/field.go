@@ -2,46 +2,43 @@ package httpstep
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"strconv"
+	"math"
+	"math/big"
 	"strings"
+
+	"github.com/itchyny/gojq"
 
 	"github.com/retrywise/retrywise/internal/failure"
 )
 
-// Field is one --field NAME=PATH: a value to extract from a JSON response.
+// Field is one --field NAME=EXPR: a jq expression (gojq's dialect, as
+// `gh --jq` takes) run on a JSON response, such as `.items[0].id`,
+// `.data["full.name"]`, `[.items[].id]`, `.items | length` or `.tag // "none"`.
 //
-// PATH is a small syntax read left to right from the document's root:
-//
-//	.           the whole document
-//	.name       the member "name" of an object (any characters but . [ ] and blanks)
-//	["a.b"]     the member "a.b", for names with other characters (a JSON string)
-//	[0]         the first element of an array; [-1] is the last
-//
-// so `.items[0].id`, `.data["full.name"]` and `.[2]` are paths. A path that
-// does not lead to a value means the value is not there (absent).
+// The expression must yield at most one value. A null or no value at all is
+// the same "not there" (absent); a jq error, or several values, is
+// structural. `env` and `$ENV` are an empty object: an expression never
+// reads the process's environment.
 type Field struct {
 	// Name is the NAME printed as NAME=value.
 	Name string
-	// Path is the parsed PATH.
-	Path Path
+	// Expr is the jq expression as written.
+	Expr string
+	code *gojq.Code
 }
 
-// Path is a parsed field path: a list of member names (string) and indices (int).
-type Path struct {
-	src   string
-	steps []any
-}
+// String returns the field as written, NAME=EXPR.
+func (f Field) String() string { return f.Name + "=" + f.Expr }
 
-// String returns the path as written.
-func (p Path) String() string { return p.src }
-
-// ParseField parses "NAME=PATH"; NAME is letters, digits, _ and -.
+// ParseField parses "NAME=EXPR" and compiles EXPR; NAME is letters, digits, _ and -.
 func ParseField(s string) (Field, error) {
-	name, path, ok := strings.Cut(s, "=")
+	name, expr, ok := strings.Cut(s, "=")
 	if !ok || name == "" {
-		return Field{}, fmt.Errorf("invalid --field %q: want NAME=PATH, e.g. id=.items[0].id", s)
+		return Field{}, fmt.Errorf("invalid --field %q: want NAME=EXPR, e.g. id=.items[0].id", s)
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
@@ -49,103 +46,102 @@ func ParseField(s string) (Field, error) {
 			return Field{}, fmt.Errorf("invalid --field %q: NAME may hold letters, digits, _ and -", s)
 		}
 	}
-	p, err := ParsePath(path)
+	if strings.TrimSpace(expr) == "" {
+		return Field{}, fmt.Errorf("invalid --field %q: EXPR is empty (. is the whole document)", s)
+	}
+	q, err := gojq.Parse(expr)
 	if err != nil {
-		return Field{}, fmt.Errorf("invalid --field %q: %w", s, err)
+		return Field{}, fmt.Errorf("invalid --field %q: jq: %v", s, err)
 	}
-	return Field{Name: name, Path: p}, nil
+	// No environment loader: env and $ENV are {}, never the process's secrets.
+	// No module loader and no input iterator: import, include, input and
+	// inputs do not compile.
+	code, err := gojq.Compile(q, gojq.WithEnvironLoader(func() []string { return nil }))
+	if err != nil {
+		return Field{}, fmt.Errorf("invalid --field %q: jq: %v", s, err)
+	}
+	return Field{Name: name, Expr: expr, code: code}, nil
 }
 
-// ParsePath parses a field path such as ".items[0].id".
-func ParsePath(s string) (Path, error) {
-	p := Path{src: s}
-	if s == "" || (s[0] != '.' && s[0] != '[') {
-		return p, fmt.Errorf("path %q must start with . or [", s)
+// errSeveral is eval's error for an expression that yields more than one value.
+var errSeveral = errors.New("more than one result")
+
+// eval runs the expression on doc (decoded by decodeJSON) until ctx ends; v
+// is nil when it yields null or nothing, err is the jq error or errSeveral.
+func (f Field) eval(ctx context.Context, doc any) (v any, err error) {
+	it := f.code.RunWithContext(ctx, doc)
+	n := 0
+	for {
+		x, ok := it.Next()
+		if !ok {
+			return v, nil
+		}
+		if e, isErr := x.(error); isErr {
+			var halt *gojq.HaltError
+			if errors.As(e, &halt) && halt.Value() == nil {
+				return v, nil // halt: the values so far are all there is
+			}
+			return nil, e
+		}
+		if n++; n > 1 {
+			return nil, errSeveral
+		}
+		v = jsonSafe(x)
 	}
-	if s == "." {
-		return p, nil
+}
+
+// jsonSafe returns v with the numbers JSON cannot hold replaced as jq
+// prints them (NaN as null, ±Inf as ±MaxFloat64), so that the value always
+// marshals; v itself when it holds none, which is nearly always.
+func jsonSafe(v any) any {
+	if !nonFinite(v) {
+		return v
 	}
-	for i := 0; i < len(s); {
-		switch s[i] {
-		case '.':
-			j := i + 1
-			for j < len(s) && !strings.ContainsRune(".[] \t", rune(s[j])) {
-				j++
+	switch x := v.(type) {
+	case float64:
+		if math.IsNaN(x) {
+			return nil
+		}
+		return math.Copysign(math.MaxFloat64, x)
+	case []any:
+		c := make([]any, len(x))
+		for i, e := range x {
+			c[i] = jsonSafe(e)
+		}
+		return c
+	case map[string]any:
+		c := make(map[string]any, len(x))
+		for k, e := range x {
+			c[k] = jsonSafe(e)
+		}
+		return c
+	}
+	return v
+}
+
+// nonFinite reports whether v holds a NaN or an infinity.
+func nonFinite(v any) bool {
+	switch x := v.(type) {
+	case float64:
+		return math.IsNaN(x) || math.IsInf(x, 0)
+	case []any:
+		for _, e := range x {
+			if nonFinite(e) {
+				return true
 			}
-			if j == i+1 {
-				if j < len(s) && s[j] == '[' { // ".[0]" is the same as "[0]"
-					i = j
-					continue
-				}
-				return p, fmt.Errorf("path %q: empty member name at byte %d", s, i)
+		}
+	case map[string]any:
+		for _, e := range x {
+			if nonFinite(e) {
+				return true
 			}
-			p.steps = append(p.steps, s[i+1:j])
-			i = j
-		case '[':
-			end := strings.IndexByte(s[i:], ']')
-			if i+1 < len(s) && s[i+1] == '"' {
-				// a JSON string may contain "]": find the closing quote first
-				var name string
-				dec := json.NewDecoder(strings.NewReader(s[i+1:]))
-				if err := dec.Decode(&name); err != nil {
-					return p, fmt.Errorf("path %q: bad quoted name at byte %d", s, i)
-				}
-				k := i + 1 + int(dec.InputOffset())
-				if k >= len(s) || s[k] != ']' {
-					return p, fmt.Errorf("path %q: missing ] after the quoted name at byte %d", s, i)
-				}
-				p.steps = append(p.steps, name)
-				i = k + 1
-				continue
-			}
-			if end < 0 {
-				return p, fmt.Errorf("path %q: [ without ] at byte %d", s, i)
-			}
-			n, err := strconv.Atoi(s[i+1 : i+end])
-			if err != nil {
-				return p, fmt.Errorf("path %q: %q is not an index (write [\"name\"] for a member)", s, s[i+1:i+end])
-			}
-			p.steps = append(p.steps, n)
-			i += end + 1
-		default:
-			return p, fmt.Errorf("path %q: unexpected %q at byte %d", s, s[i], i)
 		}
 	}
-	return p, nil
+	return false
 }
 
-// Lookup follows the path in a decoded JSON document (as decoded with
-// UseNumber); ok is false when the path leads nowhere.
-func (p Path) Lookup(doc any) (v any, ok bool) {
-	v = doc
-	for _, st := range p.steps {
-		switch k := st.(type) {
-		case string:
-			m, isObj := v.(map[string]any)
-			if !isObj {
-				return nil, false
-			}
-			if v, ok = m[k]; !ok {
-				return nil, false
-			}
-		case int:
-			a, isArr := v.([]any)
-			if !isArr {
-				return nil, false
-			}
-			if k < 0 {
-				k += len(a)
-			}
-			if k < 0 || k >= len(a) {
-				return nil, false
-			}
-			v = a[k]
-		}
-	}
-	return v, true
-}
-
-// decodeJSON decodes a whole JSON document, keeping numbers exact.
+// decodeJSON decodes a whole JSON document, keeping numbers exact
+// (json.Number, which gojq reads as it is and computes with exactly).
 func decodeJSON(b []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -174,6 +170,8 @@ func FormatValue(v any) string {
 		return x
 	case json.Number:
 		return x.String()
+	case *big.Int:
+		return x.String()
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -182,8 +180,9 @@ func FormatValue(v any) string {
 	return string(b)
 }
 
-// extract fills Result.Fields; a path that leads nowhere makes the answer absent.
-func (s *Step) extract(kept *capture) *failure.Failure {
+// extract fills Result.Fields; a field that yields null or nothing makes
+// the answer absent, a jq error or several values is structural.
+func (s *Step) extract(ctx context.Context, kept *capture) *failure.Failure {
 	if kept.over {
 		return failure.FieldBodyTooLarge(MaxFieldBody)
 	}
@@ -194,10 +193,17 @@ func (s *Step) extract(kept *capture) *failure.Failure {
 	s.result.Fields = make(map[string]any, len(s.opts.Fields))
 	var missing []string
 	for _, fd := range s.opts.Fields {
-		v, ok := fd.Path.Lookup(doc)
+		v, err := fd.eval(ctx, doc)
 		s.result.Fields[fd.Name] = v
-		if !ok {
-			missing = append(missing, fd.Name+"="+fd.Path.String())
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return failure.FromError(ctx.Err())
+		case errors.Is(err, errSeveral):
+			return failure.FieldSeveralResults(fd.String())
+		case err != nil:
+			return failure.FieldExprFailed(fd.String(), err)
+		case v == nil:
+			missing = append(missing, fd.String())
 		}
 	}
 	if len(missing) > 0 {

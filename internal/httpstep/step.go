@@ -77,7 +77,7 @@ type Result struct {
 	URL    string `json:"url"`
 	// Status is the last answer's HTTP status; 0 when none arrived.
 	Status int `json:"status,omitempty"`
-	// Found is false when the answer was absent (404/410, or a --field path that leads nowhere).
+	// Found is false when the answer was absent (404/410, or a --field that yields null or nothing).
 	Found bool `json:"found"`
 	// Value is the body of a successful answer when it is JSON of at most 64 KiB; null otherwise.
 	Value json.RawMessage `json:"value"`
