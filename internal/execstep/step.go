@@ -21,8 +21,23 @@
 //
 // # Scripts
 //
-// A script (a job file's run:) is written verbatim to a file by WriteScript
-// and run by the argv ScriptCommand builds; see script.go.
+// A job-file exec step (and later the GitHub Action) takes either a command,
+// an argv list run as it is, or a script (run:). WriteScript writes the
+// script to a file verbatim and ScriptCommand builds the argv that runs it,
+// the way a workflow's run: step runs:
+//
+//	shell unset   bash --noprofile --norc -eo pipefail FILE, or sh -e FILE when
+//	              there is no bash (GitHub's own unset default is bash -e FILE,
+//	              without pipefail; its shell: bash is the line above)
+//	shell: bash   bash --noprofile --norc -eo pipefail FILE
+//	shell: sh     sh -e FILE
+//	shell: TMPL   TMPL split on white space, every "{0}" replaced by FILE:
+//	              "python3 {0}", "bash -x {0}"; no quoting, no shell parsing
+//
+// retrywise never expands ${VAR}, $$ or anything else in a script's text:
+// every $ is the shell's. The interpreter (a template's first word) is
+// resolved through PATH when the argv is built, so a missing one is an
+// error before anything runs.
 package execstep
 
 import (
