@@ -1,6 +1,43 @@
 // Package execstep runs a command as one retry step: the child's output is
 // relayed live, its failure is classified, and it is stopped on timeout or
 // cancellation together with its whole process group.
+//
+// # Step outputs
+//
+// With Options.OutputDir set, a step's outputs are what its command writes
+// to the file named by $RETRYWISE_OUTPUT, in the GITHUB_OUTPUT format
+// (internal/outputfile). Before each attempt n the step creates a fresh,
+// empty OutputFile(OutputDir, n) and sets RETRYWISE_OUTPUT to its absolute
+// path in the child's environment, replacing any inherited value. Only the
+// attempt that succeeds counts: its file is parsed into Outputs and kept; a
+// failed attempt's file is removed and its writes never show, so a retried
+// step has no stale or duplicate outputs. "Succeeds" is the final verdict,
+// Options.Classify's answer when it is set. A file the command removed holds
+// no outputs. A file that cannot be parsed (a line in neither form, a
+// heredoc never closed, more than outputfile.MaxSize bytes) fails an
+// otherwise successful attempt as structural (failure.OutputFileInvalid),
+// with a reason naming the line and never quoting the file. The file names
+// depend only on the attempt number, so each step needs its own directory.
+//
+// # Scripts
+//
+// A job-file exec step (and later the GitHub Action) takes either a command,
+// an argv list run as it is, or a script (run:). WriteScript writes the
+// script to a file verbatim and ScriptCommand builds the argv that runs it,
+// the way a workflow's run: step runs:
+//
+//	shell unset   bash --noprofile --norc -eo pipefail FILE, or sh -e FILE when
+//	              there is no bash (GitHub's own unset default is bash -e FILE,
+//	              without pipefail; its shell: bash is the line above)
+//	shell: bash   bash --noprofile --norc -eo pipefail FILE
+//	shell: sh     sh -e FILE
+//	shell: TMPL   TMPL split on white space, every "{0}" replaced by FILE:
+//	              "python3 {0}", "bash -x {0}"; no quoting, no shell parsing
+//
+// retrywise never expands ${VAR}, $$ or anything else in a script's text:
+// every $ is the shell's. The interpreter (a template's first word) is
+// resolved through PATH when the argv is built, so a missing one is an
+// error before anything runs.
 package execstep
 
 import (
@@ -8,8 +45,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -57,6 +96,9 @@ type Options struct {
 	// with the built-in verdict in Result.Err; its answer replaces that
 	// verdict (nil means success). Tool and Rules still shape Result.Err.
 	Classify ClassifyFunc
+	// OutputDir, when set, is where each attempt gets a fresh $RETRYWISE_OUTPUT
+	// file; give each step its own directory (see the package documentation).
+	OutputDir string
 }
 
 // Step runs the command once per attempt; it implements retry.Step.
@@ -68,6 +110,8 @@ type Step struct {
 	lastOutput string
 	// lastExit is the last attempt's exit status; failure.NoExitCode when it did not exit.
 	lastExit int
+	// outputs are the last attempt's outputs; nil unless it succeeded with OutputDir set.
+	outputs map[string]string
 }
 
 // New validates opts and returns a Step; a missing executable is reported here,
@@ -78,6 +122,18 @@ func New(opts Options) (*Step, error) {
 	}
 	if _, err := exec.LookPath(opts.Args[0]); err != nil {
 		return nil, fmt.Errorf("cannot run %q: %w", opts.Args[0], err)
+	}
+	if opts.OutputDir != "" {
+		dir, err := filepath.Abs(opts.OutputDir)
+		if err != nil {
+			return nil, fmt.Errorf("output directory: %w", err)
+		}
+		if st, err := os.Stat(dir); err != nil {
+			return nil, fmt.Errorf("output directory: %w", err)
+		} else if !st.IsDir() {
+			return nil, fmt.Errorf("output directory %s is not a directory", dir)
+		}
+		opts.OutputDir = dir
 	}
 	if opts.KillGrace <= 0 {
 		opts.KillGrace = DefaultKillGrace
@@ -127,12 +183,42 @@ func (s *Step) CanRetry(*failure.Failure) (bool, string) {
 	return true, ""
 }
 
-// Attempt runs the command once and classifies a failure.
+// Outputs returns what the last attempt wrote to $RETRYWISE_OUTPUT, by name
+// (a later line wins); nil unless that attempt succeeded with OutputDir set.
+func (s *Step) Outputs() map[string]string { return maps.Clone(s.outputs) }
+
+// Attempt runs the command once and classifies a failure. With OutputDir
+// set, the attempt's $RETRYWISE_OUTPUT file is read after a success and
+// removed after a failure.
 func (s *Step) Attempt(ctx context.Context, n int) error {
+	s.outputs = nil
+	if s.opts.OutputDir == "" {
+		return s.run(ctx, s.opts.Env)
+	}
+	path, err := freshOutputFile(s.opts.OutputDir, n)
+	if err != nil {
+		return err
+	}
+	env := s.opts.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	err = s.run(ctx, setEnv(env, OutputVar, path))
+	if err == nil {
+		s.outputs, err = s.readOutputs(path)
+	}
+	if err != nil {
+		os.Remove(path)
+	}
+	return err
+}
+
+// run starts the command with env once, waits for it and returns its verdict.
+func (s *Step) run(ctx context.Context, env []string) error {
 	s.out.Reset()
 	s.lastExit = failure.NoExitCode
 	cmd := exec.Command(s.opts.Args[0], s.opts.Args[1:]...)
-	cmd.Env, cmd.Dir = s.opts.Env, s.opts.Dir
+	cmd.Env, cmd.Dir = env, s.opts.Dir
 	cmd.Stdout = io.MultiWriter(s.opts.Stdout, s.out)
 	cmd.Stderr = io.MultiWriter(s.opts.Stderr, s.out)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

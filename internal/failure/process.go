@@ -1,9 +1,12 @@
 package failure
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/retrywise/retrywise/internal/outputfile"
 )
 
 // How one attempt of a command ended, as internal/execstep saw it, and the
@@ -69,6 +72,31 @@ func CannotStart(name string, err error) *Failure {
 // NotRun is the failure of a command whose process never ran to an end.
 func NotRun(name string, err error) *Failure {
 	f := New(Unknown, CodeExecNotRun, fmt.Sprintf("%s did not run: %v", name, err), "check the command, its path and the machine's limits")
+	f.Err = err
+	return f
+}
+
+// OutputFileInvalid is the failure of a command that succeeded but whose
+// outputs file, named by the environment variable (RETRYWISE_OUTPUT,
+// GITHUB_OUTPUT), cannot be read as outputs: structural, since the same
+// command would write the same file again. err comes from outputfile.Parse;
+// a *outputfile.TooLargeError gets its own code. The reason names the line
+// at fault and never quotes the file, whose values may be secrets.
+func OutputFileInvalid(name, variable string, err error) *Failure {
+	var f *Failure
+	var se *outputfile.SyntaxError
+	var tl *outputfile.TooLargeError
+	switch {
+	case errors.As(err, &tl):
+		f = New(Structural, CodeExecOutputTooLarge, fmt.Sprintf("%s succeeded, but its $%s file is %v", name, variable, tl),
+			"outputs are for short values: write large data to a file and output its path")
+	case errors.As(err, &se):
+		f = New(Structural, CodeExecOutputMalformed, fmt.Sprintf("%s succeeded, but its $%s file is malformed at line %d: %s", name, variable, se.Line, se.Reason),
+			"write name=value lines, or name<<DELIMITER, the value's lines and DELIMITER alone on its line (end the value with a newline)")
+	default:
+		f = New(Structural, CodeExecOutputMalformed, fmt.Sprintf("%s succeeded, but its $%s file cannot be read: %v", name, variable, err),
+			"append outputs to the file named by $"+variable+"; do not remove or replace it")
+	}
 	f.Err = err
 	return f
 }
