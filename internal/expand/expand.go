@@ -6,6 +6,10 @@
 // letter or underscore followed by letters, digits and underscores. An unset
 // variable is an error naming it, never an empty string: a missing token
 // that silently became "" would turn into a confusing 401.
+//
+// Func and Refs serve richer names (the job file's dotted
+// ${steps.ID.outputs.NAME}): they find every ${...} and leave its name to
+// the caller.
 package expand
 
 import (

@@ -208,6 +208,12 @@ func (v *refVisitor) Visit(n *exprast.Node) {
 	switch len(chain) {
 	case 2:
 		if msg, fix := v.sc.stepProblem(id); msg != "" {
+			for _, e := range v.sc.earlierIDs {
+				if strings.HasPrefix(e, id+"-") {
+					fix = fmt.Sprintf(`write steps[%q]: in an expression - is minus`, e)
+					break
+				}
+			}
 			fail(fix, " %s", msg)
 		}
 	case 3:

@@ -82,11 +82,13 @@ func (es Errors) WriteJSON(w io.Writer) error {
 	for i, e := range es {
 		out[i] = errorJSON{File: e.Path, Line: e.Pos.Line, Col: e.Pos.Col, Message: e.Msg, Fix: e.Fix}
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
 		return err
 	}
-	_, err = w.Write(append(b, '\n'))
+	_, err := io.WriteString(w, b.String())
 	return err
 }
 

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -18,10 +19,10 @@ type fakeKind struct {
 	prepared *[]Settings // where Prepare records what it was given, or nil
 }
 
-func (k *fakeKind) Name() string                    { return k.name }
-func (k *fakeKind) Keys() []Key                     { return k.keys }
-func (k *fakeKind) Outputs() ([]string, bool)       { return k.outputs, k.fixed }
-func (k *fakeKind) Expands() bool                   { return k.expands }
+func (k *fakeKind) Name() string              { return k.name }
+func (k *fakeKind) Keys() []Key               { return k.keys }
+func (k *fakeKind) Outputs() ([]string, bool) { return k.outputs, k.fixed }
+func (k *fakeKind) Expands() bool             { return k.expands }
 func (k *fakeKind) Prepare(s Settings) (Prepared, error) {
 	if k.prepared != nil {
 		*k.prepared = append(*k.prepared, s)
@@ -33,6 +34,14 @@ func (k *fakeKind) Prepare(s Settings) (Prepared, error) {
 		if _, err := retry.ParseOnUnknown(st.Values[0]); err != nil {
 			return nil, &SettingError{Key: "on-unknown", Msg: "on-unknown must be stop or retry", Fix: "write stop or retry"}
 		}
+	}
+	if st, ok := s.Get("method"); ok && st.Values[0] == "TRACE" {
+		return nil, &SettingError{Key: "verb", Msg: "TRACE is not allowed", Fix: "use GET"}
+	}
+	_, run := s.Get("run")
+	_, command := s.Get("command")
+	if run && command {
+		return nil, errors.New("give run or command, not both")
 	}
 	if k.name == "push" {
 		if _, ok := s.Get("args"); !ok {

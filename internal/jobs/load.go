@@ -20,7 +20,10 @@ const fileVersion = 1
 
 // The default job file paths, relative to the repository, in the order
 // Find tries them.
-var defaultPaths = [...]string{".github/retrywise.yml", "retrywise.yml"}
+const (
+	defaultPath  = ".github/retrywise.yml"
+	fallbackPath = "retrywise.yml"
+)
 
 // FindError reports that none of the default job file paths exists.
 type FindError struct {
@@ -38,8 +41,8 @@ func (e *FindError) Error() string {
 // Find returns the default job file under dir: .github/retrywise.yml, then
 // retrywise.yml; a *FindError naming both when neither exists.
 func Find(dir string) (string, error) {
-	tried := make([]string, 0, len(defaultPaths))
-	for _, p := range defaultPaths {
+	var tried []string
+	for _, p := range []string{defaultPath, fallbackPath} {
 		path := filepath.Join(dir, filepath.FromSlash(p))
 		tried = append(tried, path)
 		fi, err := os.Stat(path)

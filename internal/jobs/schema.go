@@ -27,7 +27,7 @@ type (
 	schemaFile struct {
 		Version  int                   `json:"version" jsonschema:"enum=1,description=The job file's format version."`
 		Defaults *schemaDefaults       `json:"defaults,omitempty" jsonschema:"description=Run-wide settings and the retry policy every step starts from."`
-		Jobs     map[string]*schemaJob `json:"jobs" jsonschema:"minProperties=1,description=The jobs by name; each runs its steps in order."`
+		Jobs     map[string]*schemaJob `json:"jobs" jsonschema:"description=The jobs by name; each runs its steps in order."`
 	}
 	schemaDefaults struct {
 		Retry   *schemaRetry `json:"retry,omitempty" jsonschema:"description=The retry keys every step starts from."`
@@ -88,7 +88,9 @@ func Schema(cat Catalog) ([]byte, error) {
 		}
 	}
 	if jobs, ok := s.Properties.Get("jobs"); ok {
+		one := uint64(1)
 		jobs.PropertyNames = &jsonschema.Schema{Pattern: idPattern}
+		jobs.MinProperties = &one
 	}
 
 	retry := defs["Retry"]

@@ -89,7 +89,7 @@ func (l *loader) step(n ast.Node, pos Pos, index int) *stepBuild {
 		l.errorf(e.keyPos, fix, "unknown key %q in %s; allowed: %s, and one kind: %s", e.key, sb.where,
 			strings.Join(fieldNames(fs), ", "), strings.Join(l.cat.KindNames(), ", "))
 	})
-	if !sb.hasID && !l.hasKey(entries, "id") {
+	if !sb.hasID && !hasKey(entries, "id") {
 		l.errorf(pos, "add id: NAME (letters, digits, _ and -)", "%s has no id", sb.where)
 	}
 	if sb.step.Kind == nil && !sb.kindBad {
@@ -100,7 +100,7 @@ func (l *loader) step(n ast.Node, pos Pos, index int) *stepBuild {
 }
 
 // hasKey reports whether entries has key.
-func (l *loader) hasKey(entries []entry, key string) bool {
+func hasKey(entries []entry, key string) bool {
 	for _, e := range entries {
 		if e.key == key {
 			return true
