@@ -6,6 +6,10 @@
 // letter or underscore followed by letters, digits and underscores. An unset
 // variable is an error naming it, never an empty string: a missing token
 // that silently became "" would turn into a confusing 401.
+//
+// Func and Refs serve richer names (the job file's dotted
+// ${steps.ID.outputs.NAME}): they find every ${...} and leave its name to
+// the caller.
 package expand
 
 import (
@@ -50,6 +54,33 @@ func EnvLookup(env []string) Lookup {
 
 // String expands s with lookup; it returns an *UnsetError or a *SyntaxError.
 func String(s string, lookup Lookup) (string, error) {
+	return Func(s, func(r Ref) (string, error) {
+		if !ValidName(r.Name) {
+			return "", &SyntaxError{Offset: r.Offset, Msg: fmt.Sprintf("%q is not a variable name (letters, digits and _, not starting with a digit)", r.Name)}
+		}
+		v, ok := lookup(r.Name)
+		if !ok {
+			return "", &UnsetError{Name: r.Name}
+		}
+		return v, nil
+	})
+}
+
+// Ref is one ${...} reference found in a string.
+type Ref struct {
+	// Name is the text between "${" and "}", unchecked (it may be dotted,
+	// such as steps.quota.outputs.count, or empty).
+	Name string
+	// Offset is the byte offset of the "$" that starts the reference.
+	Offset int
+	// End is the byte offset just after its "}".
+	End int
+}
+
+// Func expands s, replacing each ${...} with what value returns for it and
+// $$ with $; the first error value returns is returned as is, and a "${"
+// without "}" is a *SyntaxError.
+func Func(s string, value func(Ref) (string, error)) (string, error) {
 	if !strings.Contains(s, "$") {
 		return s, nil
 	}
@@ -71,16 +102,13 @@ func String(s string, lookup Lookup) (string, error) {
 			if end < 0 {
 				return "", &SyntaxError{Offset: i, Msg: `"${" without a closing "}" (write $$ for a literal $)`}
 			}
-			name := s[i+2 : i+2+end]
-			if !validName(name) {
-				return "", &SyntaxError{Offset: i, Msg: fmt.Sprintf("%q is not a variable name (letters, digits and _, not starting with a digit)", name)}
-			}
-			v, ok := lookup(name)
-			if !ok {
-				return "", &UnsetError{Name: name}
+			r := Ref{Name: s[i+2 : i+2+end], Offset: i, End: i + 2 + end + 1}
+			v, err := value(r)
+			if err != nil {
+				return "", err
 			}
 			b.WriteString(v)
-			i += 2 + end + 1
+			i = r.End
 		default:
 			b.WriteByte(c)
 			i++
@@ -89,7 +117,20 @@ func String(s string, lookup Lookup) (string, error) {
 	return b.String(), nil
 }
 
-func validName(n string) bool {
+// Refs lists the ${...} references of s in order, names unchecked ($$ is
+// not one); a "${" without "}" is a *SyntaxError.
+func Refs(s string) ([]Ref, error) {
+	var refs []Ref
+	_, err := Func(s, func(r Ref) (string, error) {
+		refs = append(refs, r)
+		return "", nil
+	})
+	return refs, err
+}
+
+// ValidName reports whether n is a variable name: a letter or underscore
+// followed by letters, digits and underscores.
+func ValidName(n string) bool {
 	if n == "" {
 		return false
 	}

@@ -1,0 +1,92 @@
+package jobs
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+)
+
+// loadIf loads a job whose second step has the condition cond, after a
+// quota step of kind http and a script step of kind exec.
+func loadIf(t *testing.T, cond string) *Step {
+	t.Helper()
+	src := head + quotaStep + "      - id: script\n        exec: {run: \"true\"}\n      - id: post\n        if: '" + cond + "'\n        http: {url: \"https://y\"}\n"
+	f, errs := Load("job.yml", []byte(src), fakeCatalog(nil))
+	if errs != nil {
+		t.Fatalf("%s: errors:\n%s", cond, errs.Error())
+	}
+	return f.Jobs[0].Steps[2]
+}
+
+func TestConditionEval(t *testing.T) {
+	ok := map[string]StepState{
+		"quota":  {Outcome: "success", Found: true, Outputs: map[string]any{"count": json.Number("3"), "status": 200.0, "found": true}},
+		"script": {Outcome: "failure", Class: "transient", Outputs: map[string]any{"sha": "abc", "n": json.Number("2.5")}},
+	}
+	tests := []struct {
+		cond string
+		st   State
+		want bool
+	}{
+		{cond: "success()", st: State{Steps: ok}, want: true},
+		{cond: "success()", st: State{Steps: ok, Failed: true}, want: false},
+		{cond: "success()", st: State{Steps: ok, Cancelled: true}, want: false},
+		{cond: "failure()", st: State{Steps: ok, Failed: true}, want: true},
+		{cond: "failure()", st: State{Steps: ok}, want: false},
+		{cond: "always()", st: State{Steps: ok, Failed: true, Cancelled: true}, want: true},
+		{cond: "cancelled()", st: State{Steps: ok, Cancelled: true}, want: true},
+		{cond: `steps.quota.outcome == "success" && steps.quota.outputs.count < 10`, st: State{Steps: ok}, want: true},
+		{cond: "steps.quota.outputs.count >= 3 && steps.quota.outputs.status == 200", st: State{Steps: ok}, want: true},
+		{cond: "steps.quota.outputs.found && steps.quota.found", st: State{Steps: ok}, want: true},
+		{cond: `steps["script"].class == "transient" && steps.script.outputs.sha == "abc"`, st: State{Steps: ok}, want: true},
+		{cond: "steps.script.outputs.n > 2", st: State{Steps: ok}, want: true},
+		{cond: `env.BRANCH == "main"`, st: State{Steps: ok, Env: map[string]string{"BRANCH": "main"}}, want: true},
+		{cond: `env.BRANCH == "main"`, st: State{Steps: ok}, want: false},
+		{cond: `failure() && steps.script.outcome == "failure"`, st: State{Steps: ok, Failed: true}, want: true},
+	}
+	for _, tt := range tests {
+		s := loadIf(t, tt.cond)
+		got, err := s.ShouldRun(tt.st)
+		if err != nil || got != tt.want {
+			t.Errorf("%s in %+v = %v, %v; want %v", tt.cond, tt.st, got, err, tt.want)
+		}
+	}
+}
+
+func TestConditionEvalError(t *testing.T) {
+	s := loadIf(t, "steps.quota.outputs.count < 10")
+	_, err := s.ShouldRun(State{Steps: map[string]StepState{"quota": {Outcome: "skipped"}}})
+	var ee *EvalError
+	if !errors.As(err, &ee) || ee.Source != "steps.quota.outputs.count < 10" || ee.Pos != (Pos{10, 13}) {
+		t.Fatalf("err %v, want an *EvalError", err)
+	}
+	if want := "if: steps.quota.outputs.count < 10: invalid operation: <nil> < int (at 1:27 of the expression)"; err.Error() != want {
+		t.Errorf("message %q, want %q", err.Error(), want)
+	}
+}
+
+func TestShouldRunDefault(t *testing.T) {
+	s := &Step{ID: "x"}
+	tests := []struct {
+		st   State
+		want bool
+	}{
+		{State{}, true},
+		{State{Failed: true}, false},
+		{State{Cancelled: true}, false},
+	}
+	for _, tt := range tests {
+		if got, err := s.ShouldRun(tt.st); err != nil || got != tt.want {
+			t.Errorf("ShouldRun(%+v) = %v, %v; want %v", tt.st, got, err, tt.want)
+		}
+	}
+}
+
+func TestConditionExecOutputsAreFree(t *testing.T) {
+	// exec's outputs are not fixed: any name may be asked for.
+	s := loadIf(t, `steps.script.outputs.anything == "x"`)
+	got, err := s.ShouldRun(State{Steps: map[string]StepState{"script": {Outputs: map[string]any{"anything": "x"}}}})
+	if err != nil || !got {
+		t.Errorf("= %v, %v", got, err)
+	}
+}

@@ -1,0 +1,179 @@
+package jobs
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/retrywise/retrywise/internal/expand"
+)
+
+// The reference forms: ${NAME} is an environment variable,
+// ${steps.ID.outputs.NAME} an earlier step's output.
+const (
+	stepsPrefix   = "steps"
+	outputsMember = "outputs"
+)
+
+// parseStepRef splits a reference name of the form steps.ID.outputs.NAME;
+// ok is false for any other form.
+func parseStepRef(name string) (id, output string, ok bool) {
+	parts := strings.Split(name, ".")
+	if len(parts) != 4 || parts[0] != stepsPrefix || parts[2] != outputsMember || !validID(parts[1]) || !validID(parts[3]) {
+		return "", "", false
+	}
+	return parts[1], parts[3], true
+}
+
+// ExpandValue expands v for a step about to start in st: ${NAME} from
+// st.Env, ${steps.ID.outputs.NAME} from st.Steps[ID].Outputs[NAME] as
+// FormatOutput renders it, and $$ as $. An unset variable or a missing
+// step or output is an *expand.UnsetError whose Name is the whole
+// reference (e.g. steps.quota.outputs.count); a malformed reference is an
+// *expand.SyntaxError.
+func ExpandValue(v string, st State) (string, error) {
+	return expand.Func(v, func(r expand.Ref) (string, error) {
+		if id, out, ok := parseStepRef(r.Name); ok {
+			s, ok := st.Steps[id]
+			if !ok {
+				return "", &expand.UnsetError{Name: r.Name}
+			}
+			val, ok := s.Outputs[out]
+			if !ok {
+				return "", &expand.UnsetError{Name: r.Name}
+			}
+			return FormatOutput(val), nil
+		}
+		if !expand.ValidName(r.Name) {
+			return "", &expand.SyntaxError{Offset: r.Offset, Msg: fmt.Sprintf("%q is neither a variable name nor steps.ID.outputs.NAME", r.Name)}
+		}
+		val, ok := st.Env[r.Name]
+		if !ok {
+			return "", &expand.UnsetError{Name: r.Name}
+		}
+		return val, nil
+	})
+}
+
+// FormatOutput renders an output value as text: a string as it is, a
+// json.Number as its text, anything else (numbers, bools, null, objects,
+// arrays) as its compact JSON.
+func FormatOutput(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case json.Number:
+		return v.String()
+	case nil:
+		return "null"
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprint(v)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// scope is what a value's references may name.
+type scope struct {
+	// noSteps, when not empty, names a place set before any step runs
+	// (a job's env, defaults), where no step output may be named.
+	noSteps string
+	// earlier are the job's earlier steps by id, with their kinds;
+	// earlierIDs in order.
+	earlier    map[string]Kind
+	earlierIDs []string
+	// all are every step id of the job.
+	all map[string]bool
+	// self is the step's own id.
+	self string
+}
+
+// stepProblem says what is wrong with naming step id from sc, with a fix;
+// "" when it names an earlier step.
+func (sc *scope) stepProblem(id string) (msg, fix string) {
+	if _, ok := sc.earlier[id]; ok {
+		return "", ""
+	}
+	switch {
+	case id == sc.self:
+		return fmt.Sprintf("names step %q itself; a step sees only earlier steps", id), "name an earlier step"
+	case sc.all[id]:
+		return fmt.Sprintf("names step %q, which runs after this step", id), "only earlier steps are known; move the step before this one"
+	}
+	fix = didYouMean(id, sc.earlierIDs)
+	if fix == "" && len(sc.earlierIDs) > 0 {
+		fix = "the earlier steps are: " + strings.Join(sc.earlierIDs, ", ")
+	} else if fix == "" {
+		fix = "this is the job's first step; no step ran before it"
+	}
+	return fmt.Sprintf("names no earlier step %q", id), fix
+}
+
+// outputProblem says what is wrong with naming output name of step id
+// (an earlier step); "" when its kind may have it.
+func (sc *scope) outputProblem(id, name string) (msg, fix string) {
+	k := sc.earlier[id]
+	if k == nil {
+		return "", ""
+	}
+	names, fixed := k.Outputs()
+	if !fixed {
+		return "", ""
+	}
+	for _, n := range names {
+		if n == name {
+			return "", ""
+		}
+	}
+	fix = didYouMean(name, names)
+	if fix == "" {
+		fix = "use one of: " + strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("step %q (%s) has no output %q; its outputs are: %s", id, k.Name(), name, strings.Join(names, ", ")), fix
+}
+
+// checkRefs reports the malformed or wrong ${...} references of v; where
+// names the key for messages.
+func (l *loader) checkRefs(v scalar, sc *scope, where string) {
+	refs, err := expand.Refs(v.text)
+	var se *expand.SyntaxError
+	if errors.As(err, &se) {
+		l.errorf(v.pos, "close it with }, or write $$ for a literal $", "%s: malformed ${ at byte %d: %s", where, se.Offset, se.Msg)
+	}
+	for _, r := range refs {
+		ref := "${" + r.Name + "}"
+		if expand.ValidName(r.Name) {
+			continue
+		}
+		if r.Name != stepsPrefix && !strings.HasPrefix(r.Name, stepsPrefix+".") {
+			l.errorf(v.pos, "write ${NAME} for a variable, ${steps.ID.outputs.NAME} for an output, $$ for a literal $",
+				"%s: %s is not a reference: want ${NAME} (an environment variable) or ${steps.ID.outputs.NAME}", where, ref)
+			continue
+		}
+		id, out, ok := parseStepRef(r.Name)
+		if !ok {
+			fix := "write ${steps.ID.outputs.NAME}"
+			if parts := strings.Split(r.Name, "."); len(parts) > 1 && validID(parts[1]) {
+				fix = "write ${steps." + parts[1] + ".outputs.NAME}"
+			}
+			l.errorf(v.pos, fix, "%s: %s is not a step output reference; the form is ${steps.ID.outputs.NAME}", where, ref)
+			continue
+		}
+		if sc.noSteps != "" {
+			l.errorf(v.pos, "move it to the env: of the step that needs it", "%s: %s names a step's output, but %s is set before any step runs", where, ref, sc.noSteps)
+			continue
+		}
+		if msg, fix := sc.stepProblem(id); msg != "" {
+			l.errorf(v.pos, fix, "%s: %s %s", where, ref, msg)
+			continue
+		}
+		if msg, fix := sc.outputProblem(id, out); msg != "" {
+			l.errorf(v.pos, fix, "%s: %s: %s", where, ref, msg)
+		}
+	}
+}

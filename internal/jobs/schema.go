@@ -1,0 +1,177 @@
+package jobs
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/invopop/jsonschema"
+	orderedmap "github.com/pb33f/ordered-map/v2"
+)
+
+// The schema's id and the patterns it checks.
+const (
+	schemaID = "https://github.com/retrywise/retrywise/docs/job.schema.json"
+	// durationPattern is a Go duration as time.ParseDuration reads it.
+	durationPattern = `^[-+]?(0|((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+)$`
+	idPattern       = `^[A-Za-z_][A-Za-z0-9_-]*$`
+	envNamePattern  = `^[A-Za-z_][A-Za-z0-9_]*$`
+)
+
+// The Go types the schema is reflected from: they mirror the job file.
+// The retry keys, the run-wide keys and the kinds' keys come from the
+// catalog and are filled in after reflection.
+type (
+	schemaFile struct {
+		Version  int                   `json:"version" jsonschema:"enum=1,description=The job file's format version."`
+		Defaults *schemaDefaults       `json:"defaults,omitempty" jsonschema:"description=Run-wide settings and the retry policy every step starts from."`
+		Jobs     map[string]*schemaJob `json:"jobs" jsonschema:"description=The jobs by name; each runs its steps in order."`
+	}
+	schemaDefaults struct {
+		Retry   *schemaRetry `json:"retry,omitempty" jsonschema:"description=The retry keys every step starts from."`
+		Secrets []string     `json:"secrets,omitempty" jsonschema:"description=Environment variables whose values are masked everywhere."`
+	}
+	schemaJob struct {
+		Timeout schemaDuration `json:"timeout,omitempty" jsonschema:"description=Bounds the whole job (a Go duration such as 20m)."`
+		Env     schemaEnv      `json:"env,omitempty" jsonschema:"description=Environment variables given to every step."`
+		Steps   []*schemaStep  `json:"steps" jsonschema:"minItems=1,description=The steps; each has an id and exactly one kind."`
+	}
+	schemaStep struct {
+		ID              string       `json:"id" jsonschema:"description=The step's id\\, unique in its job."`
+		If              string       `json:"if,omitempty" jsonschema:"description=An expression deciding whether the step runs; success() when absent."`
+		Retry           *schemaRetry `json:"retry,omitempty" jsonschema:"description=Retry keys overriding defaults.retry key by key."`
+		ContinueOnError bool         `json:"continue-on-error,omitempty" jsonschema:"description=The job goes on\\, and does not fail\\, when the step fails."`
+		Env             schemaEnv    `json:"env,omitempty" jsonschema:"description=Environment variables of the step\\, after the job's."`
+	}
+	schemaRetry    struct{}
+	schemaDuration string
+	schemaEnv      map[string]string
+)
+
+// JSONSchema is a Go duration string.
+func (schemaDuration) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "string", Pattern: durationPattern}
+}
+
+// JSONSchema is a mapping of variable names to scalar values.
+func (schemaEnv) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{
+		Type:                 "object",
+		PropertyNames:        &jsonschema.Schema{Pattern: envNamePattern},
+		AdditionalProperties: &jsonschema.Schema{AnyOf: scalarTypes()},
+	}
+}
+
+// scalarTypes are the YAML scalars a string value may be written as.
+func scalarTypes() []*jsonschema.Schema {
+	return []*jsonschema.Schema{{Type: "string"}, {Type: "number"}, {Type: "boolean"}}
+}
+
+// Schema returns the JSON Schema (draft 2020-12) of the job file for cat,
+// indented, keys sorted, with a trailing newline.
+func Schema(cat Catalog) ([]byte, error) {
+	r := &jsonschema.Reflector{
+		ExpandedStruct: true,
+		Namer: func(t reflect.Type) string {
+			return strings.TrimPrefix(t.Name(), "schema")
+		},
+	}
+	s := r.Reflect(&schemaFile{})
+	s.ID = schemaID
+	s.Title = "retrywise job file"
+	defs := s.Definitions
+	for _, name := range []string{"Defaults", "Job", "Step", "Retry"} {
+		if defs[name] == nil {
+			return nil, fmt.Errorf("schema: no definition %s", name)
+		}
+	}
+	if jobs, ok := s.Properties.Get("jobs"); ok {
+		one := uint64(1)
+		jobs.PropertyNames = &jsonschema.Schema{Pattern: idPattern}
+		jobs.MinProperties = &one
+	}
+
+	retry := defs["Retry"]
+	retry.Type = "object"
+	retry.Properties = keyProperties(cat.Retry)
+	retry.AdditionalProperties = jsonschema.FalseSchema
+
+	d := defs["Defaults"]
+	if sec, ok := d.Properties.Get("secrets"); ok && sec.Items != nil {
+		sec.Items.Pattern = envNamePattern
+	}
+	for _, k := range cat.Run {
+		d.Properties.Set(k.Name, keySchema(k))
+	}
+
+	step := defs["Step"]
+	if id, ok := step.Properties.Get("id"); ok {
+		id.Pattern = idPattern
+	}
+	for _, k := range cat.Kinds {
+		def := "kind-" + k.Name()
+		defs[def] = &jsonschema.Schema{
+			Type:                 "object",
+			Description:          fmt.Sprintf("The settings of a step of kind %s.", k.Name()),
+			Properties:           keyProperties(k.Keys()),
+			AdditionalProperties: jsonschema.FalseSchema,
+		}
+		step.Properties.Set(k.Name(), &jsonschema.Schema{
+			Description: fmt.Sprintf("Makes the step one of kind %s, with these settings.", k.Name()),
+			AnyOf:       []*jsonschema.Schema{{Ref: "#/$defs/" + def}, {Type: "null"}},
+		})
+		step.OneOf = append(step.OneOf, &jsonschema.Schema{Required: []string{k.Name()}})
+	}
+
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	// A round trip through maps sorts every object's keys.
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// keyProperties are the schemas of keys by name.
+func keyProperties(keys []Key) *orderedmap.OrderedMap[string, *jsonschema.Schema] {
+	p := jsonschema.NewProperties()
+	for _, k := range keys {
+		p.Set(k.Name, keySchema(k))
+	}
+	return p
+}
+
+// keySchema is the schema of one key's value, by its type.
+func keySchema(k Key) *jsonschema.Schema {
+	s := &jsonschema.Schema{Description: k.Usage}
+	switch k.Type {
+	case KeyBool:
+		s.Type = "boolean"
+	case KeyInt:
+		s.Type = "integer"
+	case KeyDuration:
+		s.Type, s.Pattern = "string", durationPattern
+	case KeyList:
+		// A scalar is a list of one.
+		s.AnyOf = []*jsonschema.Schema{{Type: "array", Items: &jsonschema.Schema{Type: "string"}}, {Type: "string"}}
+	case KeyCSV:
+		s.AnyOf = []*jsonschema.Schema{{Type: "string"}, {Type: "array", Items: &jsonschema.Schema{AnyOf: scalarTypes()}}}
+	default:
+		s.Type = "string"
+	}
+	return s
+}
