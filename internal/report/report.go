@@ -161,9 +161,18 @@ func (r *Step) WriteText(w io.Writer) error {
 		status = "was cancelled"
 	}
 	fmt.Fprintf(&b, "retrywise %s %s after %s in %s (exit %d)\n", r.Kind, status, plural(len(r.Attempts), "attempt"), r.Elapsed.Round(time.Millisecond), r.ExitCode)
+	r.writeFields(&b, "  ")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeFields writes the step's fields, one "name: value" line each with
+// every line starting with indent: what Step.WriteText shows under its
+// header and Run.WriteText under each failed step of a job.
+func (r *Step) writeFields(b *strings.Builder, indent string) {
 	field := func(name, value string) {
 		if value != "" {
-			fmt.Fprintf(&b, "  %-9s %s\n", name+":", value)
+			fmt.Fprintf(b, "%s%-9s %s\n", indent, name+":", value)
 		}
 	}
 	field("target", r.Target)
@@ -183,7 +192,7 @@ func (r *Step) WriteText(w io.Writer) error {
 			name = "evidence"
 		}
 		if name == "" {
-			fmt.Fprintf(&b, "  %-9s %s\n", "", e)
+			fmt.Fprintf(b, "%s%-9s %s\n", indent, "", e)
 		} else {
 			field(name, e)
 		}
@@ -210,8 +219,6 @@ func (r *Step) WriteText(w io.Writer) error {
 		}
 	}
 	field("policy", r.Policy.String())
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 func describe(r *Step) string {

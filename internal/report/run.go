@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/retry"
 )
 
 // NewRun starts the record of a run of job at start.
@@ -48,9 +49,20 @@ func (r *Run) Step(id string) *Step {
 }
 
 // WriteJSON writes the run as one indented JSON object, in the layout of
-// docs/report.schema.json.
+// docs/report.schema.json (Schema): absent steps or attempts are written as
+// empty arrays, never null.
 func (r *Run) WriteJSON(w io.Writer) error {
+	out := *r
+	out.Steps = make([]*Step, len(r.Steps))
+	for i, s := range r.Steps {
+		if s != nil && s.Attempts == nil {
+			c := *s
+			c.Attempts = []retry.Attempt{}
+			s = &c
+		}
+		out.Steps[i] = s
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return enc.Encode(&out)
 }
