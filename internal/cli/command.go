@@ -61,14 +61,17 @@ func command[O any](parse func(f *factory, args []string) (opts *O, code int, do
 // subcommands returns the CLI's verbs by name.
 func (c *Command) subcommands() map[string]subcommand {
 	return map[string]subcommand{
-		"exec":     {"run a command, retrying only transient failures", command(parseExec, runExec)},
+		"exec":     {"run a command, retrying only transient failures", stepCommand(execKind())},
 		"classify": {"explain a failure text without running anything", command(parseClassify, runClassify)},
-		"probe":    {"ask the egress proxy whether targets are allowed, denied or unreachable", command(parseProbe, runProbe)},
-		"push":     {"git push, retrying only network failures", command(parsePush, runPush)},
+		"probe":    {"ask the egress proxy whether targets are allowed, denied or unreachable", runProbeCommand},
+		"push":     {"git push, retrying only network failures", stepCommand(pushKind())},
 		"version":  {"print the version", command(parseVersion, runVersion)},
+		"run":      {"run a job of a job file: many steps, one report", runRun},
+		"validate": {"check a job file and print every error with its position", runValidate},
+		"demo":     {"run an offline demo of every failure class on 127.0.0.1", runDemo},
 
-		"http":         {"send an HTTP request, retrying only transient failures", command(parseHTTP, runHTTP)},
-		"github-quota": {"check the GitHub API rate-limit quota, waiting for its reset if allowed", command(parseGitHubQuota, runGitHubQuota)},
+		"http":         {"send an HTTP request, retrying only transient failures", stepCommand(httpKind())},
+		"github-quota": {"check the GitHub API rate-limit quota, waiting for its reset if allowed", stepCommand(githubQuotaKind())},
 	}
 }
 

@@ -2,14 +2,20 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"os"
+	"os/exec"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/execstep"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/jobs"
 	"github.com/retrywise/retrywise/internal/report"
 )
 
@@ -35,88 +41,183 @@ type execOptions struct {
 	timeout, killGrace time.Duration
 	// absentOK exits 0 when the failure means "not there".
 	absentOK bool
+	// script is a job step's run: script, run with shell; "" means argv.
+	script, shell string
+	// noCommand is true until a command or a script is given.
+	noCommand bool
 }
 
-// parseExec parses `retrywise exec`'s flags and command into its options.
-func parseExec(f *factory, args []string) (*execOptions, int, bool) {
-	fs := newFlagSet("exec", execSynopsis)
-	rf := addStepFlags(fs, "10s,20s,60s")
-	var retryOn, stopOn stringList
-	fs.Var(&retryOn, "retry-on", "treat output matching `REGEX` as transient (repeatable)")
-	fs.Var(&stopOn, "stop-on", "stop when output matches `REGEX`; wins over --retry-on (repeatable)")
-	retryOnExit := fs.String("retry-on-exit", "", "treat these exit `CODES` as transient, e.g. 1,3-5")
-	stopOnExit := fs.String("stop-on-exit", "", "stop on these exit `CODES`; wins over --retry-on-exit")
-	timeout := fs.Duration("timeout", 0, "bound on each attempt (SIGTERM, then SIGKILL after --kill-grace); 0 means none")
-	killGrace := fs.Duration("kill-grace", execstep.DefaultKillGrace, "wait between SIGTERM and SIGKILL when an attempt is stopped")
-	tool := fs.String("tool", "auto", "whose output to expect: auto (by the command's name, then its output), exec, or a tool:\n"+toolList(failure.ToolHTTP))
-	absentOK := fs.Bool("absent-ok", false, "exit 0 when the failure means \"not there\" (e.g. curl -f on a 404)")
-	if code, done := f.parse(fs, args); done {
-		return nil, code, true
+// execFlags are `retrywise exec`'s flags as given.
+type execFlags struct {
+	step                    *stepFlags
+	retryOn, stopOn         stringList
+	retryOnExit, stopOnExit string
+	timeout, killGrace      time.Duration
+	tool                    string
+	absentOK                bool
+}
+
+// execKind is the exec step: a command run directly (command:) or a script (run:).
+func execKind() *kindDef {
+	return &kindDef{
+		name: "exec", synopsis: execSynopsis,
+		define: func(fs *flag.FlagSet) kindFlags {
+			ef := &execFlags{step: addStepFlags(fs, "10s,20s,60s")}
+			fs.Var(&ef.retryOn, "retry-on", "treat output matching `REGEX` as transient (repeatable)")
+			fs.Var(&ef.stopOn, "stop-on", "stop when output matches `REGEX`; wins over --retry-on (repeatable)")
+			fs.StringVar(&ef.retryOnExit, "retry-on-exit", "", "treat these exit `CODES` as transient, e.g. 1,3-5")
+			fs.StringVar(&ef.stopOnExit, "stop-on-exit", "", "stop on these exit `CODES`; wins over --retry-on-exit")
+			fs.DurationVar(&ef.timeout, "timeout", 0, "bound on each attempt (SIGTERM, then SIGKILL after --kill-grace); 0 means none")
+			fs.DurationVar(&ef.killGrace, "kill-grace", execstep.DefaultKillGrace, "wait between SIGTERM and SIGKILL when an attempt is stopped")
+			fs.StringVar(&ef.tool, "tool", "auto", "whose output to expect: auto (by the command's name, then its output), exec, or a tool:\n"+toolList(failure.ToolHTTP))
+			fs.BoolVar(&ef.absentOK, "absent-ok", false, "exit 0 when the failure means \"not there\" (e.g. curl -f on a 404)")
+			return ef
+		},
+		positional: []jobs.Key{
+			{Name: "command", Type: jobs.KeyList, Positional: true, Usage: "the command and its arguments, run directly (no shell); exclusive with run"},
+			{Name: "run", Type: jobs.KeyString, Positional: true, Usage: "a script, run as a workflow's run: is (bash --noprofile --norc -eo pipefail, or sh -e without bash); exclusive with command"},
+			{Name: "shell", Type: jobs.KeyString, Positional: true, Usage: "the shell of run: bash, sh, or a command template with {0} for the script's path"},
+		},
+		fixed: false,
 	}
-	opts := &execOptions{f: f, step: rf.options(), argv: fs.Args(), timeout: *timeout, killGrace: *killGrace, absentOK: *absentOK}
-	if len(opts.argv) == 0 {
-		return nil, f.fail(exitcode.Usage, "no command given: use retrywise exec [flags] -- CMD [ARGS...]"), true
-	}
+}
+
+// resolve validates exec's flags and command into its options.
+func (ef *execFlags) resolve(f *factory, argv []string, _ func(string) bool) (runnable, error) {
+	opts := &execOptions{f: f, step: ef.step.options(), argv: argv, timeout: ef.timeout, killGrace: ef.killGrace, absentOK: ef.absentOK}
 	var err error
-	if opts.step.policy, err = rf.policy(); err != nil {
-		return nil, f.fail(exitcode.Usage, err.Error()), true
+	if opts.step.policy, err = ef.step.policy(); err != nil {
+		return nil, err
 	}
-	if opts.rules, err = buildRules(retryOn, stopOn, *retryOnExit, *stopOnExit); err != nil {
-		return nil, f.fail(exitcode.Usage, err.Error()), true
+	if opts.rules, err = buildRules(ef.retryOn, ef.stopOn, ef.retryOnExit, ef.stopOnExit); err != nil {
+		return nil, err
 	}
-	opts.tool, err = failure.ParseTool(*tool)
+	opts.tool, err = failure.ParseTool(ef.tool)
 	if err != nil || opts.tool == failure.ToolHTTP {
-		return nil, f.fail(exitcode.Usage, fmt.Sprintf("invalid --tool %q: want auto, exec or one of %s", *tool, toolList(failure.ToolHTTP))), true
-	}
-	if opts.tool == failure.ToolAuto {
-		opts.tool = failure.ToolOf(opts.argv[0])
+		return nil, fmt.Errorf("invalid --tool %q: want auto, exec or one of %s", ef.tool, toolList(failure.ToolHTTP))
 	}
 	if opts.timeout < 0 || opts.killGrace < 0 {
-		return nil, f.fail(exitcode.Usage, "--timeout and --kill-grace must not be negative"), true
+		return nil, errors.New("--timeout and --kill-grace must not be negative")
 	}
-	if opts.step.prober, err = f.prober(rf.egress, 0); err != nil {
-		return nil, f.fail(exitcode.Usage, err.Error()), true
+	if opts.step.prober, err = f.prober(ef.step.egress, 0); err != nil {
+		return nil, err
 	}
-	return opts, 0, false
+	if len(opts.argv) == 0 {
+		// A job file's step may give run: instead (setPositional decides).
+		opts.noCommand = true
+		return opts, nil
+	}
+	opts.resolveTool()
+	return opts, nil
 }
 
-// runExec runs the command in the retry loop and reports; a failure through
-// a proxy is diagnosed by the egress probe (or opts.step.diagnose).
-func runExec(ctx context.Context, opts *execOptions) int {
-	f := opts.f
-	o, err := f.output(opts.step.masks, opts.step.report)
-	if err != nil {
-		return f.fail(exitcode.Config, err.Error())
+// resolveTool resolves --tool auto from the program's name (failure.ToolOf).
+func (opts *execOptions) resolveTool() {
+	if opts.tool == failure.ToolAuto && len(opts.argv) > 0 {
+		opts.tool = failure.ToolOf(opts.argv[0])
 	}
-	defer o.close()
+}
 
+// setPositional reads a job step's command or run and shell.
+func (opts *execOptions) setPositional(s jobs.Settings) error {
+	cmd, hasCmd := s.Get("command")
+	run, hasRun := s.Get("run")
+	shell, hasShell := s.Get("shell")
+	switch {
+	case hasCmd && hasRun:
+		return &jobs.SettingError{Key: "run", Msg: "command and run exclude each other", Fix: "keep command (an argv list, run directly) or run (a script)"}
+	case !hasCmd && !hasRun:
+		return &jobs.SettingError{Msg: "an exec step needs command (an argv list) or run (a script)", Fix: "add command: [prog, arg...] or run: |"}
+	case hasCmd && len(cmd.Values) == 0:
+		return &jobs.SettingError{Key: "command", Msg: "command is empty", Fix: "give the program and its arguments as a list"}
+	case hasShell && !hasRun:
+		return &jobs.SettingError{Key: "shell", Msg: "shell applies to run only", Fix: "remove shell, or use run"}
+	}
+	if hasRun {
+		opts.script = run.Values[0]
+		if hasShell {
+			opts.shell = shell.Values[0]
+		}
+		if _, err := execstep.ScriptCommand(opts.shell, "script", exec.LookPath); err != nil {
+			return &jobs.SettingError{Key: "shell", Msg: err.Error(), Fix: "use bash, sh, or a template such as python3 {0}"}
+		}
+		opts.noCommand = false
+		return nil
+	}
+	opts.noCommand = false
+	opts.resolveTool()
+	return nil
+}
+
+// options are the settings every step shares.
+func (opts *execOptions) options() *stepOptions { return &opts.step }
+
+// target is the command line, or the script's first line.
+func (opts *execOptions) target() string {
+	if opts.script != "" {
+		first, _, _ := strings.Cut(strings.TrimSpace(opts.script), "\n")
+		return "run: " + first
+	}
+	return report.CommandLine(opts.argv)
+}
+
+// run runs the command (or the script) in the retry loop; a failure through
+// a proxy is diagnosed by the egress probe (or opts.step.diagnose).
+func (opts *execOptions) run(ctx context.Context, io *stepIO) (*report.Step, *stepError) {
+	f := opts.f
+	if opts.noCommand {
+		return nil, &stepError{exitcode.Usage, "no command given: use retrywise exec [flags] -- CMD [ARGS...]"}
+	}
+	argv := opts.argv
+	if opts.script != "" {
+		path, err := execstep.WriteScript(io.tempDir, opts.script)
+		if err != nil {
+			return nil, &stepError{exitcode.Config, "cannot write the script: " + err.Error()}
+		}
+		defer os.Remove(path)
+		if argv, err = execstep.ScriptCommand(opts.shell, path, exec.LookPath); err != nil {
+			return nil, &stepError{exitcode.Usage, err.Error()}
+		}
+	}
+	outDir, err := os.MkdirTemp(io.tempDir, "retrywise-output-")
+	if err != nil {
+		return nil, &stepError{exitcode.Config, "cannot create the output folder: " + err.Error()}
+	}
+	defer os.RemoveAll(outDir)
 	step, err := execstep.New(execstep.Options{
-		Args: opts.argv, Env: f.env, Stdin: f.stdin, Stdout: o.stdout, Stderr: o.stderr,
+		Args: argv, Env: io.env, Stdin: io.stdin, Stdout: io.stdout, Stderr: io.stderr,
 		Timeout: opts.timeout, KillGrace: opts.killGrace, Tool: opts.tool, Rules: opts.rules,
+		OutputDir: outDir,
 	})
 	if err != nil {
-		return o.fail(exitcode.Config, err.Error())
+		return nil, &stepError{exitcode.Config, err.Error()}
 	}
 	diagnose := opts.step.diagnose
 	if diagnose == nil {
-		diagnose = execDiagnose(opts.step.prober, opts.argv, opts.tool)
+		diagnose = execDiagnose(opts.step.prober, argv, opts.tool, io.env)
 	}
-	out, err := f.coordinator(opts.step.policy, o, diagnose).Run(ctx, step)
+	out, err := f.coordinator(opts.step.policy, io, diagnose).Run(ctx, step)
 	if err != nil {
-		return o.fail(exitcode.Usage, err.Error())
+		return nil, &stepError{exitcode.Usage, err.Error()}
 	}
 	code := exitcode.For(out, opts.absentOK)
-	rep := report.New("exec", report.CommandLine(opts.argv), out, code)
+	rep := report.New("exec", opts.target(), out, code)
 	if ok, why := step.CanRetry(nil); !ok {
 		rep.Notes = append(rep.Notes, why)
 	}
-	return o.finish(rep, f.clock.Now())
+	if outs := step.Outputs(); len(outs) > 0 {
+		rep.Outputs = make(map[string]any, len(outs))
+		for k, v := range outs {
+			rep.Outputs[k] = v
+		}
+	}
+	return rep, nil
 }
 
 // execDiagnose returns the coordinator's Diagnose for a command: a curl or git
 // failure through a proxy is probed with that client's proxy rules; the
 // target comes from the command's URL argument or the failure's trace.
-func execDiagnose(p *egress.Prober, argv []string, tool failure.Tool) egress.DiagnoseFunc {
+func execDiagnose(p *egress.Prober, argv []string, tool failure.Tool, env []string) egress.DiagnoseFunc {
 	client := egress.ClientOf(argv)
 	if client == "" {
 		client = egress.ClientForTool(tool)
@@ -125,6 +226,7 @@ func execDiagnose(p *egress.Prober, argv []string, tool failure.Tool) egress.Dia
 		Client: client,
 		URL:    egress.URLFromArgs(argv),
 		Args:   argv,
+		Env:    env,
 	})
 }
 

@@ -361,7 +361,7 @@ func TestRunExecDiagnose(t *testing.T) {
 	f, stdout, stderr, clk := testFactory(os.Environ())
 	opts := &execOptions{f: f, argv: []string{s}, tool: failure.ToolCurl,
 		step: stepOptions{policy: testPolicy(t, time.Second, 2*time.Second), diagnose: denyHook(&seen)}}
-	code := runExec(context.Background(), opts)
+	code := runKind(context.Background(), f, opts)
 	if code != exitcode.Policy || len(seen) != 1 || len(clk.Waits()) != 0 {
 		t.Fatalf("exit %d after %d diagnoses and waits %v, want 77 after 1 and none:\n%s", code, len(seen), clk.Waits(), stderr)
 	}

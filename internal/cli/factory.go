@@ -92,21 +92,21 @@ func (f *factory) prober(e *egressFlags, timeout time.Duration) (*egress.Prober,
 	return egress.New(opts)
 }
 
-// coordinator returns the one retry loop of a step command, on the
-// process's clock, with o's progress lines and diagnose (the egress probe)
-// as its Diagnose.
-func (f *factory) coordinator(pol retry.Policy, o *output, diagnose egress.DiagnoseFunc) *retry.Coordinator {
-	return &retry.Coordinator{Policy: pol, Clock: f.clock, Progress: o.progress, Diagnose: diagnose}
+// coordinator returns the one retry loop of a step, on the process's
+// clock, with io's progress lines and diagnose (the egress probe) as its
+// Diagnose.
+func (f *factory) coordinator(pol retry.Policy, io *stepIO, diagnose egress.DiagnoseFunc) *retry.Coordinator {
+	return &retry.Coordinator{Policy: pol, Clock: f.clock, Progress: io.progress, Diagnose: diagnose}
 }
 
-// transport returns the transport of a command's HTTP requests, from
+// transport returns the transport of a step's HTTP requests, from
 // httpstep.NewTransport, the one place where transports are built: it takes
-// the proxy from the process's environment with Go's rules (the same rules
+// the proxy from the step's environment env with Go's rules (the same rules
 // the egress probe applies) and captures a proxy's CONNECT refusal with its
 // status and headers. The caller closes its idle connections when the
 // command ends.
-func (f *factory) transport() *http.Transport {
-	t := httpstep.NewTransport(httpstep.TransportOptions{Proxy: egress.GoProxyFunc(f.env)})
+func (f *factory) transport(env []string) *http.Transport {
+	t := httpstep.NewTransport(httpstep.TransportOptions{Proxy: egress.GoProxyFunc(env)})
 	egress.CaptureConnect(t)
 	return t
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/ghapi"
 	"github.com/retrywise/retrywise/internal/httpstep"
+	"github.com/retrywise/retrywise/internal/jobs"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/retry"
 )
@@ -32,10 +34,9 @@ go to stderr.`
 type quotaOptions struct {
 	f    *factory
 	step stepOptions
-	// token is sent as the credentials; "" reads the unauthenticated quota.
+	// token is sent as the credentials; "" means $GITHUB_TOKEN, and none
+	// reads the unauthenticated quota.
 	token string
-	// apiURL is the API's base URL; "" means https://api.github.com.
-	apiURL string
 	// resource is the rate-limit bucket checked.
 	resource ghapi.Resource
 	// minRemaining is the least remaining quota that passes.
@@ -48,61 +49,81 @@ type quotaOptions struct {
 	breakerThreshold int
 }
 
-// parseGitHubQuota parses `retrywise github-quota`'s flags, and the token and
-// API URL from the environment, into its options.
-func parseGitHubQuota(f *factory, args []string) (*quotaOptions, int, bool) {
-	fs := newFlagSet("github-quota", githubQuotaSynopsis)
-	rf := addStepFlags(fs, "10s,20s,60s")
-	token := fs.String("token", "", "GitHub `TOKEN`; empty means $GITHUB_TOKEN (and none sends no credentials)")
-	resource := fs.String("resource", string(ghapi.Core), "rate-limit bucket to check: core, search or graphql")
-	minRemaining := fs.Int("min-remaining", 100, "the least remaining quota that passes")
-	maxWait := fs.Duration("max-wait", 0, "longest wait, from the first low read, for the quota under --min-remaining to refill (--retry-after-cap also bounds it); 0 means never wait")
-	timeout := fs.Duration("timeout", ghapi.DefaultTimeout, "bound on each read of the quota")
-	threshold := fs.Int("breaker-threshold", breaker.DefaultThreshold, "consecutive transient/unknown failures of the API host that open its circuit breaker; 0 disables it")
-	if code, done := f.parse(fs, args); done {
-		return nil, code, true
-	}
-	opts := &quotaOptions{f: f, step: rf.options(), minRemaining: *minRemaining, maxWait: *maxWait, timeout: *timeout, breakerThreshold: *threshold}
-	var err error
-	if opts.step.prober, err = f.prober(rf.egress, 0); err != nil {
-		return nil, f.fail(exitcode.Usage, err.Error()), true
-	}
-	if fs.NArg() > 0 {
-		return nil, f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", fs.Arg(0))), true
-	}
-	if opts.step.policy, err = rf.policy(); err != nil {
-		return nil, f.fail(exitcode.Usage, err.Error()), true
-	}
-	if opts.resource, err = ghapi.ParseResource(*resource); err != nil {
-		return nil, f.fail(exitcode.Usage, err.Error()), true
-	}
-	if opts.minRemaining < 0 || opts.maxWait < 0 || opts.timeout < 0 || opts.breakerThreshold < 0 {
-		return nil, f.fail(exitcode.Usage, "--min-remaining, --max-wait, --timeout and --breaker-threshold must not be negative"), true
-	}
-	env := environ.Map(f.env)
-	opts.token, opts.apiURL = *token, env["GITHUB_API_URL"]
-	if opts.token == "" {
-		opts.token = env["GITHUB_TOKEN"]
-	}
-	return opts, 0, false
+// quotaFlags are `retrywise github-quota`'s flags as given.
+type quotaFlags struct {
+	step         *stepFlags
+	token        string
+	resource     string
+	minRemaining int
+	maxWait      time.Duration
+	timeout      time.Duration
+	threshold    int
 }
 
-// runGitHubQuota reads the quota in the retry loop, which waits for a low
-// quota's reset when allowed, prints the bucket read on stdout and reports.
-func runGitHubQuota(ctx context.Context, opts *quotaOptions) int {
-	f := opts.f
-	o, err := f.output(opts.step.masks, opts.step.report)
-	if err != nil {
-		return f.fail(exitcode.Config, err.Error())
+// githubQuotaKind is the github-quota step: a read of the rate-limit quota.
+func githubQuotaKind() *kindDef {
+	return &kindDef{
+		name: "github-quota", synopsis: githubQuotaSynopsis, expands: true,
+		define: func(fs *flag.FlagSet) kindFlags {
+			qf := &quotaFlags{step: addStepFlags(fs, "10s,20s,60s")}
+			fs.StringVar(&qf.token, "token", "", "GitHub `TOKEN`; empty means $GITHUB_TOKEN (and none sends no credentials)")
+			fs.StringVar(&qf.resource, "resource", string(ghapi.Core), "rate-limit bucket to check: core, search or graphql")
+			fs.IntVar(&qf.minRemaining, "min-remaining", 100, "the least remaining quota that passes")
+			fs.DurationVar(&qf.maxWait, "max-wait", 0, "longest wait, from the first low read, for the quota under --min-remaining to refill (--retry-after-cap also bounds it); 0 means never wait")
+			fs.DurationVar(&qf.timeout, "timeout", ghapi.DefaultTimeout, "bound on each read of the quota")
+			fs.IntVar(&qf.threshold, "breaker-threshold", breaker.DefaultThreshold, "consecutive transient/unknown failures of the API host that open its circuit breaker; 0 disables it")
+			return qf
+		},
+		outputs: []string{"resource", "limit", "remaining", "reset", "min-remaining", "waited"},
+		fixed:   true,
 	}
-	defer o.close()
-	o.red.Add(opts.token)
+}
 
-	tr := f.transport()
+// resolve validates github-quota's flags into its options; the token and
+// the API's URL are read from the step's environment when it runs.
+func (qf *quotaFlags) resolve(f *factory, pos []string, _ func(string) bool) (runnable, error) {
+	opts := &quotaOptions{f: f, step: qf.step.options(), token: qf.token, minRemaining: qf.minRemaining, maxWait: qf.maxWait, timeout: qf.timeout, breakerThreshold: qf.threshold}
+	var err error
+	if opts.step.prober, err = f.prober(qf.step.egress, 0); err != nil {
+		return nil, err
+	}
+	if len(pos) > 0 {
+		return nil, &jobs.SettingError{Msg: fmt.Sprintf("unexpected argument %q (see --help)", pos[0])}
+	}
+	if opts.step.policy, err = qf.step.policy(); err != nil {
+		return nil, err
+	}
+	if opts.resource, err = ghapi.ParseResource(qf.resource); err != nil {
+		return nil, fmt.Errorf("invalid --resource: %w", err)
+	}
+	if opts.minRemaining < 0 || opts.maxWait < 0 || opts.timeout < 0 || opts.breakerThreshold < 0 {
+		return nil, errors.New("--min-remaining, --max-wait, --timeout and --breaker-threshold must not be negative")
+	}
+	return opts, nil
+}
+
+// options are the settings every step shares.
+func (opts *quotaOptions) options() *stepOptions { return &opts.step }
+
+// target is the read of the resource's quota.
+func (opts *quotaOptions) target() string { return "GET /rate_limit (" + string(opts.resource) + ")" }
+
+// run reads the quota in the retry loop, which waits for a low quota's
+// reset when allowed, prints the bucket read on stdout and reports.
+func (opts *quotaOptions) run(ctx context.Context, io *stepIO) (*report.Step, *stepError) {
+	f := opts.f
+	env := environ.Map(io.env)
+	token := opts.token // a job's runner expanded it; a flag's value is the token
+	if token == "" {
+		token = env["GITHUB_TOKEN"]
+	}
+	io.red.Add(token)
+
+	tr := f.transport(io.env)
 	defer tr.CloseIdleConnections()
-	gh, err := ghapi.New(ghapi.Options{HTTPClient: httpstep.NewClient(tr, true), BaseURL: opts.apiURL, Token: opts.token, UserAgent: f.userAgent(), Clock: f.clock})
+	gh, err := ghapi.New(ghapi.Options{HTTPClient: httpstep.NewClient(tr, true), BaseURL: env["GITHUB_API_URL"], Token: token, UserAgent: f.userAgent(), Clock: f.clock})
 	if err != nil {
-		return o.fail(exitcode.Config, err.Error())
+		return nil, &stepError{exitcode.Config, err.Error()}
 	}
 	base := gh.BaseURL()
 	res := opts.resource
@@ -117,19 +138,19 @@ func runGitHubQuota(ctx context.Context, opts *quotaOptions) int {
 	}
 	diagnose := opts.step.diagnose
 	if diagnose == nil {
-		diagnose = opts.step.prober.DiagnoseFor(egress.ClientGo, base.String())
+		diagnose = opts.step.prober.Diagnose(egress.Step{Client: egress.ClientGo, URL: base.String(), Env: io.env})
 	}
 	target := "GET " + base.JoinPath("rate_limit").String() + " (" + string(res) + ")"
 
-	out, err := f.coordinator(opts.step.policy, o, diagnose).Run(ctx, step)
+	out, err := f.coordinator(opts.step.policy, io, diagnose).Run(ctx, step)
 	if err != nil {
-		return o.fail(exitcode.Usage, err.Error())
+		return nil, &stepError{exitcode.Usage, err.Error()}
 	}
 	code := exitcode.For(out, false)
 	rep := report.New("github-quota", target, out, code)
 	waited, notes := resetWaits(out)
 	rep.Notes = append(rep.Notes, notes...)
-	if opts.token == "" {
+	if token == "" {
 		rep.Notes = append(rep.Notes, "no token (--token or GITHUB_TOKEN): the unauthenticated quota was read")
 	}
 	if rate, ok := step.Quota()[res]; ok {
@@ -137,10 +158,12 @@ func runGitHubQuota(ctx context.Context, opts *quotaOptions) int {
 		if waited > 0 {
 			rep.Outputs["waited"] = waited.String()
 		}
-		fmt.Fprintf(o.stdout, "resource=%s\nlimit=%d\nremaining=%d\nreset=%s\n", res, rate.Limit, rate.Remaining, rate.Reset.UTC().Format(time.RFC3339))
-		o.stdout.Flush()
+		if !io.expanded {
+			fmt.Fprintf(io.stdout, "resource=%s\nlimit=%d\nremaining=%d\nreset=%s\n", res, rate.Limit, rate.Remaining, rate.Reset.UTC().Format(time.RFC3339))
+			io.stdout.Flush()
+		}
 	}
-	return o.finish(rep, f.clock.Now())
+	return rep, nil
 }
 
 // resetWaits returns the time the loop waited after low-quota reads (a wait

@@ -360,24 +360,24 @@ func TestGitHubQuotaFailures(t *testing.T) {
 }
 
 // TestRunGitHubQuotaOptions runs github-quota from hand-built options: the
-// token and API URL are the options' (the environment's GITHUB_TOKEN is not
-// read again), the bucket read goes to stdout, and a 502 goes to the
+// token is the options' (the environment's GITHUB_TOKEN is not read), the
+// API URL the environment's, the bucket read goes to stdout, and a 502 goes to the
 // diagnose hook, whose denial stops the loop.
 func TestRunGitHubQuotaOptions(t *testing.T) {
 	const tok = "hand-built-token-123"
 	srv := fakeGitHub(t, tok, answers(quota(lowCore), badGateway))
 	var seen []*failure.Failure
-	f, stdout, stderr, clk := testFactory(append(os.Environ(), "GITHUB_TOKEN=env-token-not-used"))
+	f, stdout, stderr, clk := testFactory(append(os.Environ(), "GITHUB_TOKEN=env-token-not-used", "GITHUB_API_URL="+srv.URL))
 	opts := &quotaOptions{f: f, step: stepOptions{policy: testPolicy(t, time.Second), diagnose: denyHook(&seen)},
-		token: tok, apiURL: srv.URL, resource: ghapi.Core, minRemaining: 3, timeout: ghapi.DefaultTimeout, breakerThreshold: breaker.DefaultThreshold}
-	if code := runGitHubQuota(context.Background(), opts); code != exitcode.OK || stdout.String() != "resource=core\nlimit=5000\nremaining=5\nreset=2026-11-30T10:10:00Z\n" {
+		token: tok, resource: ghapi.Core, minRemaining: 3, timeout: ghapi.DefaultTimeout, breakerThreshold: breaker.DefaultThreshold}
+	if code := runKind(context.Background(), f, opts); code != exitcode.OK || stdout.String() != "resource=core\nlimit=5000\nremaining=5\nreset=2026-11-30T10:10:00Z\n" {
 		t.Fatalf("exit %d, stdout %q:\n%s", code, stdout, stderr)
 	}
 	if len(seen) != 0 || len(clk.Waits()) != 0 || srv.hits.Load() != 1 {
 		t.Errorf("%d diagnoses, waits %v, %d requests after a passing read", len(seen), clk.Waits(), srv.hits.Load())
 	}
 	stderr.Reset()
-	if code := runGitHubQuota(context.Background(), opts); code != exitcode.Policy || len(seen) != 1 || len(clk.Waits()) != 0 || srv.hits.Load() != 2 {
+	if code := runKind(context.Background(), f, opts); code != exitcode.Policy || len(seen) != 1 || len(clk.Waits()) != 0 || srv.hits.Load() != 2 {
 		t.Fatalf("502: exit %d after %d diagnoses, waits %v, %d requests; want 77 after 1, none, 2:\n%s", code, len(seen), clk.Waits(), srv.hits.Load(), stderr)
 	}
 	mustContain(t, "stderr", stderr.String(), "reason:   the hook denies it")

@@ -7,10 +7,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
+	goio "io"
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,6 +22,7 @@ import (
 	"github.com/retrywise/retrywise/internal/expand"
 	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/httpstep"
+	"github.com/retrywise/retrywise/internal/jobs"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/retry"
 )
@@ -43,6 +46,7 @@ else does; progress, --field values and the report go to stderr.`
 
 // httpFlags are the request flags of `retrywise http`, as given.
 type httpFlags struct {
+	step        *stepFlags
 	method      string
 	headers     stringList
 	data        string
@@ -89,116 +93,133 @@ type httpOptions struct {
 	breakerThreshold int
 }
 
-// parseHTTP parses `retrywise http`'s flags, before or after the URL, into its options.
-func parseHTTP(f *factory, args []string) (*httpOptions, int, bool) {
-	fs := newFlagSet("http", httpSynopsis)
-	rf := addStepFlags(fs, "10s,20s,60s")
-	var hf httpFlags
-	fs.StringVar(&hf.method, "X", "", "request `METHOD` (same as --method)")
-	fs.StringVar(&hf.method, "method", "", "request `METHOD`; empty means GET, or POST with --data/--data-file")
-	fs.Var(&hf.headers, "H", "request header `'Name: value'` (same as --header)")
-	fs.Var(&hf.headers, "header", "request header `'Name: value'` (repeatable)")
-	fs.StringVar(&hf.data, "data", "", "request body `STRING`, ${NAME} expanded")
-	fs.StringVar(&hf.dataFile, "data-file", "", "read the request body from `FILE` as it is (- for stdin)")
-	fs.DurationVar(&hf.timeout, "timeout", 30*time.Second, "bound on each request, up to the body's last byte; 0 means none")
-	fs.BoolVar(&hf.noFollow, "no-follow", false, fmt.Sprintf("do not follow redirects (followed by default, at most %d)", httpstep.MaxRedirects))
-	fs.StringVar(&hf.expect, "expect", "", "`STATUSES` that succeed, e.g. 200,201 or 200-299; empty means any 2xx")
-	fs.BoolVar(&hf.absentOK, "absent-ok", false, "exit 0 with found=false and a null value when the answer is 404/410 (not there)")
-	fs.StringVar(&hf.output, "output", "", "write the body to `FILE` instead of stdout (replaced only on success)")
-	fs.Var(&hf.fields, "field", "print the value of a jq expression as `NAME=EXPR`, e.g. id=.items[0].id or ids=[.items[].id] (repeatable);\n"+
-		"null or no value is absent (66, or 0 with --absent-ok), a jq error or several values structural (65);\n"+
-		"a key with a dot is .[\"a.b\"]; env and $ENV are {}")
-	fs.BoolVar(&hf.retryUnsafe, "retry-unsafe", false, "retry POST and PATCH even when the server may have processed them")
-	fs.IntVar(&hf.threshold, "breaker-threshold", breaker.DefaultThreshold, "consecutive transient/unknown failures of a host that open its circuit breaker; 0 disables it")
-
-	pos, code, done := f.parseInterspersed(fs, args)
-	if done {
-		return nil, code, true
+// httpKind is the http step: one HTTP request.
+func httpKind() *kindDef {
+	return &kindDef{
+		name: "http", synopsis: httpSynopsis, interspersed: true, expands: true,
+		define: func(fs *flag.FlagSet) kindFlags {
+			hf := &httpFlags{step: addStepFlags(fs, "10s,20s,60s")}
+			fs.StringVar(&hf.method, "X", "", "request `METHOD` (same as --method)")
+			fs.StringVar(&hf.method, "method", "", "request `METHOD`; empty means GET, or POST with --data/--data-file")
+			fs.Var(&hf.headers, "H", "request header `'Name: value'` (same as --header)")
+			fs.Var(&hf.headers, "header", "request header `'Name: value'` (repeatable)")
+			fs.StringVar(&hf.data, "data", "", "request body `STRING`, ${NAME} expanded")
+			fs.StringVar(&hf.dataFile, "data-file", "", "read the request body from `FILE` as it is (- for stdin)")
+			fs.DurationVar(&hf.timeout, "timeout", 30*time.Second, "bound on each request, up to the body's last byte; 0 means none")
+			fs.BoolVar(&hf.noFollow, "no-follow", false, fmt.Sprintf("do not follow redirects (followed by default, at most %d)", httpstep.MaxRedirects))
+			fs.StringVar(&hf.expect, "expect", "", "`STATUSES` that succeed, e.g. 200,201 or 200-299; empty means any 2xx")
+			fs.BoolVar(&hf.absentOK, "absent-ok", false, "exit 0 with found=false and a null value when the answer is 404/410 (not there)")
+			fs.StringVar(&hf.output, "output", "", "write the body to `FILE` instead of stdout (replaced only on success)")
+			fs.Var(&hf.fields, "field", "print the value of a jq expression as `NAME=EXPR`, e.g. id=.items[0].id or ids=[.items[].id] (repeatable);\n"+
+				"null or no value is absent (66, or 0 with --absent-ok), a jq error or several values structural (65);\n"+
+				"a key with a dot is .[\"a.b\"]; env and $ENV are {}")
+			fs.BoolVar(&hf.retryUnsafe, "retry-unsafe", false, "retry POST and PATCH even when the server may have processed them")
+			fs.IntVar(&hf.threshold, "breaker-threshold", breaker.DefaultThreshold, "consecutive transient/unknown failures of a host that open its circuit breaker; 0 disables it")
+			return hf
+		},
+		positional: []jobs.Key{{Name: "url", Type: jobs.KeyString, Positional: true, Usage: "the request's URL"}},
+		outputs:    []string{"status", "found", "value", "body-file"},
+		fixed:      false, // each field is an output too
 	}
-	opts := &httpOptions{f: f, step: rf.options(), method: strings.ToUpper(hf.method), data: hf.data, dataSet: flagSet(fs, "data"), dataFile: hf.dataFile,
+}
+
+// resolve validates http's flags and URL into its options.
+func (hf *httpFlags) resolve(f *factory, pos []string, given func(string) bool) (runnable, error) {
+	opts := &httpOptions{f: f, step: hf.step.options(), method: strings.ToUpper(hf.method), data: hf.data, dataSet: given("data"), dataFile: hf.dataFile,
 		timeout: hf.timeout, follow: !hf.noFollow, absentOK: hf.absentOK, outputFile: hf.output, retryUnsafe: hf.retryUnsafe, breakerThreshold: hf.threshold}
 	var err error
-	if opts.step.prober, err = f.prober(rf.egress, 0); err != nil {
-		return nil, f.fail(exitcode.Usage, err.Error()), true
+	if opts.step.prober, err = f.prober(hf.step.egress, 0); err != nil {
+		return nil, err
 	}
 	if len(pos) != 1 {
-		return nil, f.fail(exitcode.Usage, fmt.Sprintf("want exactly one URL, got %d arguments: use retrywise http [flags] URL", len(pos))), true
+		return nil, &jobs.SettingError{Key: "url", Msg: fmt.Sprintf("want exactly one URL, got %d arguments: use retrywise http [flags] URL", len(pos)), Fix: "give url: https://host/path"}
 	}
 	opts.url = pos[0]
-	if opts.step.policy, err = rf.policy(); err != nil {
-		return nil, f.fail(exitcode.Usage, err.Error()), true
+	if opts.step.policy, err = hf.step.policy(); err != nil {
+		return nil, err
 	}
 	if opts.expect, err = httpstep.ParseExpect(hf.expect); err != nil {
-		return nil, f.fail(exitcode.Usage, err.Error()), true
+		return nil, fmt.Errorf("invalid --expect: %w", err)
 	}
 	for _, s := range hf.fields {
 		fd, err := httpstep.ParseField(s)
 		if err != nil {
-			return nil, f.fail(exitcode.Usage, err.Error()), true
+			return nil, fmt.Errorf("invalid --field: %w", err)
 		}
 		opts.fields = append(opts.fields, fd)
 	}
 	switch {
 	case opts.timeout < 0:
-		return nil, f.fail(exitcode.Usage, "--timeout must not be negative"), true
+		return nil, errors.New("--timeout must not be negative")
 	case opts.breakerThreshold < 0:
-		return nil, f.fail(exitcode.Usage, "--breaker-threshold must not be negative (0 disables the breaker)"), true
+		return nil, errors.New("--breaker-threshold must not be negative (0 disables the breaker)")
 	case opts.dataSet && opts.dataFile != "":
-		return nil, f.fail(exitcode.Usage, "--data and --data-file exclude each other"), true
+		return nil, errors.New("--data and --data-file exclude each other")
 	}
 	if opts.header, err = parseHeaders(hf.headers); err != nil {
-		return nil, f.fail(exitcode.Usage, err.Error()), true
+		return nil, fmt.Errorf("invalid --header: %w", err)
 	}
-	return opts, 0, false
+	return opts, nil
 }
 
-// runHTTP expands and sends the request in the retry loop, through the
-// host's breaker, and reports; the body of an expected answer goes to stdout
-// (or the output file), --field values to stderr.
-func runHTTP(ctx context.Context, opts *httpOptions) int {
-	f := opts.f
-	o, err := f.output(opts.step.masks, opts.step.report)
-	if err != nil {
-		return f.fail(exitcode.Config, err.Error())
+// options are the settings every step shares.
+func (opts *httpOptions) options() *stepOptions { return &opts.step }
+
+// target is the method and the URL, before expansion.
+func (opts *httpOptions) target() string {
+	m := opts.method
+	if m == "" {
+		m = http.MethodGet
+		if opts.dataSet || opts.dataFile != "" {
+			m = http.MethodPost
+		}
 	}
-	defer o.close()
+	return m + " " + opts.url
+}
+
+// run expands and sends the request in the retry loop, through the host's
+// breaker; the body of an expected answer goes to stdout (or the output
+// file), --field values to stderr.
+func (opts *httpOptions) run(ctx context.Context, io *stepIO) (*report.Step, *stepError) {
+	f := opts.f
 	// Expand ${NAME} before anything is printed, and register every credential
 	// the request carries, so that it is masked wherever it shows up.
-	lookup := expand.EnvLookup(f.env)
-	rawURL, code, ok := f.expandArg(opts.url, "the URL", lookup)
-	if !ok {
-		return code
+	exp := f.expander(io)
+	rawURL, serr := exp(opts.url, "the URL")
+	if serr != nil {
+		return nil, serr
 	}
 	headers := opts.header.Clone()
 	for name, vs := range headers {
 		for i, v := range vs {
-			if vs[i], code, ok = f.expandArg(v, "--header "+name, lookup); !ok {
-				return code
+			if vs[i], serr = exp(v, "--header "+name); serr != nil {
+				return nil, serr
 			}
 		}
 	}
 	var body []byte
+	var err error
 	switch {
 	case opts.dataSet:
-		d, code, ok := f.expandArg(opts.data, "--data", lookup)
-		if !ok {
-			return code
+		d, serr := exp(opts.data, "--data")
+		if serr != nil {
+			return nil, serr
 		}
 		body = []byte(d)
 	case opts.dataFile == "-":
-		if body, err = io.ReadAll(f.stdin); err != nil {
-			return f.fail(exitcode.Config, "cannot read --data-file - (stdin): "+err.Error())
+		if body, err = goio.ReadAll(io.stdin); err != nil {
+			return nil, &stepError{exitcode.Config, "cannot read --data-file - (stdin): " + err.Error()}
 		}
 	case opts.dataFile != "":
 		if body, err = os.ReadFile(opts.dataFile); err != nil {
-			return o.fail(exitcode.Config, "cannot read --data-file: "+err.Error())
+			return nil, &stepError{exitcode.Config, "cannot read --data-file: " + err.Error()}
 		}
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return o.fail(exitcode.Usage, fmt.Sprintf("invalid URL %q: want http(s)://host/path", rawURL))
+		return nil, &stepError{exitcode.Usage, fmt.Sprintf("invalid URL %q: want http(s)://host/path", rawURL)}
 	}
-	o.red.AddRequest(u, headers)
+	io.red.AddRequest(u, headers)
 
 	method := opts.method
 	if method == "" {
@@ -207,46 +228,55 @@ func runHTTP(ctx context.Context, opts *httpOptions) int {
 			method = http.MethodPost
 		}
 	}
+	stdout := goio.Writer(io.stdout)
+	outputFile := opts.outputFile
+	if io.expanded && outputFile == "" {
+		// In a job the body is an output (body-file), not the run's stdout.
+		outputFile = filepath.Join(io.tempDir, "body-"+strconv.FormatInt(f.clock.Now().UnixNano(), 36))
+	}
 
 	key := httpstep.HostKey(u.Scheme, u.Host)
-	tr := f.transport()
+	tr := f.transport(io.env)
 	defer tr.CloseIdleConnections()
 	step, err := httpstep.New(httpstep.Options{
 		Method: method, URL: rawURL, Header: headers, Body: body, Timeout: opts.timeout,
 		Client: httpstep.NewClient(tr, opts.follow), Expect: opts.expect, Fields: opts.fields,
-		Stdout: o.stdout, OutputFile: opts.outputFile, RetryUnsafe: opts.retryUnsafe,
+		Stdout: stdout, OutputFile: outputFile, RetryUnsafe: opts.retryUnsafe,
 		Breaker: f.breakers.Get(key, breaker.Settings{Threshold: opts.breakerThreshold}),
 		Clock:   f.clock, UserAgent: f.userAgent(),
 	})
 	if err != nil {
-		return o.fail(exitcode.Config, err.Error())
+		return nil, &stepError{exitcode.Config, err.Error()}
 	}
 	diagnose := opts.step.diagnose
 	if diagnose == nil {
-		diagnose = opts.step.prober.DiagnoseFor(egress.ClientGo, rawURL)
+		diagnose = opts.step.prober.Diagnose(egress.Step{Client: egress.ClientGo, URL: rawURL, Env: io.env})
 	}
-	out, err := f.coordinator(opts.step.policy, o, diagnose).Run(ctx, step)
+	out, err := f.coordinator(opts.step.policy, io, diagnose).Run(ctx, step)
 	if err != nil {
-		return o.fail(exitcode.Usage, err.Error())
+		return nil, &stepError{exitcode.Usage, err.Error()}
 	}
-	o.stdout.Flush()
-	code = exitcode.For(out, opts.absentOK)
+	io.stdout.Flush()
+	code := exitcode.For(out, opts.absentOK)
 	rep := report.New("http", method+" "+rawURL, out, code)
 	if r := step.RefusalRemedy(); out.Stop == retry.StopCannotRetry && r != "" {
 		rep.Remedy = r
 	}
 	res := step.Result()
 	rep.Outputs = httpOutputs(res)
-	if done := out.OK() || (out.Final != nil && out.Final.Class == failure.Absent); done {
-		o.stderr.Flush()
+	if out.OK() && outputFile != "" {
+		rep.Outputs["body-file"] = outputFile
+	}
+	if done := out.OK() || (out.Final != nil && out.Final.Class == failure.Absent); done && !io.expanded {
+		io.stderr.Flush()
 		if !res.Found {
-			fmt.Fprintln(o.stderr, "found=false")
+			fmt.Fprintln(io.stderr, "found=false")
 		}
 		for _, fd := range opts.fields {
-			fmt.Fprintf(o.stderr, "%s=%s\n", fd.Name, httpstep.FormatValue(res.Fields[fd.Name]))
+			fmt.Fprintf(io.stderr, "%s=%s\n", fd.Name, httpstep.FormatValue(res.Fields[fd.Name]))
 		}
 	}
-	return o.finish(rep, f.clock.Now())
+	return rep, nil
 }
 
 // parseInterspersed parses flags that may come before or after the
@@ -275,19 +305,27 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-// expandArg expands ${NAME} in v; on failure it prints the reason and returns
-// the exit code: 78 for an unset variable, 64 for a malformed reference.
-func (f *factory) expandArg(v, where string, lookup expand.Lookup) (string, int, bool) {
-	out, err := expand.String(v, lookup)
-	var unset *expand.UnsetError
-	var syn *expand.SyntaxError
-	switch {
-	case errors.As(err, &unset):
-		return "", f.fail(exitcode.Config, fmt.Sprintf("%s in %s: set the variable (an unset one is never sent as empty), or write $$ for a literal $", unset.Error(), where)), false
-	case errors.As(err, &syn):
-		return "", f.fail(exitcode.Usage, fmt.Sprintf("malformed ${NAME} in %s %s", where, syn.Error())), false
+// expander returns the expansion of a step's values: ${NAME} from the
+// environment for a step command; nothing for a job's step, whose values
+// the runner already expanded. A failure is the step's error: 78 for an
+// unset variable, 64 for a malformed reference.
+func (f *factory) expander(io *stepIO) func(v, where string) (string, *stepError) {
+	lookup := expand.EnvLookup(io.env)
+	return func(v, where string) (string, *stepError) {
+		if io.expanded {
+			return v, nil
+		}
+		out, err := expand.String(v, lookup)
+		var unset *expand.UnsetError
+		var syn *expand.SyntaxError
+		switch {
+		case errors.As(err, &unset):
+			return "", &stepError{exitcode.Config, fmt.Sprintf("%s in %s: set the variable (an unset one is never sent as empty), or write $$ for a literal $", unset.Error(), where)}
+		case errors.As(err, &syn):
+			return "", &stepError{exitcode.Usage, fmt.Sprintf("malformed ${NAME} in %s %s", where, syn.Error())}
+		}
+		return out, nil
 	}
-	return out, 0, true
 }
 
 // httpOutputs are an http step's outputs: status, found, value (the JSON

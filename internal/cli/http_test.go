@@ -790,7 +790,7 @@ func TestRunHTTPDiagnose(t *testing.T) {
 	f, stdout, stderr, clk := testFactory(os.Environ())
 	opts := &httpOptions{f: f, step: stepOptions{policy: testPolicy(t, time.Second), diagnose: denyHook(&seen)},
 		url: srv.URL + "/x", header: http.Header{"X-Api-Key": {secret}}, follow: true, breakerThreshold: breaker.DefaultThreshold}
-	code := runHTTP(context.Background(), opts)
+	code := runKind(context.Background(), f, opts)
 	if code != exitcode.Policy || srv.hits.Load() != 1 || len(seen) != 1 || len(clk.Waits()) != 0 {
 		t.Fatalf("exit %d after %d requests, %d diagnoses, waits %v; want 77 after 1, 1 and none:\n%s", code, srv.hits.Load(), len(seen), clk.Waits(), stderr)
 	}

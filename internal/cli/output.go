@@ -73,3 +73,9 @@ func (o *output) finish(rep *report.Step, end time.Time) int {
 	o.stderr.Flush()
 	return rep.ExitCode
 }
+
+// stepIO is the output's streams as a step command's step sees them, with
+// the process's stdin and environment.
+func (o *output) stepIO(f *factory) *stepIO {
+	return &stepIO{stdin: f.stdin, stdout: o.stdout, stderr: o.stderr, red: o.red, env: f.env, progress: o.progress}
+}

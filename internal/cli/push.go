@@ -2,12 +2,15 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"time"
 
 	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/gitpush"
+	"github.com/retrywise/retrywise/internal/jobs"
 	"github.com/retrywise/retrywise/internal/report"
 )
 
@@ -25,12 +28,12 @@ process runs; ls-remote, fetch and rebase run only after a failure.`
 // probe with git's proxy rules, asked of git in the repository; the probe
 // itself decides from the trace whether the proxy is worth asking. Any other
 // failure is returned as it is, and nothing runs on success.
-func pushDiagnose(p *egress.Prober, dir string, gitArgs []string) egress.DiagnoseFunc {
+func pushDiagnose(p *egress.Prober, dir string, gitArgs, env []string) egress.DiagnoseFunc {
 	return func(ctx context.Context, f *failure.Failure) *failure.Failure {
 		if f == nil || f.Trace.URL == "" {
 			return f
 		}
-		return p.Diagnose(egress.Step{Client: egress.ClientGit, URL: f.Trace.URL, Args: gitArgs, Dir: dir})(ctx, f)
+		return p.Diagnose(egress.Step{Client: egress.ClientGit, URL: f.Trace.URL, Args: gitArgs, Dir: dir, Env: env})(ctx, f)
 	}
 }
 
@@ -52,55 +55,92 @@ type pushOptions struct {
 	safeDirectory bool
 }
 
-// parsePush parses `retrywise push`'s flags and git push arguments into its options.
-func parsePush(f *factory, args []string) (*pushOptions, int, bool) {
-	fs := newFlagSet("push", pushSynopsis)
-	rf := addStepFlags(fs, "2s,4s,8s,16s")
-	timeout := fs.Duration("timeout", gitpush.DefaultTimeout, "bound on each git push: SIGTERM to its process group, then SIGKILL 10s later; a timeout is transient")
-	rebase := fs.Int("rebase-on-reject", 0, "on a non-fast-forward rejection of the checked-out branch, fetch, rebase and push again, at most `N` times (changes the request; not a retry)")
-	recheck := fs.Duration("auth-recheck", 0, "on a 401/403 refusal of the credentials, wait this `duration` once and push again (a fresh token propagating); 0 means off")
-	safeDir := fs.Bool("safe-directory", false, "add the repository to safe.directory for retrywise's own git runs only (GIT_CONFIG_COUNT), for a workspace owned by another user")
-	dir := fs.String("dir", "", "the repository to push from (`DIR`); empty means the current directory")
-	if code, done := f.parse(fs, args); done {
-		return nil, code, true
-	}
-	opts := &pushOptions{f: f, step: rf.options(), dir: *dir, gitArgs: fs.Args(), timeout: *timeout, rebaseOnReject: *rebase, authRecheck: *recheck, safeDirectory: *safeDir}
-	var err error
-	if opts.step.prober, err = f.prober(rf.egress, 0); err != nil {
-		return nil, f.fail(exitcode.Usage, err.Error()), true
-	}
-	if opts.step.policy, err = rf.policy(); err != nil {
-		return nil, f.fail(exitcode.Usage, err.Error()), true
-	}
-	if opts.timeout <= 0 || opts.authRecheck < 0 || opts.rebaseOnReject < 0 {
-		return nil, f.fail(exitcode.Usage, "--timeout must be positive, and --auth-recheck and --rebase-on-reject must not be negative"), true
-	}
-	return opts, 0, false
+// pushFlags are `retrywise push`'s flags as given.
+type pushFlags struct {
+	step           *stepFlags
+	timeout        time.Duration
+	rebaseOnReject int
+	authRecheck    time.Duration
+	safeDirectory  bool
+	dir            string
 }
 
-// runPush pushes in the retry loop and reports every ref; a failure on the
-// way to the remote is diagnosed by the egress probe (or opts.step.diagnose).
-func runPush(ctx context.Context, opts *pushOptions) int {
-	f := opts.f
-	o, err := f.output(opts.step.masks, opts.step.report)
-	if err != nil {
-		return f.fail(exitcode.Config, err.Error())
+// pushKind is the push step: git push, retried only on network failures.
+func pushKind() *kindDef {
+	return &kindDef{
+		name: "push", synopsis: pushSynopsis, expands: true,
+		define: func(fs *flag.FlagSet) kindFlags {
+			pf := &pushFlags{step: addStepFlags(fs, "2s,4s,8s,16s")}
+			fs.DurationVar(&pf.timeout, "timeout", gitpush.DefaultTimeout, "bound on each git push: SIGTERM to its process group, then SIGKILL 10s later; a timeout is transient")
+			fs.IntVar(&pf.rebaseOnReject, "rebase-on-reject", 0, "on a non-fast-forward rejection of the checked-out branch, fetch, rebase and push again, at most `N` times (changes the request; not a retry)")
+			fs.DurationVar(&pf.authRecheck, "auth-recheck", 0, "on a 401/403 refusal of the credentials, wait this `duration` once and push again (a fresh token propagating); 0 means off")
+			fs.BoolVar(&pf.safeDirectory, "safe-directory", false, "add the repository to safe.directory for retrywise's own git runs only (GIT_CONFIG_COUNT), for a workspace owned by another user")
+			fs.StringVar(&pf.dir, "dir", "", "the repository to push from (`DIR`); empty means the current directory")
+			return pf
+		},
+		positional: []jobs.Key{{Name: "args", Type: jobs.KeyList, Positional: true, Usage: "git push's arguments: remote, refspecs, options"}},
+		outputs:    []string{"pushed", "landed", "refs"},
+		fixed:      true,
 	}
-	defer o.close()
+}
+
+// resolve validates push's flags and git push arguments into its options.
+func (pf *pushFlags) resolve(f *factory, gitArgs []string, _ func(string) bool) (runnable, error) {
+	opts := &pushOptions{f: f, step: pf.step.options(), dir: pf.dir, gitArgs: gitArgs, timeout: pf.timeout, rebaseOnReject: pf.rebaseOnReject, authRecheck: pf.authRecheck, safeDirectory: pf.safeDirectory}
+	var err error
+	if opts.step.prober, err = f.prober(pf.step.egress, 0); err != nil {
+		return nil, err
+	}
+	if opts.step.policy, err = pf.step.policy(); err != nil {
+		return nil, err
+	}
+	if opts.timeout <= 0 || opts.authRecheck < 0 || opts.rebaseOnReject < 0 {
+		return nil, errors.New("--timeout must be positive, and --auth-recheck and --rebase-on-reject must not be negative")
+	}
+	return opts, nil
+}
+
+// options are the settings every step shares.
+func (opts *pushOptions) options() *stepOptions { return &opts.step }
+
+// target is the git push command line.
+func (opts *pushOptions) target() string {
+	return report.CommandLine(append([]string{"git", "push"}, opts.gitArgs...))
+}
+
+// run pushes in the retry loop and reports every ref; a failure on the way
+// to the remote is diagnosed by the egress probe (or opts.step.diagnose).
+func (opts *pushOptions) run(ctx context.Context, io *stepIO) (*report.Step, *stepError) {
+	f := opts.f
+	exp := f.expander(io)
+	dir, serr := exp(opts.dir, "--dir")
+	if serr != nil {
+		return nil, serr
+	}
+	gitArgs := make([]string, len(opts.gitArgs))
+	for i, a := range opts.gitArgs {
+		if gitArgs[i], serr = exp(a, "the git push arguments"); serr != nil {
+			return nil, serr
+		}
+	}
+	if !io.expanded {
+		gitArgs = opts.gitArgs // a step command's arguments are git's, as given
+		dir = opts.dir
+	}
 	step, err := gitpush.New(gitpush.Options{
-		Dir: opts.dir, Args: opts.gitArgs, Env: f.env, Stdout: o.stdout, Stderr: o.stderr,
+		Dir: dir, Args: gitArgs, Env: io.env, Stdout: io.stdout, Stderr: io.stderr,
 		Timeout: opts.timeout, RebaseOnReject: opts.rebaseOnReject, AuthRecheck: opts.authRecheck, SafeDirectory: opts.safeDirectory,
 	})
 	if err != nil {
-		return o.fail(exitcode.Config, err.Error())
+		return nil, &stepError{exitcode.Config, err.Error()}
 	}
 	diagnose := opts.step.diagnose
 	if diagnose == nil {
-		diagnose = pushDiagnose(opts.step.prober, opts.dir, opts.gitArgs)
+		diagnose = pushDiagnose(opts.step.prober, dir, gitArgs, io.env)
 	}
-	out, err := f.coordinator(opts.step.policy, o, diagnose).Run(ctx, step)
+	out, err := f.coordinator(opts.step.policy, io, diagnose).Run(ctx, step)
 	if err != nil {
-		return o.fail(exitcode.Usage, err.Error())
+		return nil, &stepError{exitcode.Usage, err.Error()}
 	}
 	code := exitcode.For(out, false)
 	rep := report.New("push", report.CommandLine(step.Command()), out, code)
@@ -113,7 +153,7 @@ func runPush(ctx context.Context, opts *pushOptions) int {
 		rep.Refs = append(rep.Refs, ref)
 	}
 	rep.Outputs = pushOutputs(out.OK(), rep.Refs)
-	return o.finish(rep, f.clock.Now())
+	return rep, nil
 }
 
 // pushOutputs are a push step's outputs: pushed (the push succeeded), landed

@@ -307,7 +307,7 @@ func TestPushDiagnoseHook(t *testing.T) {
 	f, _, errb, _ := testFactory(fx.env)
 	opts := &pushOptions{f: f, step: stepOptions{policy: testPolicy(t, 2*time.Second, 4*time.Second, 8*time.Second, 16*time.Second), diagnose: diagnose},
 		dir: fx.work, gitArgs: []string{"origin", "main"}, timeout: gitpush.DefaultTimeout}
-	code := runPush(context.Background(), opts)
+	code := runKind(context.Background(), f, opts)
 	if code != exitcode.Policy || len(seen) != 1 {
 		t.Fatalf("exit %d after %d diagnoses, want 77 after 1:\n%s", code, len(seen), errb.String())
 	}

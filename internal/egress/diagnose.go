@@ -26,6 +26,9 @@ type Step struct {
 	Args []string
 	// Dir is the command's working directory (for git's configuration).
 	Dir string
+	// Env is the step's environment, where its proxy settings are read;
+	// nil means the prober's (Options.Env).
+	Env []string
 }
 
 // DiagnoseFor returns the Diagnose function for a step of client (curl, git,
@@ -74,7 +77,11 @@ func (p *Prober) Diagnose(s Step) DiagnoseFunc {
 			// a status inside an https tunnel is the server's, not the proxy's
 			return f
 		}
-		d := discoveryFor(p.opts.Env, s, client)
+		env := p.opts.Env
+		if s.Env != nil {
+			env = s.Env
+		}
+		d := discoveryFor(env, s, client)
 		if d.Dir == "" {
 			d.Dir = p.opts.Dir
 		}

@@ -102,12 +102,34 @@ func (e *EvalError) Error() string { return fmt.Sprintf("if: %s: %s", e.Source, 
 func (e *EvalError) Unwrap() error { return e.Err }
 
 // ShouldRun reports whether the step runs in st: its if:, or success()
-// when it has none.
+// when it has none. As in a workflow, an if: that calls none of success(),
+// failure(), always() and cancelled() is read as success() && (if:): a
+// condition on outputs does not make a step run after a failure.
 func (s *Step) ShouldRun(st State) (bool, error) {
+	if s.If == nil || !s.If.status {
+		if !success(st) {
+			return false, nil
+		}
+	}
 	if s.If == nil {
-		return success(st), nil
+		return true, nil
 	}
 	return s.If.Eval(st)
+}
+
+// statusVisitor finds a call of a status function in an expression.
+type statusVisitor struct{ found bool }
+
+// Visit records a call of success, failure, always or cancelled.
+func (v *statusVisitor) Visit(n *exprast.Node) {
+	if c, ok := (*n).(*exprast.CallNode); ok {
+		if id, ok := c.Callee.(*exprast.IdentifierNode); ok {
+			switch id.Value {
+			case "success", "failure", "always", "cancelled":
+				v.found = true
+			}
+		}
+	}
 }
 
 // evaluator returns the eval function of a compiled condition.
@@ -173,7 +195,9 @@ func (l *loader) condition(e entry, sc *scope) *Condition {
 		l.errorf(s.pos, fix, "if: %s", exprMessage(err))
 		return nil
 	}
-	c := &Condition{Source: s.text, Pos: s.pos}
+	sv := &statusVisitor{}
+	exprast.Walk(&tree.Node, sv)
+	c := &Condition{Source: s.text, Pos: s.pos, status: sv.found}
 	c.eval = evaluator(s.text, s.pos, p)
 	return c
 }

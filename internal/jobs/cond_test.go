@@ -43,6 +43,10 @@ func TestConditionEval(t *testing.T) {
 		{cond: `env.BRANCH == "main"`, st: State{Steps: ok, Env: map[string]string{"BRANCH": "main"}}, want: true},
 		{cond: `env.BRANCH == "main"`, st: State{Steps: ok}, want: false},
 		{cond: `failure() && steps.script.outcome == "failure"`, st: State{Steps: ok, Failed: true}, want: true},
+		// Without a status function, success() is implied, as in a workflow.
+		{cond: `steps.quota.outputs.count < 10`, st: State{Steps: ok, Failed: true}, want: false},
+		{cond: `steps.quota.outputs.count < 10`, st: State{Steps: ok, Cancelled: true}, want: false},
+		{cond: `always() && steps.quota.outputs.count < 10`, st: State{Steps: ok, Failed: true}, want: true},
 	}
 	for _, tt := range tests {
 		s := loadIf(t, tt.cond)

@@ -137,6 +137,9 @@ type Kind interface {
 type Prepared interface {
 	// Policy is the step's normalised policy snapshot.
 	Policy() retry.Policy
+	// Target names what the step runs or requests (secrets masked by the
+	// caller), for the plan and the report.
+	Target() string
 	// Run runs the step's retry loop and returns its record, with its
 	// outputs; ID is set by the runner.
 	Run(ctx context.Context, rt *Runtime) *report.Step

@@ -101,6 +101,9 @@ type Condition struct {
 	Pos Pos
 	// eval evaluates the compiled program against a state.
 	eval func(State) (bool, error)
+	// status is true when the expression calls a status function
+	// (success, failure, always, cancelled); otherwise success() is implied.
+	status bool
 }
 
 // Eval evaluates the condition in s.

@@ -204,3 +204,9 @@ func render(dst []byte, s string, spans []span) []byte {
 
 // isAlpha reports whether c is an ASCII letter.
 func isAlpha(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+
+// AddEnv registers the secrets of more environment variables (KEY=VALUE), by
+// the same name rules as Options.Env: a job's env: and a step's.
+func (r *Redactor) AddEnv(env []string) {
+	r.add(envSecrets(env))
+}

@@ -66,3 +66,15 @@ func (r *Run) WriteJSON(w io.Writer) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(&out)
 }
+
+// NotRun is the record of a step that failed before its first attempt (a
+// setting, a file, an unset variable): no attempt, the exit code and why.
+func NotRun(kind, target string, exitCode int, reason string, pol retry.Policy) *Step {
+	return &Step{ID: kind, Kind: kind, Target: target, Result: Failure, ExitCode: exitCode, Reason: reason, Policy: pol, Attempts: []retry.Attempt{}}
+}
+
+// Skip is the record of a step that did not run: skipped (its if: was false,
+// or an earlier step failed) or cancelled (the run was cancelled first).
+func Skip(id, kind string, result Result, detail string, pol retry.Policy) *Step {
+	return &Step{ID: id, Kind: kind, Result: result, Detail: detail, Policy: pol, Attempts: []retry.Attempt{}}
+}

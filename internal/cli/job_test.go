@@ -1,0 +1,571 @@
+package cli
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/jobs"
+	"github.com/retrywise/retrywise/internal/report"
+	"github.com/retrywise/retrywise/internal/report/reporttest"
+)
+
+// sampleValues are valid values of the flags whose default is empty (or
+// not a valid setting on its own), for the parity test.
+var updateSchema = flag.Bool("update-schema", false, "rewrite docs/job.schema.json")
+
+var sampleValues = map[string]string{
+	"method": "GET", "header": "X-A: b", "data": "x", "data-file": "body.json", "expect": "200", "output": "out.txt",
+	"field": "id=.id", "mask": "s3cr3t-value", "retry-on": "flaky", "stop-on": "fatal", "retry-on-exit": "3", "stop-on-exit": "4",
+	"token": "${GITHUB_TOKEN}", "dir": ".", "egress-canary": "example.com:443", "schedule": "1s,2s", "max-attempts": "2",
+	"timeout": "5s", "auth-recheck": "1s", "rebase-on-reject": "1", "max-wait": "1m",
+}
+
+// yamlValue renders a sample value for a key of type t.
+func yamlValue(t jobs.KeyType, v string) string {
+	switch t {
+	case jobs.KeyList:
+		return fmt.Sprintf("[%q]", v)
+	case jobs.KeyBool, jobs.KeyInt:
+		return v
+	}
+	return fmt.Sprintf("%q", v)
+}
+
+// TestJobKeysMatchFlags walks every flag of every step command and proves
+// the job file takes it under its name, in its place (the kind's settings,
+// retry: or defaults), and that every key a kind takes is a flag or one of
+// the positional keys the kind names: the two cannot drift.
+func TestJobKeysMatchFlags(t *testing.T) {
+	f, _, _, _ := testFactory(os.Environ())
+	positional := map[string][]string{"exec": {"command", "run", "shell"}, "push": {"args"}, "http": {"url"}, "probe": {"targets"}, "github-quota": nil}
+	for _, k := range kinds() {
+		t.Run(k.name, func(t *testing.T) {
+			keys, excluded := k.fileKeys()
+			fs := newFlagSet(k.name, k.synopsis)
+			k.define(fs)
+			n := 0
+			fs.VisitAll(func(*flag.Flag) { n++ })
+			if len(keys)+len(excluded) != n {
+				t.Fatalf("%d keys + %d excluded for %d flags", len(keys), len(excluded), n)
+			}
+			for _, ex := range excluded {
+				if len(ex) != 1 && !contains(runOnlyFlags, ex) {
+					t.Errorf("flag --%s is not accepted by the job file", ex)
+				}
+			}
+			var fileKeys []string
+			for _, key := range (&fileKind{def: k, f: f}).Keys() {
+				fileKeys = append(fileKeys, key.Name)
+				if key.Positional {
+					if !slices.Contains(positional[k.name], key.Name) {
+						t.Errorf("key %s is neither a flag nor a positional argument of %s", key.Name, k.name)
+					}
+				} else if fs.Lookup(key.Name) == nil {
+					t.Errorf("key %s is not a flag of %s", key.Name, k.name)
+				}
+			}
+			for _, want := range positional[k.name] {
+				if !slices.Contains(fileKeys, want) {
+					t.Errorf("positional key %s missing", want)
+				}
+			}
+			for _, fk := range keys {
+				v := fk.Default
+				if s, ok := sampleValues[fk.Name]; ok || v == "" || v == "[]" || v == "0" || v == "0s" {
+					v = s
+				}
+				if fk.Type == jobs.KeyBool {
+					v = "true"
+				}
+				if v == "" {
+					t.Fatalf("no sample value for --%s", fk.Name)
+				}
+				var step, retry, defaults string
+				switch fk.place {
+				case "retry":
+					retry = fmt.Sprintf("        retry: {%s: %s}\n", fk.Name, yamlValue(fk.Type, v))
+				case "defaults":
+					defaults = fmt.Sprintf("defaults:\n  %s: %s\n", fk.Name, yamlValue(fk.Type, v))
+				default:
+					step = fmt.Sprintf("%s: %s", fk.Name, yamlValue(fk.Type, v))
+				}
+				settings := minimalSettings(k.name)
+				if settings != "" && step != "" {
+					settings += ", "
+				}
+				src := fmt.Sprintf("version: 1\n%sjobs:\n  j:\n    steps:\n      - id: s\n        %s: {%s%s}\n%s", defaults, k.name, settings, step, retry)
+				if fk.Name == "data-file" || fk.Name == "data" {
+					src = strings.Replace(src, "{url:", "{method: POST, url:", 1)
+				}
+				if _, errs, err := f.loadJobSource("job.yml", []byte(src)); err != nil || len(errs) > 0 {
+					t.Errorf("--%s (%s) is not accepted in a job file:\n%s\n%v %v", fk.Name, fk.place, src, err, errs)
+				}
+			}
+		})
+	}
+}
+
+// minimalSettings are a kind's required keys.
+func minimalSettings(kind string) string {
+	switch kind {
+	case "exec":
+		return "command: [true]"
+	case "push":
+		return "args: [origin, main]"
+	case "http":
+		return `url: "https://example.com/x"`
+	case "probe":
+		return "targets: [example.com]"
+	}
+	return ""
+}
+
+// jobRun runs `retrywise ARGS` in-process in dir with a fake clock; the
+// JSON report, when asked for with --report, is validated against the schema.
+func jobRun(t *testing.T, p *proc, dir string, args ...string) prun {
+	t.Helper()
+	wd, _ := os.Getwd()
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	r := p.run(args...)
+	for i, a := range args {
+		if a == "--report" && i+1 < len(args) {
+			if _, err := os.Stat(filepath.Join(dir, args[i+1])); err == nil {
+				reporttest.ValidateFile(t, filepath.Join(dir, args[i+1]))
+			}
+		}
+	}
+	return r
+}
+
+// readRun decodes a run's JSON report.
+func readRun(t *testing.T, path string) *report.Run {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r report.Run
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("report: %v\n%s", err, b)
+	}
+	return &r
+}
+
+// stepResults lists "id=result" for every step.
+func stepResults(r *report.Run) []string {
+	var out []string
+	for _, s := range r.Steps {
+		out = append(out, s.ID+"="+string(s.Result))
+	}
+	return out
+}
+
+// TestJobRun runs a job of http, exec and push steps against local
+// servers: outputs pass from step to step (a jq field into an exec step's
+// env, the exec step's $RETRYWISE_OUTPUT into a POST's body), a step whose
+// if: is false is skipped, and the report records every step.
+func TestJobRun(t *testing.T) {
+	api := newServer(t, func(w http.ResponseWriter, r *http.Request, n int64) {
+		switch {
+		case r.Method == http.MethodGet && r.URL.Path == "/published":
+			io.WriteString(w, `[{"id":1},{"id":2},{"id":3}]`)
+		case r.Method == http.MethodPost && r.URL.Path == "/articles":
+			w.WriteHeader(http.StatusCreated)
+			io.WriteString(w, `{"id":42}`)
+		default:
+			w.WriteHeader(http.StatusTeapot)
+		}
+	})
+	fx := newPushFixture(t)
+	dir := t.TempDir()
+	job := fmt.Sprintf(`version: 1
+defaults:
+  retry: {schedule: [1s], max-elapsed: 1m}
+  secrets: [DEVTO_API_KEY]
+jobs:
+  publish:
+    steps:
+      - id: quota
+        http: {url: "%[1]s/published", header: ["api-key: ${DEVTO_API_KEY}"], field: ["count=length"]}
+      - id: note
+        env: {COUNT: "${steps.quota.outputs.count}"}
+        exec:
+          run: |
+            echo "writing the note for $COUNT articles"
+            echo "msg=published $COUNT so far" >> "$RETRYWISE_OUTPUT"
+      - id: post
+        if: steps.quota.outcome == "success" && steps.quota.outputs.count < 10
+        http: {url: "%[1]s/articles", method: POST, data: "${steps.note.outputs.msg}", field: ["id=.id"], header: ["api-key: ${DEVTO_API_KEY}"]}
+      - id: never
+        if: failure()
+        exec: {command: [false]}
+      - id: log
+        push: {dir: "%[2]s", args: [origin, main]}
+        retry: {schedule: [2s, 4s, 8s, 16s]}
+`, api.URL, fx.work)
+	os.WriteFile(filepath.Join(dir, "retrywise.yml"), []byte(job), 0o644)
+	const key = "devto-key-1234567890abcdef"
+	p := newProc(t, append(fx.env, "DEVTO_API_KEY="+key)...)
+	r := jobRun(t, p, dir, "run", "--report", "r.json", "--summary", "s.md")
+	if r.code != exitcode.OK {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	rep := readRun(t, filepath.Join(dir, "r.json"))
+	if got, want := stepResults(rep), []string{"quota=success", "note=success", "post=success", "never=skipped", "log=success"}; !slices.Equal(got, want) {
+		t.Errorf("steps = %v, want %v", got, want)
+	}
+	if rep.Version != report.Version || rep.Run.Job != "publish" || rep.Run.Result != report.Success || rep.Run.ExitCode != 0 {
+		t.Errorf("run = %+v", rep.Run)
+	}
+	if got := rep.Step("quota").Outputs["count"]; got != 3.0 {
+		t.Errorf("quota count = %v", got)
+	}
+	if got := rep.Step("note").Outputs["msg"]; got != "published 3 so far" {
+		t.Errorf("note msg = %v", got)
+	}
+	if got := rep.Step("post").Outputs["id"]; got != 42.0 {
+		t.Errorf("post id = %v", got)
+	}
+	if got := rep.Step("log").Outputs["pushed"]; got != true {
+		t.Errorf("log pushed = %v", got)
+	}
+	if !strings.Contains(rep.Step("never").Detail, "failure()") {
+		t.Errorf("skipped step's detail = %q", rep.Step("never").Detail)
+	}
+	if p := rep.Step("log").Policy; p.MaxAttempts != 5 || p.Schedule[0] != 2*time.Second {
+		t.Errorf("log policy = %v, want the step's own schedule", p)
+	}
+	api.mu.Lock()
+	bodies := slices.Clone(api.bodies)
+	api.mu.Unlock()
+	if !slices.Contains(bodies, "published 3 so far") {
+		t.Errorf("the POST did not carry the exec step's output: %q", bodies)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "s.md"))
+	raw, _ := os.ReadFile(filepath.Join(dir, "r.json"))
+	for name, text := range map[string]string{"stderr": r.stderr, "report": string(raw), "summary": string(md), "stdout": r.stdout} {
+		if strings.Contains(text, key) {
+			t.Errorf("the secret appears in %s", name)
+		}
+	}
+	if !strings.Contains(r.stdout, "writing the note for 3 articles") {
+		t.Errorf("the script's output was not relayed:\n%s", r.stderr+r.stdout)
+	}
+}
+
+// TestJobBreakerAcrossSteps: one breaker registry per run. A 404 guess
+// storm with absent-ok never opens it; a 500 outage across five steps sends
+// 3 requests in all (the threshold), then the later steps short-circuit.
+func TestJobBreakerAcrossSteps(t *testing.T) {
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int64) {
+		switch r.URL.Path {
+		case "/ok":
+			io.WriteString(w, `{"ok":true}`)
+		case "/down":
+			w.WriteHeader(http.StatusInternalServerError)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+		}
+	})
+	var b strings.Builder
+	b.WriteString("version: 1\ndefaults:\n  retry: {schedule: [1s], max-attempts: 1}\n  breaker-threshold: 3\njobs:\n  storm:\n    steps:\n")
+	for i := range 6 {
+		fmt.Fprintf(&b, "      - {id: guess%d, http: {url: \"%s/guess/%d\", absent-ok: true}}\n", i, srv.URL, i)
+	}
+	fmt.Fprintf(&b, "      - {id: read, http: {url: \"%s/ok\"}}\n", srv.URL)
+	b.WriteString("  outage:\n    steps:\n")
+	for i := range 5 {
+		fmt.Fprintf(&b, "      - {id: down%d, continue-on-error: true, http: {url: \"%s/down\"}}\n", i, srv.URL)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "retrywise.yml"), []byte(b.String()), 0o644)
+
+	p := newProc(t)
+	r := jobRun(t, p, dir, "run", "--job", "storm", "--report", "storm.json")
+	if r.code != exitcode.OK || srv.hits.Load() != 7 {
+		t.Fatalf("storm: exit %d, %d requests\n%s", r.code, srv.hits.Load(), r.stderr)
+	}
+	for _, s := range readRun(t, filepath.Join(dir, "storm.json")).Steps[:6] {
+		if s.Result != report.Success || s.Outputs["found"] != false {
+			t.Errorf("guess %s = %s found %v", s.ID, s.Result, s.Outputs["found"])
+		}
+	}
+
+	before := srv.hits.Load()
+	p = newProc(t)
+	r = jobRun(t, p, dir, "run", "--job", "outage", "--report", "outage.json")
+	if got := srv.hits.Load() - before; got != 3 {
+		t.Errorf("outage: %d requests reached the server, want 3 (the breaker's threshold)", got)
+	}
+	rep := readRun(t, filepath.Join(dir, "outage.json"))
+	if r.code != exitcode.OK {
+		t.Errorf("continue-on-error steps failed the job: exit %d", r.code)
+	}
+	for i, s := range rep.Steps {
+		want := "http-500"
+		if i >= 3 {
+			want = "breaker-open"
+		}
+		if s.Result != report.Failure || string(s.Code) != want {
+			t.Errorf("%s: %s %s, want failure %s", s.ID, s.Result, s.Code, want)
+		}
+	}
+}
+
+// TestJobFailureSkipsAndExitCode: a failing step without continue-on-error
+// fails the job with its code; later steps are skipped unless their if:
+// says failure() or always().
+func TestJobFailureSkipsAndExitCode(t *testing.T) {
+	dir := t.TempDir()
+	job := `version: 1
+defaults:
+  retry: {schedule: [1s]}
+jobs:
+  j:
+    steps:
+      - id: tolerated
+        continue-on-error: true
+        exec: {command: [sh, -c, "echo 'HTTP/1.1 422 Unprocessable Entity' >&2; exit 22"]}
+      - id: nff
+        exec: {command: [sh, -c, "echo ' ! [rejected]        main -> main (non-fast-forward)' >&2; exit 1"]}
+      - id: skipped
+        exec: {command: [sh, -c, "echo should-not-run"]}
+      - id: cleanup
+        if: failure()
+        exec: {command: [sh, -c, "echo cleaning-up"]}
+      - id: last
+        if: always() && steps.nff.class == "structural"
+        exec: {command: [sh, -c, "echo always-ran"]}
+`
+	os.WriteFile(filepath.Join(dir, "retrywise.yml"), []byte(job), 0o644)
+	r := jobRun(t, newProc(t), dir, "run", "--report", "r.json")
+	if r.code != exitcode.Structural {
+		t.Fatalf("exit %d, want 65 (the first failing step's)\n%s", r.code, r.stderr)
+	}
+	rep := readRun(t, filepath.Join(dir, "r.json"))
+	if got, want := stepResults(rep), []string{"tolerated=failure", "nff=failure", "skipped=skipped", "cleanup=success", "last=success"}; !slices.Equal(got, want) {
+		t.Errorf("steps = %v, want %v", got, want)
+	}
+	if !rep.Steps[0].ContinueOnError || rep.Run.Result != report.Failure {
+		t.Errorf("report = %+v", rep.Run)
+	}
+	if strings.Contains(r.stdout, "should-not-run") || !strings.Contains(r.stdout, "cleaning-up") || !strings.Contains(r.stdout, "always-ran") {
+		t.Errorf("stdout = %q", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "job j failed at step nff (exit 65): structural") {
+		t.Errorf("no headline:\n%s", r.stderr)
+	}
+}
+
+// TestJobTimeout: the job's timeout, on the run's clock, cancels the running
+// step during its wait, skips the rest and ends with 75.
+func TestJobTimeout(t *testing.T) {
+	dir := t.TempDir()
+	job := `version: 1
+jobs:
+  j:
+    timeout: 30s
+    steps:
+      - id: slow
+        retry: {schedule: [20s, 20s], max-elapsed: 5m}
+        exec: {command: [sh, -c, "echo 'curl: (28) Operation timed out' >&2; exit 28"]}
+      - id: after
+        exec: {command: ["true"]}
+`
+	os.WriteFile(filepath.Join(dir, "retrywise.yml"), []byte(job), 0o644)
+	r := jobRun(t, newProc(t), dir, "run", "--report", "r.json")
+	if r.code != exitcode.Transient {
+		t.Fatalf("exit %d, want 75\n%s", r.code, r.stderr)
+	}
+	rep := readRun(t, filepath.Join(dir, "r.json"))
+	if got, want := stepResults(rep), []string{"slow=cancelled", "after=skipped"}; !slices.Equal(got, want) {
+		t.Errorf("steps = %v, want %v", got, want)
+	}
+	if !strings.Contains(rep.Run.Detail, "timeout of 30s") || rep.Steps[0].ExitCode != exitcode.Transient {
+		t.Errorf("run = %+v, step exit %d", rep.Run, rep.Steps[0].ExitCode)
+	}
+}
+
+// TestJobCancelledDuringWait: SIGTERM during a step's wait cancels the run
+// within a second; the report is still written, the running step cancelled,
+// the rest not started.
+func TestJobCancelledDuringWait(t *testing.T) {
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	job := `version: 1
+jobs:
+  j:
+    steps:
+      - id: flaky
+        retry: {schedule: [1h], max-elapsed: 2h}
+        exec: {command: [sh, -c, "echo 'curl: (28) Operation timed out' >&2; exit 28"]}
+      - id: after
+        exec: {command: ["true"]}
+`
+	os.WriteFile(filepath.Join(dir, "job.yml"), []byte(job), 0o644)
+	cmd := exec.Command(bin, "run", "--config", "job.yml", "--report", "r.json")
+	cmd.Dir = dir
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, &stderr, "retrying in 1h0m0s")
+	sent := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	err := cmd.Wait()
+	if took := time.Since(sent); took > time.Second {
+		t.Errorf("exit took %s after SIGTERM", took)
+	}
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitcode.Terminated {
+		t.Fatalf("exit = %v, want 143\n%s", err, stderr.String())
+	}
+	reporttest.ValidateFile(t, filepath.Join(dir, "r.json"))
+	rep := readRun(t, filepath.Join(dir, "r.json"))
+	if got, want := stepResults(rep), []string{"flaky=cancelled", "after=cancelled"}; !slices.Equal(got, want) || rep.Run.Result != report.Cancelled {
+		t.Errorf("steps = %v (run %s), want %v", got, rep.Run.Result, want)
+	}
+}
+
+// TestValidate: every error of an invalid file with its position and fix,
+// as text and as JSON; a valid file is one line; run refuses an invalid
+// file and runs nothing.
+func TestValidate(t *testing.T) {
+	dir := t.TempDir()
+	bad := `version: 1
+jobs:
+  j:
+    steps:
+      - id: quota
+        http: {url: "https://example.com", timeout: soon}
+      - id: post
+        if: steps.qouta.outcome == "success"
+        http: {url: "https://example.com", egress-status-url: off}
+      - id: quota
+        exec: {command: [sh, -c, "touch ran"]}
+`
+	os.WriteFile(filepath.Join(dir, "bad.yml"), []byte(bad), 0o644)
+	r := jobRun(t, newProc(t), dir, "validate", "--config", "bad.yml")
+	if r.code != exitcode.Config {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{"bad.yml:6:", "timeout", "bad.yml:8:", "quota", "bad.yml:9:", "defaults", "bad.yml:10:", "already used"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	r = jobRun(t, newProc(t), dir, "validate", "--config", "bad.yml", "--format", "json")
+	var findings []map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &findings); err != nil || len(findings) < 4 || r.code != exitcode.Config {
+		t.Errorf("json: exit %d, %v: %s", r.code, err, r.stdout)
+	}
+	r = jobRun(t, newProc(t), dir, "run", "--config", "bad.yml")
+	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil || r.code != exitcode.Config {
+		t.Errorf("run of an invalid file: exit %d, and a step ran", r.code)
+	}
+	os.WriteFile(filepath.Join(dir, "good.yml"), []byte("version: 1\njobs:\n  a: {steps: [{id: x, exec: {command: [\"true\"]}}]}\n  b: {steps: [{id: y, exec: {run: \"true\"}}, {id: z, probe: {targets: [example.com]}}]}\n"), 0o644)
+	r = jobRun(t, newProc(t), dir, "validate", "--config", "good.yml")
+	if r.code != exitcode.OK || r.stdout != "good.yml: ok (2 jobs, 3 steps)\n" {
+		t.Errorf("valid: exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = jobRun(t, newProc(t), dir, "run", "--config", "good.yml")
+	if r.code != exitcode.Usage || !strings.Contains(r.stderr, "choose one with --job (a, b)") {
+		t.Errorf("two jobs without --job: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// TestJobDryRun prints the plan with secrets masked and sends nothing.
+func TestJobDryRun(t *testing.T) {
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int64) {})
+	dir := t.TempDir()
+	const key = "dry-run-key-abcdef123456"
+	job := fmt.Sprintf("version: 1\ndefaults: {secrets: [MY_API]}\njobs:\n  j:\n    steps:\n      - id: q\n        http: {url: %q, header: [\"api: %s\"]}\n", srv.URL, key)
+	os.WriteFile(filepath.Join(dir, "retrywise.yml"), []byte(job), 0o644)
+	r := jobRun(t, newProc(t, "MY_API="+key), dir, "run", "--dry-run")
+	if r.code != exitcode.OK || srv.hits.Load() != 0 {
+		t.Fatalf("exit %d, %d requests\n%s", r.code, srv.hits.Load(), r.stderr)
+	}
+	if !strings.Contains(r.stdout, "step q: http GET "+srv.URL) || !strings.Contains(r.stdout, "policy: schedule 10s,20s,1m0s") || strings.Contains(r.stdout, key) {
+		t.Errorf("plan:\n%s", r.stdout)
+	}
+}
+
+// TestExamplesValidate: the job files the README points at are valid.
+func TestExamplesValidate(t *testing.T) {
+	for _, name := range []string{"devto-publish.yml", "offline.yml"} {
+		r := newProc(t).run("validate", "--config", filepath.Join("..", "..", "examples", name))
+		if r.code != exitcode.OK {
+			t.Errorf("%s: exit %d\n%s", name, r.code, r.stderr)
+		}
+	}
+}
+
+// TestJobSchemaUpToDate: docs/job.schema.json is what the kinds' flags generate.
+func TestJobSchemaUpToDate(t *testing.T) {
+	f, _, _, _ := testFactory(nil)
+	got, err := jobs.Schema(f.catalog(&runServices{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("..", "..", "docs", "job.schema.json")
+	if *updateSchema {
+		os.WriteFile(path, got, 0o644)
+	}
+	want, err := os.ReadFile(path)
+	if err != nil || string(want) != string(got) {
+		t.Errorf("%s is not what the flags generate (run go test ./internal/cli -run TestJobSchemaUpToDate -update-schema): %v", path, err)
+	}
+}
+
+// TestDemo runs the demo end to end: exit 0, and its report shows every
+// class: a recovered transient failure, an absence, a policy denial and a
+// structural rejection.
+func TestDemo(t *testing.T) {
+	dir := t.TempDir()
+	r := jobRun(t, newProc(t), dir, "demo", "--report", "demo.json", "--summary", "demo.md")
+	if r.code != exitcode.OK {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	rep := readRun(t, filepath.Join(dir, "demo.json"))
+	classes := map[string]bool{}
+	for _, s := range rep.Steps {
+		classes[s.Class] = true
+		for _, a := range s.Attempts {
+			classes[a.Class] = true
+		}
+		if s.Outputs["found"] == false {
+			classes["absent"] = true
+		}
+	}
+	for _, c := range []string{"transient", "absent", "policy", "structural"} {
+		if !classes[c] {
+			t.Errorf("the demo's report shows no %s failure:\n%s", c, r.stderr)
+		}
+	}
+	if d := rep.Step("denied"); d == nil || d.Code != "proxy-denied" || len(d.Attempts) != 1 {
+		t.Errorf("denied step = %+v", d)
+	}
+	if pl := rep.Step("push-log"); pl == nil || pl.Code != "git-non-fast-forward" || pl.Remedy == "" {
+		t.Errorf("push step = %+v", pl)
+	}
+	cfg := newProc(t).run("demo", "--print-config")
+	os.WriteFile(filepath.Join(dir, "demo.yml"), []byte(cfg.stdout), 0o644)
+	if v := jobRun(t, newProc(t), dir, "validate", "--config", "demo.yml"); v.code != exitcode.OK {
+		t.Errorf("--print-config is not a valid job file:\n%s", v.stderr)
+	}
+}

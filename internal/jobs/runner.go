@@ -1,0 +1,264 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/retrywise/retrywise/internal/clock"
+	"github.com/retrywise/retrywise/internal/environ"
+	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/interrupt"
+	"github.com/retrywise/retrywise/internal/redact"
+	"github.com/retrywise/retrywise/internal/report"
+	"github.com/retrywise/retrywise/internal/retry"
+)
+
+// ErrJobTimeout is the cause of a job's context once its timeout is reached.
+var ErrJobTimeout = errors.New("the job reached its timeout")
+
+// Runner runs one job of a loaded file: its steps in order, each with its
+// policy resolved before the first starts, into one report. The kinds of
+// the file's catalog hold what the steps of a run share (one breaker
+// registry, one egress prober).
+type Runner struct {
+	// File is the loaded file; Job one of its jobs.
+	File *File
+	Job  *Job
+	// Env is the process's environment (KEY=VALUE).
+	Env []string
+	// Stdin is the run's standard input.
+	Stdin io.Reader
+	// Stdout and Stderr are the run's masked streams.
+	Stdout, Stderr *redact.Writer
+	// Redactor masks them; steps add the secrets they send.
+	Redactor *redact.Redactor
+	// Clock drives every wait and the job's timeout; nil means the wall clock.
+	Clock clock.Clock
+	// Log receives the run's progress lines (step started, step ended,
+	// retries); nil means none.
+	Log func(line string)
+}
+
+// Plan is a step's resolved snapshot before anything runs.
+type Plan struct {
+	// Step is the step.
+	Step *Step
+	// Policy is its policy snapshot.
+	Policy retry.Policy
+	// Target is what it runs, as far as it is known before the run.
+	Target string
+}
+
+// Plan resolves every step's policy and target without running anything.
+func (r *Runner) Plan() ([]Plan, error) {
+	plans := make([]Plan, 0, len(r.Job.Steps))
+	for _, st := range r.Job.Steps {
+		p, err := st.Kind.Prepare(st.Settings)
+		if err != nil {
+			return nil, fmt.Errorf("step %s: %w", st.ID, err)
+		}
+		plans = append(plans, Plan{Step: st, Policy: p.Policy(), Target: p.Target()})
+	}
+	return plans, nil
+}
+
+// Run runs the job and returns its report: every step appears, run,
+// skipped or cancelled. A cancelled ctx (SIGINT/SIGTERM) cancels the
+// running attempt and starts no further step; the job's timeout cancels
+// the running step, skips the rest and ends the run with 75.
+func (r *Runner) Run(ctx context.Context) *report.Run {
+	clk := r.Clock
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	log := r.Log
+	if log == nil {
+		log = func(string) {}
+	}
+	run := report.NewRun(r.Job.Name, clk.Now())
+	plans, err := r.Plan()
+	if err != nil {
+		run.Finish(clk.Now(), exitcode.Config, err.Error())
+		return run
+	}
+	tmp, err := os.MkdirTemp("", "retrywise-run-")
+	if err != nil {
+		run.Finish(clk.Now(), exitcode.Config, "cannot create the run's temporary folder: "+err.Error())
+		return run
+	}
+	defer os.RemoveAll(tmp)
+
+	jobCtx, cancel := ctx, context.CancelFunc(func() {})
+	if r.Job.Timeout > 0 {
+		jobCtx, cancel = clock.WithTimeout(ctx, clk, r.Job.Timeout, ErrJobTimeout)
+	}
+	defer cancel()
+
+	state := State{Steps: map[string]StepState{}}
+	exit, detail := exitcode.OK, ""
+	jobEnv, envErr := r.expandJobEnv(state)
+	if envErr != nil {
+		exit, detail = exitcode.Config, envErr.Error()
+		state.Failed = true
+	}
+	for i, st := range r.Job.Steps {
+		pol := plans[i].Policy
+		var rep *report.Step
+		switch {
+		case ctx.Err() != nil:
+			rep = report.Skip(st.ID, st.Kind.Name(), report.Cancelled, "not started: the run was cancelled", pol)
+		case errors.Is(context.Cause(jobCtx), ErrJobTimeout):
+			rep = report.Skip(st.ID, st.Kind.Name(), report.Skipped, fmt.Sprintf("not started: the job reached its timeout of %s", r.Job.Timeout), pol)
+		case envErr != nil:
+			rep = report.Skip(st.ID, st.Kind.Name(), report.Skipped, "not started: the job's env: failed", pol)
+		default:
+			rep = r.runStep(jobCtx, st, pol, jobEnv, &state, tmp)
+		}
+		rep.ID, rep.ContinueOnError = st.ID, st.ContinueOnError
+		if errors.Is(context.Cause(jobCtx), ErrJobTimeout) && rep.Result == report.Cancelled && ctx.Err() == nil {
+			// The job's timeout, not a signal, cut the step short: transient.
+			rep.ExitCode = exitcode.Transient
+			rep.Detail = fmt.Sprintf("cancelled: the job reached its timeout of %s", r.Job.Timeout)
+		}
+		run.Steps = append(run.Steps, rep)
+		state.Steps[st.ID] = stepState(rep)
+		log(report.StepLine(rep))
+		if rep.Result == report.Failure || rep.Result == report.Cancelled {
+			if !st.ContinueOnError || rep.Result == report.Cancelled {
+				if !state.Failed && exit == exitcode.OK {
+					exit = rep.ExitCode
+				}
+				state.Failed = true
+			}
+		}
+	}
+	switch {
+	case ctx.Err() != nil:
+		exit = exitcode.Interrupted
+		var sig *interrupt.Signal
+		if errors.As(context.Cause(ctx), &sig) {
+			exit = sig.ExitCode()
+		}
+		detail = "cancelled: " + context.Cause(ctx).Error()
+	case errors.Is(context.Cause(jobCtx), ErrJobTimeout):
+		exit = exitcode.Transient
+		detail = fmt.Sprintf("the job reached its timeout of %s", r.Job.Timeout)
+	}
+	run.Finish(clk.Now(), exit, detail)
+	return run
+}
+
+// runStep decides whether st runs, expands its settings and runs it.
+func (r *Runner) runStep(ctx context.Context, st *Step, pol retry.Policy, jobEnv []string, state *State, tmp string) *report.Step {
+	kind := st.Kind.Name()
+	env, failed := r.expandEnv(jobEnv, st.Env, *state, st, pol)
+	if failed != nil {
+		return failed
+	}
+	state.Env = environ.Map(env)
+	state.Cancelled = ctx.Err() != nil
+	ok, err := st.ShouldRun(*state)
+	if err != nil {
+		return report.NotRun(kind, "", exitcode.Config, fmt.Sprintf("if: %s: %v", condSource(st), err), pol)
+	}
+	if !ok {
+		why := "an earlier step failed"
+		if st.If != nil {
+			why = "if: " + st.If.Source + " is false"
+		}
+		return report.Skip(st.ID, kind, report.Skipped, why, pol)
+	}
+	settings := st.Settings
+	if st.Kind.Expands() {
+		settings = make(Settings, len(st.Settings))
+		for i, s := range st.Settings {
+			vals := make([]string, len(s.Values))
+			for j, v := range s.Values {
+				if vals[j], err = ExpandValue(v, *state); err != nil {
+					return report.NotRun(kind, "", exitcode.Config, fmt.Sprintf("%s: %v (an unset value is never sent as empty)", s.Key, err), pol)
+				}
+			}
+			settings[i] = Setting{Key: s.Key, Values: vals, Pos: s.Pos}
+		}
+	}
+	p, err := st.Kind.Prepare(settings)
+	if err != nil {
+		return report.NotRun(kind, "", exitcode.Config, err.Error(), pol)
+	}
+	if r.Log != nil {
+		r.Log(report.ProgressStart(st.ID, kind, p.Target()))
+	}
+	rt := &Runtime{
+		Env: env, Stdin: r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr, Redactor: r.Redactor,
+		Clock: r.Clock, TempDir: tmp,
+		Progress: func(a retry.Attempt, maxAttempts int) {
+			if r.Log != nil {
+				r.Log(fmt.Sprintf("step %s: %s", st.ID, report.ProgressLine(a, maxAttempts)))
+			}
+		},
+	}
+	return p.Run(ctx, rt)
+}
+
+// expandJobEnv returns the process's environment with the job's env:
+// expanded in it.
+func (r *Runner) expandJobEnv(state State) ([]string, error) {
+	state.Env = environ.Map(r.Env)
+	env := append([]string(nil), r.Env...)
+	added := make([]string, 0, len(r.Job.Env))
+	for _, v := range r.Job.Env {
+		val, err := ExpandValue(v.Value, state)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%s: job %s env %s: %v (an unset value is never passed as empty)", r.File.Path, v.Pos, r.Job.Name, v.Name, err)
+		}
+		added = append(added, v.Name+"="+val)
+	}
+	if r.Redactor != nil {
+		r.Redactor.AddEnv(added)
+	}
+	return append(env, added...), nil
+}
+
+// expandEnv returns base with vars appended, each value expanded in state;
+// an unset reference fails the step before anything is sent.
+func (r *Runner) expandEnv(base []string, vars []EnvVar, state State, st *Step, pol retry.Policy) ([]string, *report.Step) {
+	if len(vars) == 0 {
+		return base, nil
+	}
+	state.Env = environ.Map(base)
+	env := append([]string(nil), base...)
+	added := make([]string, 0, len(vars))
+	for _, v := range vars {
+		val, err := ExpandValue(v.Value, state)
+		if err != nil {
+			return nil, report.NotRun(st.Kind.Name(), "", exitcode.Config, fmt.Sprintf("env %s: %v (an unset value is never passed as empty)", v.Name, err), pol)
+		}
+		added = append(added, v.Name+"="+val)
+	}
+	if r.Redactor != nil {
+		r.Redactor.AddEnv(added)
+	}
+	return append(env, added...), nil
+}
+
+func condSource(st *Step) string {
+	if st.If == nil {
+		return "success()"
+	}
+	return st.If.Source
+}
+
+// stepState is a finished step as later expressions see it.
+func stepState(rep *report.Step) StepState {
+	s := StepState{Outcome: string(rep.Result), Class: rep.Class, Outputs: rep.Outputs, Found: rep.Result == report.Success}
+	if f, ok := rep.Outputs["found"].(bool); ok {
+		s.Found = f
+	}
+	if s.Outputs == nil {
+		s.Outputs = map[string]any{}
+	}
+	return s
+}
