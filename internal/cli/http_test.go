@@ -24,6 +24,7 @@ import (
 	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/proxytest"
 	"github.com/retrywise/retrywise/internal/report"
+	"github.com/retrywise/retrywise/internal/report/reporttest"
 )
 
 var testStart = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
@@ -105,6 +106,7 @@ func readReport(t *testing.T, path string) (testReport, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	reporttest.Validate(t, b)
 	var run report.Run
 	if err := json.Unmarshal(b, &run); err != nil {
 		t.Fatalf("report is not JSON: %v\n%s", err, b)

@@ -569,3 +569,97 @@ func TestDemo(t *testing.T) {
 		t.Errorf("--print-config is not a valid job file:\n%s", v.stderr)
 	}
 }
+
+// TestJobBreakerCooldownAndHalfOpen: after an outage opens the host's
+// breaker, a later step is short-circuited (nothing sent, breaker-open);
+// once the run's fake clock has moved past the 30 s cooldown (a step's
+// scheduled 40 s wait), the next request is the half-open trial, which
+// closes the breaker, and the step after it is sent normally.
+func TestJobBreakerCooldownAndHalfOpen(t *testing.T) {
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int64) {
+		if n <= 3 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, `{"ok":true}`)
+	})
+	dir := t.TempDir()
+	job := fmt.Sprintf(`version: 1
+defaults:
+  retry: {max-attempts: 1}
+jobs:
+  j:
+    steps:
+      - {id: down0, continue-on-error: true, http: {url: "%[1]s/a"}}
+      - {id: down1, continue-on-error: true, http: {url: "%[1]s/a"}}
+      - {id: down2, continue-on-error: true, http: {url: "%[1]s/a"}}
+      - {id: short, continue-on-error: true, http: {url: "%[1]s/a"}}
+      - id: pause
+        retry: {schedule: [40s], max-attempts: 2}
+        exec:
+          run: |
+            if [ ! -e paused ]; then touch paused; echo 'curl: (28) Operation timed out' >&2; exit 28; fi
+      - {id: trial, http: {url: "%[1]s/b"}}
+      - {id: after, http: {url: "%[1]s/c"}}
+`, srv.URL)
+	os.WriteFile(filepath.Join(dir, "retrywise.yml"), []byte(job), 0o644)
+	p := newProc(t)
+	r := jobRun(t, p, dir, "run", "--report", "r.json")
+	if r.code != exitcode.OK {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if got := srv.hits.Load(); got != 5 {
+		t.Errorf("%d requests, want 5: 3 failures, the half-open trial, the next step", got)
+	}
+	rep := readRun(t, filepath.Join(dir, "r.json"))
+	if s := rep.Step("short"); s.Code != "breaker-open" || s.Result != report.Failure {
+		t.Errorf("short = %s %s, want a breaker-open failure", s.Result, s.Code)
+	}
+	if got, want := stepResults(rep)[4:], []string{"pause=success", "trial=success", "after=success"}; !slices.Equal(got, want) {
+		t.Errorf("steps = %v, want %v", got, want)
+	}
+	if !slices.Equal(r.waits, []time.Duration{40 * time.Second}) {
+		t.Errorf("waits = %v, want [40s]", r.waits)
+	}
+}
+
+// TestBinaryJobRun runs a multi-step job through the built binary: http,
+// exec and push against local servers, with outputs between steps and the
+// report validated against its schema.
+func TestBinaryJobRun(t *testing.T) {
+	bin := buildBinary(t)
+	api := newServer(t, func(w http.ResponseWriter, r *http.Request, n int64) {
+		io.WriteString(w, `{"items":[{"id":7},{"id":8}]}`)
+	})
+	fx := newPushFixture(t)
+	dir := t.TempDir()
+	job := fmt.Sprintf(`version: 1
+jobs:
+  j:
+    steps:
+      - {id: list, http: {url: "%s/items", field: ["first=.items[0].id"]}}
+      - id: use
+        env: {FIRST: "${steps.list.outputs.first}"}
+        exec: {run: 'echo "first=$FIRST" >> "$RETRYWISE_OUTPUT"; echo "got $FIRST"'}
+      - {id: gone, if: failure(), exec: {command: ["false"]}}
+      - {id: log, push: {dir: %q, args: [origin, main]}}
+`, api.URL, fx.work)
+	os.WriteFile(filepath.Join(dir, "job.yml"), []byte(job), 0o644)
+	cmd := exec.Command(bin, "run", "--config", "job.yml", "--report", "r.json")
+	cmd.Dir, cmd.Env = dir, fx.env
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "got 7") {
+		t.Errorf("stdout = %q", out)
+	}
+	reporttest.ValidateFile(t, filepath.Join(dir, "r.json"))
+	rep := readRun(t, filepath.Join(dir, "r.json"))
+	if got, want := stepResults(rep), []string{"list=success", "use=success", "gone=skipped", "log=success"}; !slices.Equal(got, want) {
+		t.Errorf("steps = %v, want %v", got, want)
+	}
+	if rep.Step("use").Outputs["first"] != "7" || rep.Step("log").Outputs["pushed"] != true {
+		t.Errorf("outputs: use %v, log %v", rep.Step("use").Outputs, rep.Step("log").Outputs)
+	}
+}
