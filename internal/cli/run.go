@@ -195,6 +195,7 @@ func (f *factory) runJob(ctx context.Context, l *loaded, o runOptions) int {
 		}
 	}
 	red := f.redactor(secrets...)
+	registerFileSecrets(red, job)
 	stdout, stderr := red.Writer(f.stdout), red.Writer(f.stderr)
 	defer stdout.Close()
 	defer stderr.Close()
@@ -232,6 +233,28 @@ func (f *factory) runJob(ctx context.Context, l *loaded, o runOptions) int {
 	}
 	stderr.Flush()
 	return rep.Run.ExitCode
+}
+
+// registerFileSecrets masks what the job file itself holds as secret, before
+// anything (the plan included) is printed: every mask and token value, and
+// the env: values whose names mark a secret.
+func registerFileSecrets(red *redact.Redactor, job *jobs.Job) {
+	envVars := func(vs []jobs.EnvVar) []string {
+		out := make([]string, len(vs))
+		for i, v := range vs {
+			out[i] = v.Name + "=" + v.Value
+		}
+		return out
+	}
+	red.AddEnv(envVars(job.Env))
+	for _, st := range job.Steps {
+		red.AddEnv(envVars(st.Env))
+		for _, key := range []string{"mask", "token"} {
+			if s, ok := st.Settings.Get(key); ok {
+				red.Add(s.Values...)
+			}
+		}
+	}
 }
 
 // pickJob returns the job named name, or the file's only job; otherwise it
