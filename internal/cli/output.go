@@ -58,7 +58,9 @@ func (o *output) finish(rep *report.Step, end time.Time) int {
 	if f := o.report; f != nil {
 		o.report = nil
 		var b strings.Builder
-		report.Single(rep, o.start, end).WriteJSON(&b)
+		run := report.Single(rep, o.start, end)
+		run.Mask(o.red.String)
+		run.WriteJSON(&b)
 		_, werr := io.WriteString(f, o.red.String(b.String()))
 		if cerr := f.Close(); werr == nil {
 			werr = cerr

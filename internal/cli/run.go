@@ -224,6 +224,7 @@ func (f *factory) runJob(ctx context.Context, l *loaded, o runOptions) int {
 		return f.fail(exitcode.Config, err.Error())
 	}
 	rep := r.Run(ctx)
+	rep.Mask(red.String)
 	stdout.Flush()
 	stderr.Flush()
 	rep.WriteText(stderr)

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -105,6 +106,28 @@ func TestCommandLine(t *testing.T) {
 	for _, tt := range tests {
 		if got := CommandLine(tt.argv); got != tt.want {
 			t.Errorf("CommandLine(%q) = %s, want %s", tt.argv, got, tt.want)
+		}
+	}
+}
+
+// TestMask: every text of a run goes through the mask, nested outputs too.
+func TestMask(t *testing.T) {
+	const secret = "s3cr3t<&>\"\\x"
+	s := &Step{ID: "a", Kind: "http", Target: "GET /" + secret, Reason: secret, Detail: secret, Remedy: secret,
+		Evidence: []string{secret}, Notes: []string{secret}, Refs: []Ref{{From: secret, To: secret, Reason: secret}},
+		Attempts: []retry.Attempt{{N: 1, Reason: secret}},
+		Outputs:  map[string]any{"v": secret, "n": map[string]any{"deep": []any{secret}}, "refs": []Ref{{Reason: secret}}}}
+	r := NewRun("job", start)
+	r.Steps = append(r.Steps, s)
+	r.Finish(start, 1, secret)
+	r.Mask(func(v string) string { return strings.ReplaceAll(v, secret, "***") })
+	var j, md, txt bytes.Buffer
+	r.WriteJSON(&j)
+	r.WriteMarkdown(&md)
+	r.WriteText(&txt)
+	for name, b := range map[string]string{"json": j.String(), "markdown": md.String(), "text": txt.String()} {
+		if strings.Contains(b, "s3cr3t") {
+			t.Errorf("%s shows the secret:\n%s", name, b)
 		}
 	}
 }
