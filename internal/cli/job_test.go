@@ -495,15 +495,18 @@ func TestJobDryRun(t *testing.T) {
 	dir := t.TempDir()
 	const key = "dry-run-key-abcdef123456"
 	const literal, tok = "literal-mask-value-987", "ghp_literalTokenInTheFile000"
-	job := fmt.Sprintf("version: 1\ndefaults: {secrets: [MY_API]}\njobs:\n  j:\n    env: {DEPLOY_TOKEN: %s}\n    steps:\n      - id: q\n        http: {url: %q, header: [\"api: %s\"], mask: [%s]}\n      - id: g\n        github-quota: {token: %s}\n      - id: e\n        env: {T: %s}\n        exec: {command: [echo, %s]}\n", tok, srv.URL, key, literal, tok, literal, literal)
+	job := fmt.Sprintf("version: 1\ndefaults: {secrets: [MY_API]}\njobs:\n  j:\n    env: {DEPLOY_TOKEN: %s}\n    steps:\n      - id: q\n        http: {url: %q, header: [\"api: ${MY_API}\"], mask: [%s]}\n      - id: g\n        github-quota: {token: %s}\n      - id: e\n        env: {T: %s}\n        exec: {command: [echo, %s]}\n", tok, srv.URL, literal, tok, literal, literal)
 	os.WriteFile(filepath.Join(dir, "retrywise.yml"), []byte(job), 0o644)
 	r := jobRun(t, newProc(t, "MY_API="+key), dir, "run", "--dry-run")
 	if r.code != exitcode.OK || srv.hits.Load() != 0 {
 		t.Fatalf("exit %d, %d requests\n%s", r.code, srv.hits.Load(), r.stderr)
 	}
-	if !strings.Contains(r.stdout, "step q: http GET "+srv.URL) || !strings.Contains(r.stdout, "policy: schedule 10s,20s,1m0s") || strings.Contains(r.stdout, key) ||
+	if !strings.Contains(r.stdout, "step q: http GET "+srv.URL) || !strings.Contains(r.stdout, "header: api: ***") || !strings.Contains(r.stdout, "policy: schedule 10s,20s,1m0s") || strings.Contains(r.stdout, key) ||
 		strings.Contains(r.stdout, literal) || strings.Contains(r.stdout, tok) {
 		t.Errorf("plan:\n%s", r.stdout)
+	}
+	if r := jobRun(t, newProc(t), dir, "run", "--dry-run"); r.code != exitcode.Config || !strings.Contains(r.stderr, "${MY_API} is not set") {
+		t.Errorf("dry run with an unset variable: exit %d\n%s", r.code, r.stderr)
 	}
 }
 

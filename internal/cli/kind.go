@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/exitcode"
@@ -281,6 +282,9 @@ type fileKind struct {
 	def *kindDef
 	f   *factory
 	run *runServices
+	// keys caches Keys: the loader asks for them for every step.
+	keysOnce sync.Once
+	keys     []jobs.Key
 }
 
 var _ jobs.Kind = (*fileKind)(nil)
@@ -290,14 +294,16 @@ func (k *fileKind) Name() string { return k.def.name }
 
 // Keys are the kind's flags that a step takes, then its positional keys.
 func (k *fileKind) Keys() []jobs.Key {
-	keys, _ := k.def.fileKeys()
-	var out []jobs.Key
-	for _, fk := range keys {
-		if fk.place == "step" {
-			out = append(out, fk.Key)
+	k.keysOnce.Do(func() {
+		keys, _ := k.def.fileKeys()
+		for _, fk := range keys {
+			if fk.place == "step" {
+				k.keys = append(k.keys, fk.Key)
+			}
 		}
-	}
-	return append(out, k.def.positional...)
+		k.keys = append(k.keys, k.def.positional...)
+	})
+	return k.keys
 }
 
 // Outputs are the kind's outputs.

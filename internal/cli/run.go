@@ -209,7 +209,7 @@ func (f *factory) runJob(ctx context.Context, l *loaded, o runOptions) int {
 		},
 	}
 	if o.dryRun {
-		plans, err := r.Plan()
+		plans, err := r.DryPlan()
 		if err != nil {
 			stderr.Flush()
 			fmt.Fprintf(stderr, "retrywise: %v\n", err)
@@ -317,7 +317,7 @@ func writePlan(w io.Writer, file *jobs.File, job *jobs.Job, plans []jobs.Plan) {
 		for _, e := range st.Env {
 			fmt.Fprintf(w, "  env %s: %s\n", e.Name, e.Value)
 		}
-		for _, s := range st.Settings {
+		for _, s := range p.Settings {
 			if contains(retryFlagNames, s.Key) {
 				continue
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/environ"
@@ -50,19 +51,70 @@ type Plan struct {
 	Policy retry.Policy
 	// Target is what it runs, as far as it is known before the run.
 	Target string
+	// Settings are the settings the plan resolved (expanded by DryPlan).
+	Settings Settings
 }
 
-// Plan resolves every step's policy and target without running anything.
+// Plan resolves every step's policy and target without running anything,
+// with its settings as written.
 func (r *Runner) Plan() ([]Plan, error) {
+	return r.plan(false)
+}
+
+// DryPlan is Plan with every ${NAME} expanded from the environment (the
+// process's, the job's env:): what a run would send, as far as it is known
+// before the first step; ${steps...} stays as written. An unset name is
+// an error, as it would be in the run.
+func (r *Runner) DryPlan() ([]Plan, error) {
+	return r.plan(true)
+}
+
+func (r *Runner) plan(expand bool) ([]Plan, error) {
 	plans := make([]Plan, 0, len(r.Job.Steps))
+	var state State
+	if expand {
+		env, err := r.expandJobEnv(State{})
+		if err != nil {
+			return nil, err
+		}
+		state.Env = environ.Map(env)
+	}
 	for _, st := range r.Job.Steps {
-		p, err := st.Kind.Prepare(st.Settings)
+		settings := st.Settings
+		if expand && st.Kind.Expands() {
+			var err error
+			if settings, err = expandKnown(st.Settings, state); err != nil {
+				return nil, fmt.Errorf("%s:%s: step %s: %w", r.File.Path, st.Pos, st.ID, err)
+			}
+		}
+		p, err := st.Kind.Prepare(settings)
 		if err != nil {
 			return nil, fmt.Errorf("step %s: %w", st.ID, err)
 		}
-		plans = append(plans, Plan{Step: st, Policy: p.Policy(), Target: p.Target()})
+		plans = append(plans, Plan{Step: st, Policy: p.Policy(), Target: p.Target(), Settings: settings})
 	}
 	return plans, nil
+}
+
+// expandKnown expands the values of settings that name no step output.
+func expandKnown(settings Settings, state State) (Settings, error) {
+	out := make(Settings, len(settings))
+	for i, s := range settings {
+		vals := make([]string, len(s.Values))
+		for j, v := range s.Values {
+			vals[j] = v
+			if strings.Contains(v, "${steps.") {
+				continue
+			}
+			x, err := ExpandValue(v, state)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v (an unset value is never sent as empty)", s.Key, err)
+			}
+			vals[j] = x
+		}
+		out[i] = Setting{Key: s.Key, Values: vals, Pos: s.Pos}
+	}
+	return out, nil
 }
 
 // Run runs the job and returns its report: every step appears, run,

@@ -1,0 +1,34 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// BenchmarkValidate100Steps loads and validates a 100-step job file with
+// the real kinds (every step's flags parsed and resolved, if: compiled).
+func BenchmarkValidate100Steps(b *testing.B) {
+	var src strings.Builder
+	src.WriteString("version: 1\ndefaults:\n  retry: {schedule: [1s, 2s], max-elapsed: 5m}\njobs:\n  j:\n    steps:\n")
+	for i := range 100 {
+		switch i % 4 {
+		case 0:
+			fmt.Fprintf(&src, "      - {id: s%d, http: {url: \"https://example.com/%d\", header: [\"A: ${TOKEN}\"], field: [\"n=.items | length\"]}}\n", i, i)
+		case 1:
+			fmt.Fprintf(&src, "      - {id: s%d, if: 'steps.s%d.outputs.n < 10', exec: {run: \"echo hi\"}}\n", i, i-1)
+		case 2:
+			fmt.Fprintf(&src, "      - {id: s%d, push: {args: [origin, main]}, retry: {schedule: [2s, 4s, 8s, 16s]}}\n", i)
+		default:
+			fmt.Fprintf(&src, "      - {id: s%d, exec: {command: [\"true\"]}, continue-on-error: true}\n", i)
+		}
+	}
+	f, _, _, _ := testFactory(nil)
+	data := []byte(src.String())
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, errs, err := f.loadJobSource("job.yml", data); err != nil || len(errs) > 0 {
+			b.Fatal(err, errs)
+		}
+	}
+}
