@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/retrywise/retrywise/internal/demo"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/jobs"
 	"github.com/retrywise/retrywise/internal/report"
@@ -666,5 +667,35 @@ jobs:
 	}
 	if rep.Step("use").Outputs["first"] != "7" || rep.Step("log").Outputs["pushed"] != true {
 		t.Errorf("outputs: use %v, log %v", rep.Step("use").Outputs, rep.Step("log").Outputs)
+	}
+}
+
+// TestJobProbeStep: a probe step finds its proxy in its own env:, and its
+// verdict is an output a later step reads; a denial fails it with 77.
+func TestJobProbeStep(t *testing.T) {
+	w, err := demo.Start(t.Context(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	dir := t.TempDir()
+	job := fmt.Sprintf(`version: 1
+jobs:
+  j:
+    steps:
+      - id: preflight
+        continue-on-error: true
+        env: {HTTPS_PROXY: %q}
+        probe: {targets: [%s]}
+      - id: report
+        if: steps.preflight.outputs.verdict == "denied"
+        exec: {command: [echo, denied-seen]}
+`, w.ProxyURL, demo.DeniedHost)
+	os.WriteFile(filepath.Join(dir, "retrywise.yml"), []byte(job), 0o644)
+	r := jobRun(t, newProc(t), dir, "run", "--report", "r.json")
+	rep := readRun(t, filepath.Join(dir, "r.json"))
+	pf := rep.Step("preflight")
+	if r.code != exitcode.OK || pf.Code != "proxy-denied" || pf.ExitCode != exitcode.Policy || pf.Outputs["verdict"] != "denied" || !strings.Contains(r.stdout, "denied-seen") {
+		t.Errorf("exit %d, preflight %s %s %v\n%s", r.code, pf.Code, pf.Result, pf.Outputs, r.stderr)
 	}
 }

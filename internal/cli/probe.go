@@ -168,7 +168,7 @@ func (opts *probeOptions) run(ctx context.Context, io *stepIO) (*report.Step, *s
 	}
 	var results []*egress.Result
 	step := retry.StepFunc(func(ctx context.Context, _ int) error {
-		results = opts.prober.ProbeAll(ctx, opts.client, targets)
+		results = opts.prober.ProbeAllIn(ctx, io.env, opts.client, targets)
 		var worst *failure.Failure
 		worstCode := exitcode.OK
 		for _, r := range results {
