@@ -8,15 +8,18 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/retrywise/retrywise/internal/egress"
+	"github.com/retrywise/retrywise/internal/environ"
 	"github.com/retrywise/retrywise/internal/execstep"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/jobs"
 	"github.com/retrywise/retrywise/internal/report"
+	"github.com/retrywise/retrywise/internal/retry"
 )
 
 const execSynopsis = `Usage: retrywise exec [flags] -- CMD [ARGS...]
@@ -45,6 +48,15 @@ type execOptions struct {
 	script, shell string
 	// noCommand is true until a command or a script is given.
 	noCommand bool
+	// stdoutMode is live or final; "" means auto (stepIO decides).
+	stdoutMode execstep.StdoutMode
+	// stdoutMax bounds an attempt's stdout in final mode.
+	stdoutMax int64
+	// onRetry and continueWith are shell strings: a clean-up before every
+	// retry, and the continuation run from the second attempt on.
+	onRetry, continueWith string
+	// contextFrom finds the context a continuation needs.
+	contextFrom *regexp.Regexp
 }
 
 // execFlags are `retrywise exec`'s flags as given.
@@ -55,6 +67,9 @@ type execFlags struct {
 	timeout, killGrace      time.Duration
 	tool                    string
 	absentOK                bool
+	stdout, stdoutMax       string
+	onRetry, continueWith   string
+	contextFrom             string
 }
 
 // execKind is the exec step: a command run directly (command:) or a script (run:).
@@ -71,6 +86,11 @@ func execKind() *kindDef {
 			fs.DurationVar(&ef.killGrace, "kill-grace", execstep.DefaultKillGrace, "wait between SIGTERM and SIGKILL when an attempt is stopped")
 			fs.StringVar(&ef.tool, "tool", "auto", "whose output to expect: auto (by the command's name, then its output), exec, or a tool:\n"+toolList(failure.ToolHTTP))
 			fs.BoolVar(&ef.absentOK, "absent-ok", false, "exit 0 when the failure means \"not there\" (e.g. curl -f on a 404)")
+			fs.StringVar(&ef.stdout, "stdout", "auto", "what stdout gets: live (every attempt's, as it comes), final (only the succeeding attempt's, once)\nor auto (live on a terminal or in GitHub Actions, final otherwise)")
+			fs.StringVar(&ef.stdoutMax, "stdout-max", "1GiB", "with --stdout final, the most stdout one attempt may write (`SIZE`: bytes, KiB, MiB, GiB); more fails it")
+			fs.StringVar(&ef.onRetry, "on-retry", "", "run this clean-up `CMD` (sh -c, same folder and environment, bounded by --timeout) before every retry;\nif it fails, the loop stops")
+			fs.StringVar(&ef.continueWith, "continue-with", "", "run this `CMD` (sh -c) instead of the command from the second attempt on: a continuation,\ne.g. codex exec resume --last \"continue\"")
+			fs.StringVar(&ef.contextFrom, "context-from", "", "a `REGEX` with one capture group matched against every output line; the last match reaches\n--continue-with as $RETRYWISE_CONTEXT, and without one the failure cannot be retried in the same context")
 			return ef
 		},
 		positional: []jobs.Key{
@@ -98,6 +118,26 @@ func (ef *execFlags) resolve(f *factory, argv []string, _ func(string) bool) (ru
 	}
 	if opts.timeout < 0 || opts.killGrace < 0 {
 		return nil, errors.New("--timeout and --kill-grace must not be negative")
+	}
+	if ef.stdout != "auto" {
+		if opts.stdoutMode, err = execstep.ParseStdoutMode(ef.stdout); err != nil {
+			return nil, err
+		}
+	}
+	if opts.stdoutMax, err = parseSize(ef.stdoutMax); err != nil {
+		return nil, fmt.Errorf("invalid --stdout-max: %w", err)
+	}
+	opts.onRetry, opts.continueWith = ef.onRetry, ef.continueWith
+	if ef.contextFrom != "" {
+		if opts.contextFrom, err = regexp.Compile(ef.contextFrom); err != nil {
+			return nil, fmt.Errorf("invalid --context-from %q: %v", ef.contextFrom, err)
+		}
+		if opts.contextFrom.NumSubexp() != 1 {
+			return nil, fmt.Errorf("invalid --context-from %q: want exactly one capture group, e.g. 'session id: (\\S+)'", ef.contextFrom)
+		}
+		if opts.continueWith == "" {
+			return nil, errors.New("--context-from needs --continue-with: the context is what a continuation continues in")
+		}
 	}
 	if opts.step.prober, err = f.prober(ef.step.egress, 0); err != nil {
 		return nil, err
@@ -184,14 +224,20 @@ func (opts *execOptions) run(ctx context.Context, io *stepIO) (*report.Step, *st
 		return nil, &stepError{exitcode.Config, "cannot create the output folder: " + err.Error()}
 	}
 	defer os.RemoveAll(outDir)
+	mode := opts.stdoutMode
+	if mode == "" {
+		mode = autoStdout(io)
+	}
 	step, err := execstep.New(execstep.Options{
 		Args: argv, Env: io.env, Stdin: io.stdin, Stdout: io.stdout, Stderr: io.stderr,
 		Timeout: opts.timeout, KillGrace: opts.killGrace, Tool: opts.tool, Rules: opts.rules,
-		OutputDir: outDir,
+		OutputDir: outDir, StdoutMode: mode, StdoutMax: opts.stdoutMax, SpoolDir: io.tempDir,
+		OnRetry: opts.onRetry, ContinueWith: opts.continueWith, ContextFrom: opts.contextFrom,
 	})
 	if err != nil {
 		return nil, &stepError{exitcode.Config, err.Error()}
 	}
+	defer step.Close()
 	diagnose := opts.step.diagnose
 	if diagnose == nil {
 		diagnose = execDiagnose(opts.step.prober, argv, opts.tool, io.env)
@@ -200,10 +246,23 @@ func (opts *execOptions) run(ctx context.Context, io *stepIO) (*report.Step, *st
 	if err != nil {
 		return nil, &stepError{exitcode.Usage, err.Error()}
 	}
+	if err := step.WriteStdout(); err != nil {
+		io.stderr.Flush()
+		fmt.Fprintf(io.stderr, "retrywise: cannot write the command's stdout: %v\n", err)
+	}
+	io.stdout.Flush()
 	code := exitcode.For(out, opts.absentOK)
 	rep := report.New("exec", opts.target(), out, code)
-	if ok, why := step.CanRetry(nil); !ok {
+	rep.Notes = append(rep.Notes, step.Notes()...)
+	if ok, why := step.CanRetry(nil); !ok && out.Stop != retry.StopCannotRetry {
 		rep.Notes = append(rep.Notes, why)
+	}
+	if mode == execstep.StdoutFinal && len(out.Attempts) > 1 {
+		which := "the succeeding attempt's"
+		if !out.OK() {
+			which = "the last attempt's"
+		}
+		rep.Notes = append(rep.Notes, fmt.Sprintf("stdout holds %s output only (--stdout final)", which))
 	}
 	if outs := step.Outputs(); len(outs) > 0 {
 		rep.Outputs = make(map[string]any, len(outs))
@@ -262,4 +321,35 @@ func buildRules(retryOn, stopOn []string, retryOnExit, stopOnExit string) (failu
 		}
 	}
 	return r, nil
+}
+
+// autoStdout is --stdout auto: live when stdout is a terminal (a person
+// watches it) or inside GitHub Actions (stdout is the log a person reads,
+// and buffering would hide a long step's progress), final otherwise (a
+// pipe or a file: its consumer must never get a replayed first half).
+func autoStdout(io *stepIO) execstep.StdoutMode {
+	if environ.Map(io.env)["GITHUB_ACTIONS"] == "true" || io.stdoutTerminal {
+		return execstep.StdoutLive
+	}
+	return execstep.StdoutFinal
+}
+
+// parseSize parses a size such as 1GiB, 512MiB, 64KiB or 1000 (bytes).
+func parseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("%q is not a size such as 1GiB, 512MiB or 65536", s)
+	}
+	return n * mult, nil
 }

@@ -118,3 +118,13 @@ func (f *factory) userAgent() string {
 	}
 	return "retrywise/" + f.version
 }
+
+// stdoutTerminal reports whether the process's stdout is a terminal.
+func (f *factory) stdoutTerminal() bool {
+	file, ok := f.stdout.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := file.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0 && file.Name() != os.DevNull
+}

@@ -31,6 +31,7 @@ var sampleValues = map[string]string{
 	"field": "id=.id", "mask": "s3cr3t-value", "retry-on": "flaky", "stop-on": "fatal", "retry-on-exit": "3", "stop-on-exit": "4",
 	"token": "${GITHUB_TOKEN}", "dir": ".", "egress-canary": "example.com:443", "schedule": "1s,2s", "max-attempts": "2",
 	"timeout": "5s", "auth-recheck": "1s", "rebase-on-reject": "1", "max-wait": "1m",
+	"on-retry": "rm -rf build", "continue-with": "agent resume", "context-from": `session id: (\S+)`,
 }
 
 // yamlValue renders a sample value for a key of type t.
@@ -101,6 +102,9 @@ func TestJobKeysMatchFlags(t *testing.T) {
 					defaults = fmt.Sprintf("defaults:\n  %s: %s\n", fk.Name, yamlValue(fk.Type, v))
 				default:
 					step = fmt.Sprintf("%s: %s", fk.Name, yamlValue(fk.Type, v))
+				}
+				if fk.Name == "context-from" {
+					step += `, continue-with: "agent resume"`
 				}
 				settings := minimalSettings(k.name)
 				if settings != "" && step != "" {

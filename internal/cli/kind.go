@@ -103,6 +103,8 @@ type stepIO struct {
 	// expanded is true when the job runner already expanded ${...} in the
 	// settings: they are used as they are.
 	expanded bool
+	// stdoutTerminal is true when the process's stdout is a terminal.
+	stdoutTerminal bool
 }
 
 // kinds returns the step kinds by name.
@@ -351,7 +353,7 @@ func (k *fileKind) Prepare(s jobs.Settings) (jobs.Prepared, error) {
 	if k.run != nil && k.run.prober != nil {
 		r.options().prober = k.run.prober
 	}
-	return &prepared{r: r}, nil
+	return &prepared{r: r, f: k.f}, nil
 }
 
 // positionalSetter is a resolved step that reads positional keys beyond its
@@ -399,6 +401,7 @@ func settingError(err error, fs *flag.FlagSet) error {
 // prepared is a resolved step of a job (jobs.Prepared).
 type prepared struct {
 	r runnable
+	f *factory
 }
 
 // Policy is the step's policy snapshot.
@@ -411,7 +414,8 @@ func (p *prepared) Target() string { return p.r.target() }
 // a failure with its exit code and reason, and no attempt.
 func (p *prepared) Run(ctx context.Context, rt *jobs.Runtime) *report.Step {
 	rt.Redactor.Add(p.r.options().masks...)
-	io := &stepIO{stdin: rt.Stdin, stdout: rt.Stdout, stderr: rt.Stderr, red: rt.Redactor, env: rt.Env, progress: rt.Progress, tempDir: rt.TempDir, expanded: true}
+	io := &stepIO{stdin: rt.Stdin, stdout: rt.Stdout, stderr: rt.Stderr, red: rt.Redactor, env: rt.Env, progress: rt.Progress, tempDir: rt.TempDir, expanded: true,
+		stdoutTerminal: p.f.stdoutTerminal()}
 	rep, serr := p.r.run(ctx, io)
 	if serr != nil {
 		return report.NotRun(p.kind(), p.r.target(), serr.code, serr.msg, p.Policy())

@@ -79,5 +79,5 @@ func (o *output) finish(rep *report.Step, end time.Time) int {
 // stepIO is the output's streams as a step command's step sees them, with
 // the process's stdin and environment.
 func (o *output) stepIO(f *factory) *stepIO {
-	return &stepIO{stdin: f.stdin, stdout: o.stdout, stderr: o.stderr, red: o.red, env: f.env, progress: o.progress}
+	return &stepIO{stdin: f.stdin, stdout: o.stdout, stderr: o.stderr, red: o.red, env: f.env, progress: o.progress, stdoutTerminal: f.stdoutTerminal()}
 }

@@ -49,6 +49,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"syscall"
 	"time"
 
@@ -99,6 +101,21 @@ type Options struct {
 	// OutputDir, when set, is where each attempt gets a fresh $RETRYWISE_OUTPUT
 	// file; give each step its own directory (see the package documentation).
 	OutputDir string
+	// StdoutMode is live ("" too) or final: see StdoutFinal and WriteStdout.
+	StdoutMode StdoutMode
+	// StdoutMax bounds an attempt's spooled stdout in final mode; 0 means DefaultStdoutMax.
+	StdoutMax int64
+	// SpoolDir holds final mode's spool files; "" means the system's temporary folder.
+	SpoolDir string
+	// OnRetry is a clean-up run with sh -c before every retry (BeforeRetry); "" means none.
+	OnRetry string
+	// ContinueWith is run with sh -c instead of Args from the second attempt
+	// on: a continuation, not a restart; "" means Args every time.
+	ContinueWith string
+	// ContextFrom, with one capture group, finds the context a continuation
+	// needs in every line of stdout and stderr; the last match is given to
+	// it as $RETRYWISE_CONTEXT. Without a match, CanRetry refuses the retry.
+	ContextFrom *regexp.Regexp
 }
 
 // Step runs the command once per attempt; it implements retry.Step.
@@ -112,6 +129,14 @@ type Step struct {
 	lastExit int
 	// outputs are the last attempt's outputs; nil unless it succeeded with OutputDir set.
 	outputs map[string]string
+	// ctx holds the context pattern's last match across attempts; nil without ContextFrom.
+	ctx *capture
+	// kept is the last attempt's spooled stdout (final mode).
+	kept *spool
+	// stdoutWritten is what the last attempt wrote to stdout (live mode).
+	stdoutWritten int64
+	// notes are facts for the report (an incomplete stdout, a clean-up's failure).
+	notes []string
 }
 
 // New validates opts and returns a Step; a missing executable is reported here,
@@ -138,6 +163,19 @@ func New(opts Options) (*Step, error) {
 	if opts.KillGrace <= 0 {
 		opts.KillGrace = DefaultKillGrace
 	}
+	switch opts.StdoutMode {
+	case "":
+		opts.StdoutMode = StdoutLive
+	case StdoutLive, StdoutFinal:
+	default:
+		return nil, fmt.Errorf("invalid stdout mode %q: want live or final", opts.StdoutMode)
+	}
+	if opts.StdoutMax <= 0 {
+		opts.StdoutMax = DefaultStdoutMax
+	}
+	if opts.ContextFrom != nil && opts.ContextFrom.NumSubexp() != 1 {
+		return nil, fmt.Errorf("--context-from %q must have exactly one capture group, e.g. session id: (\\S+)", opts.ContextFrom)
+	}
 	if opts.MaxStdin <= 0 {
 		opts.MaxStdin = DefaultMaxStdin
 	}
@@ -151,6 +189,9 @@ func New(opts Options) (*Step, error) {
 		opts.Stderr = io.Discard
 	}
 	s := &Step{opts: opts, out: newTail(TailSize), lastExit: failure.NoExitCode}
+	if opts.ContextFrom != nil {
+		s.ctx = &capture{re: opts.ContextFrom}
+	}
 	if opts.Stdin != nil && !isTerminal(opts.Stdin) {
 		s.stdin = newReplay(opts.Stdin, opts.MaxStdin)
 	}
@@ -175,12 +216,39 @@ func (s *Step) LastOutput() string { return s.lastOutput }
 // it was killed by a signal or did not run.
 func (s *Step) LastExitCode() int { return s.lastExit }
 
-// CanRetry refuses a retry when standard input outgrew the replay buffer.
+// CanRetry refuses a retry when standard input outgrew the replay buffer,
+// and a continuation whose context pattern has found nothing.
 func (s *Step) CanRetry(*failure.Failure) (bool, string) {
 	if s.stdin != nil && s.stdin.Overflowed() {
 		return false, fmt.Sprintf("standard input is larger than the %d MiB replay buffer, so a retry could not send the same input", s.opts.MaxStdin>>20)
 	}
+	if why := s.contextMissing(); why != "" {
+		return false, why
+	}
 	return true, ""
+}
+
+// Notes are facts about the attempts worth a line in the report.
+func (s *Step) Notes() []string { return slices.Clone(s.notes) }
+
+// WriteStdout writes, in final mode, the last attempt's spooled stdout (the
+// succeeding one's, or the last failed one's) to the Stdout option, once;
+// in live mode it does nothing, the output having gone out as it came.
+func (s *Step) WriteStdout() error {
+	if s.kept == nil {
+		return nil
+	}
+	defer func() { s.kept.close(); s.kept = nil }()
+	_, err := s.kept.WriteTo(s.opts.Stdout)
+	return err
+}
+
+// Close releases a spool WriteStdout did not write.
+func (s *Step) Close() {
+	if s.kept != nil {
+		s.kept.close()
+		s.kept = nil
+	}
 }
 
 // Outputs returns what the last attempt wrote to $RETRYWISE_OUTPUT, by name
@@ -192,18 +260,29 @@ func (s *Step) Outputs() map[string]string { return maps.Clone(s.outputs) }
 // removed after a failure.
 func (s *Step) Attempt(ctx context.Context, n int) error {
 	s.outputs = nil
+	env := s.opts.Env
+	if n > 1 && s.opts.ContinueWith != "" && s.ctx != nil {
+		if env == nil {
+			env = os.Environ()
+		}
+		v, _ := s.ctx.get()
+		env = setEnv(env, ContextVar, v)
+	}
+	if n > 1 && s.opts.StdoutMode == StdoutLive && s.stdoutWritten > 0 {
+		fmt.Fprintf(s.opts.Stderr, "--- attempt %d (stdout of attempt %d above is incomplete) ---\n", n, n-1)
+		s.notes = append(s.notes, fmt.Sprintf("stdout of attempt %d was relayed before it failed, so stdout holds its incomplete output before attempt %d's (--stdout live); use --stdout final to keep only the succeeding attempt's", n-1, n))
+	}
 	if s.opts.OutputDir == "" {
-		return s.run(ctx, s.opts.Env)
+		return s.run(ctx, n, env)
 	}
 	path, err := freshOutputFile(s.opts.OutputDir, n)
 	if err != nil {
 		return err
 	}
-	env := s.opts.Env
 	if env == nil {
 		env = os.Environ()
 	}
-	err = s.run(ctx, setEnv(env, OutputVar, path))
+	err = s.run(ctx, n, setEnv(env, OutputVar, path))
 	if err == nil {
 		s.outputs, err = s.readOutputs(path)
 	}
@@ -213,14 +292,50 @@ func (s *Step) Attempt(ctx context.Context, n int) error {
 	return err
 }
 
-// run starts the command with env once, waits for it and returns its verdict.
-func (s *Step) run(ctx context.Context, env []string) error {
+// run starts attempt n's command with env once, waits for it and returns
+// its verdict.
+func (s *Step) run(ctx context.Context, n int, env []string) error {
 	s.out.Reset()
 	s.lastExit = failure.NoExitCode
-	cmd := exec.Command(s.opts.Args[0], s.opts.Args[1:]...)
+	argv := s.opts.Args
+	if n > 1 && s.opts.ContinueWith != "" {
+		argv = []string{"sh", "-c", s.opts.ContinueWith}
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env, cmd.Dir = env, s.opts.Dir
-	cmd.Stdout = io.MultiWriter(s.opts.Stdout, s.out)
-	cmd.Stderr = io.MultiWriter(s.opts.Stderr, s.out)
+	var stdout io.Writer
+	var sp *spool
+	var live *counter
+	if s.opts.StdoutMode == StdoutFinal {
+		sp = newSpool(s.opts.SpoolDir, s.opts.StdoutMax)
+		stdout = sp
+	} else {
+		live = &counter{w: s.opts.Stdout}
+		stdout = live
+	}
+	outW, errW := []io.Writer{stdout, s.out}, []io.Writer{s.opts.Stderr, s.out}
+	var mOut, mErr *lineMatcher
+	if s.ctx != nil {
+		mOut, mErr = &lineMatcher{c: s.ctx}, &lineMatcher{c: s.ctx}
+		outW, errW = append(outW, mOut), append(errW, mErr)
+	}
+	cmd.Stdout = io.MultiWriter(outW...)
+	cmd.Stderr = io.MultiWriter(errW...)
+	defer func() {
+		if mOut != nil {
+			mOut.flush()
+			mErr.flush()
+		}
+		if live != nil {
+			s.stdoutWritten = live.written()
+		}
+		if sp != nil {
+			if s.kept != nil {
+				s.kept.close()
+			}
+			s.kept = sp
+		}
+	}()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.WaitDelay = pipeGrace
 
@@ -278,6 +393,11 @@ func (s *Step) run(ctx context.Context, env []string) error {
 	default:
 	}
 	verdict := s.classify(ctx, attemptCtx, cmd.ProcessState, werr, sent)
+	if sp != nil && sp.overflowed {
+		verdict = failure.StdoutTooLarge(s.opts.Args[0], s.opts.StdoutMax)
+	} else if sp != nil && sp.err != nil {
+		verdict = failure.OutputWrite("the command's stdout", sp.err, "free space in the temporary folder, or use --stdout live")
+	}
 	if s.opts.Classify != nil && cmd.ProcessState != nil {
 		ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 		return s.opts.Classify(ctx, s.result(attemptCtx, ws, sent, verdict))

@@ -127,11 +127,13 @@ const (
 	CodeExecNotRun          Code = "exec-did-not-run"
 	CodeExecOutputMalformed Code = "exec-output-malformed"
 	CodeExecOutputTooLarge  Code = "exec-output-too-large"
-	CodeRuleRetryOn         Code = "rule-retry-on"
-	CodeRuleStopOn          Code = "rule-stop-on"
-	CodeRuleRetryOnExit     Code = "rule-retry-on-exit"
-	CodeRuleStopOnExit      Code = "rule-stop-on-exit"
-	CodeMaxElapsed          Code = "max-elapsed"
+	// CodeExecStdoutTooLarge: an attempt's stdout outgrew the --stdout final spool.
+	CodeExecStdoutTooLarge Code = "exec-stdout-too-large"
+	CodeRuleRetryOn        Code = "rule-retry-on"
+	CodeRuleStopOn         Code = "rule-stop-on"
+	CodeRuleRetryOnExit    Code = "rule-retry-on-exit"
+	CodeRuleStopOnExit     Code = "rule-stop-on-exit"
+	CodeMaxElapsed         Code = "max-elapsed"
 )
 
 // HTTPCode returns the code of an HTTP status answer, "http-NNN".

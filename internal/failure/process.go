@@ -101,6 +101,27 @@ func OutputFileInvalid(name, variable string, err error) *Failure {
 	return f
 }
 
+// StdoutTooLarge is the failure of an attempt whose stdout outgrew the
+// spool of --stdout final (limit bytes): keeping it whole is the mode's
+// promise, so the attempt fails whatever its exit status.
+func StdoutTooLarge(name string, limit int64) *Failure {
+	return New(Structural, CodeExecStdoutTooLarge, fmt.Sprintf("%s wrote more than %s to stdout, the --stdout-max of --stdout final", name, byteSize(limit)),
+		"raise --stdout-max, write the output to a file instead, or use --stdout live (a failed attempt's output then stays in the stream)")
+}
+
+// byteSize renders n bytes as KiB, MiB or GiB when it is a whole number of them.
+func byteSize(n int64) string {
+	for _, u := range []struct {
+		size int64
+		name string
+	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		if n >= u.size && n%u.size == 0 {
+			return fmt.Sprintf("%d %s", n/u.size, u.name)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
 // HelperFailed is the failure of a command retrywise itself runs to help a
 // step (git rev-parse, ls-remote or fetch for a push) when it cannot be run
 // at all: unknown, the machine must change (install it, fix PATH).

@@ -204,6 +204,9 @@ func (r *Step) writeFields(b *strings.Builder, indent string) {
 	if len(r.Attempts) > 1 || !r.OK() {
 		for _, a := range r.Attempts {
 			line := fmt.Sprintf("%d at %s, %s", a.N, a.Start.Format("15:04:05"), a.Duration.Round(time.Millisecond))
+			if a.Command != "" && a.N > 1 {
+				line += ", ran " + a.Command + " (" + a.Why + ")"
+			}
 			if a.OK {
 				line += ", ok"
 			} else {
@@ -239,6 +242,8 @@ func describe(r *Step) string {
 		return "the server's requested wait is over the cap"
 	case retry.StopCannotRetry:
 		return "retryable, but not safe to resend in this context"
+	case retry.StopCleanupFailed:
+		return "retryable, but the clean-up before the retry failed"
 	case retry.StopCancelled:
 		return "cancelled"
 	}

@@ -116,6 +116,8 @@ func schemaComments() map[string]string {
 		"Attempt.Reason":   "The failure's one-line reason; absent on success.",
 		"Attempt.Wait":     "The wait that followed the attempt, in nanoseconds; absent after the last.",
 		"Attempt.Recheck":  "Why the next attempt re-checks a failure that would have stopped the loop; absent for a scheduled retry.",
+		"Attempt.Command":  "The command the attempt ran, when a step's attempts may differ (a continuation); absent otherwise.",
+		"Attempt.Why":      "Why the attempt ran that command (the command, a continuation in a captured context).",
 
 		"policySchema.":              "The retry policy of a step, durations as Go duration strings (\"1m30s\").",
 		"policySchema.Schedule":      "The wait before each retry; a longer run repeats the last wait.",

@@ -33,6 +33,24 @@ type Rechecker interface {
 	Recheck(f *failure.Failure) (wait time.Duration, why string, ok bool)
 }
 
+// BeforeRetrier is a Step that prepares every retry: a clean-up that must
+// succeed before the next attempt may start (exec --on-retry). The loop
+// calls it after the wait, before attempt n (n > 1); an error stops the
+// loop (StopCleanupFailed) with the last failure as the final one, since
+// the next attempt would not start from a clean state.
+type BeforeRetrier interface {
+	// BeforeRetry prepares attempt n; its error says in one line what failed.
+	BeforeRetry(ctx context.Context, n int) error
+}
+
+// Narrator is a Step whose attempts may run different commands (a
+// continuation instead of a restart): it says, for the report, which
+// command attempt n ran and why.
+type Narrator interface {
+	// Ran returns the command attempt n ran and why that one.
+	Ran(n int) (command, why string)
+}
+
 // StepFunc adapts a function to a Step that can always be retried in the same context.
 type StepFunc func(ctx context.Context, n int) error
 
@@ -54,6 +72,7 @@ const (
 	StopElapsedExhausted  Stop = "elapsed-exhausted"
 	StopRetryAfterOverCap Stop = "retry-after-over-cap"
 	StopCancelled         Stop = "cancelled"
+	StopCleanupFailed     Stop = "clean-up-failed"
 )
 
 // Attempt is the record of one attempt.
@@ -77,6 +96,10 @@ type Attempt struct {
 	// Recheck says why the next attempt re-checks a failure that would have
 	// stopped the loop (Rechecker); empty for a scheduled retry.
 	Recheck string `json:"recheck,omitempty"`
+	// Command is what the attempt ran, when the step's attempts may differ
+	// (Narrator); Why says why that command.
+	Command string `json:"command,omitempty"`
+	Why     string `json:"why,omitempty"`
 	// Failure is the full classification; not serialised (the report carries the final one).
 	Failure *failure.Failure `json:"-"`
 }
@@ -162,9 +185,22 @@ func (c *Coordinator) Run(ctx context.Context, step Step) (*Outcome, error) {
 			out.Detail = fmt.Sprintf("the loop reached its max elapsed time of %s before attempt %d", pol.MaxElapsed, n)
 			return out, nil
 		}
+		if br, ok := step.(BeforeRetrier); ok && n > 1 {
+			if err := br.BeforeRetry(loopCtx, n); err != nil {
+				if ctx.Err() != nil {
+					return c.cancelled(ctx, out), nil
+				}
+				out.Stop = StopCleanupFailed
+				out.Detail = fmt.Sprintf("the clean-up before attempt %d failed, so attempt %d would not start from a clean state: %v", n, n, err)
+				return out, nil
+			}
+		}
 		t0 := clk.Now()
 		aerr := step.Attempt(loopCtx, n)
 		rec := Attempt{N: n, Start: t0, Duration: clk.Now().Sub(t0)}
+		if nr, ok := step.(Narrator); ok {
+			rec.Command, rec.Why = nr.Ran(n)
+		}
 		if aerr == nil {
 			rec.OK = true
 			out.Attempts = append(out.Attempts, rec)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -577,6 +578,62 @@ func TestCoordinatorRecheckIsOneRecordedAttempt(t *testing.T) {
 				if (a.Class == "policy") != (a.Recheck != "") || (a.Recheck != "") != (a.Wait == 5*time.Second) {
 					t.Errorf("progress %+v: a re-check must say why, a retry must not", a)
 				}
+			}
+		})
+	}
+}
+
+// cleaner is a script with a clean-up before every retry and a command per attempt.
+type cleaner struct {
+	script
+	cleanups []int
+	failAt   int
+}
+
+func (c *cleaner) BeforeRetry(_ context.Context, n int) error {
+	c.cleanups = append(c.cleanups, n)
+	if n == c.failAt {
+		return errors.New("sh -c 'rm -rf build' exited 1")
+	}
+	return nil
+}
+
+func (c *cleaner) Ran(n int) (string, string) {
+	if n == 1 {
+		return "agent run", "the command"
+	}
+	return "agent resume", "--continue-with: a retry continues the session"
+}
+
+// TestCoordinatorBeforeRetry: the clean-up runs after each wait, before each
+// retry; a failing one stops the loop with the last failure as the final
+// one, and every attempt records which command it ran.
+func TestCoordinatorBeforeRetry(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		failAt   int
+		cleanups []int
+		stop     Stop
+		attempts int
+	}{
+		{"clean-ups pass", 0, []int{2, 3}, StopSucceeded, 3},
+		{"second clean-up fails", 3, []int{2, 3}, StopCleanupFailed, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			st := &cleaner{script: script{fails: repeat(transient("reset"), 2), canRetry: true}, failAt: tt.failAt}
+			c := &Coordinator{Policy: Policy{Schedule: secs(1, 2), MaxElapsed: time.Hour}, Clock: clock.NewFake(t0, true)}
+			out, err := c.Run(context.Background(), st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Stop != tt.stop || len(out.Attempts) != tt.attempts || !slices.Equal(st.cleanups, tt.cleanups) {
+				t.Fatalf("stop %s, %d attempts, clean-ups %v", out.Stop, len(out.Attempts), st.cleanups)
+			}
+			if tt.stop == StopCleanupFailed && (out.Final == nil || out.Final.Reason != "reset" || !strings.Contains(out.Detail, "rm -rf build")) {
+				t.Errorf("final %+v, detail %q", out.Final, out.Detail)
+			}
+			if out.Attempts[0].Command != "agent run" || out.Attempts[1].Command != "agent resume" || out.Attempts[1].Why == "" {
+				t.Errorf("attempts %+v", out.Attempts)
 			}
 		})
 	}
