@@ -186,36 +186,15 @@ func (f *factory) runJob(ctx context.Context, l *loaded, o runOptions) int {
 	if job == nil {
 		return code
 	}
-	// Every value the defaults name as secret is masked, beyond those guessed from names.
-	env := environ.Map(f.env)
-	var secrets []string
-	for _, name := range l.file.Defaults.Secrets {
-		if v, ok := env[name]; ok && v != "" {
-			secrets = append(secrets, v)
-		}
-	}
-	red := f.redactor(secrets...)
-	registerFileSecrets(red, job)
-	stdout, stderr := red.Writer(f.stdout), red.Writer(f.stderr)
-	defer stdout.Close()
-	defer stderr.Close()
-	r := &jobs.Runner{
-		File: l.file, Job: job, Env: f.env, Stdin: f.stdin, Stdout: stdout, Stderr: stderr, Redactor: red, Clock: f.clock,
-		Log: func(line string) {
-			stdout.Flush()
-			stderr.Flush()
-			fmt.Fprintf(stderr, "retrywise: %s\n", line)
-			stderr.Flush()
-		},
-	}
+	js := f.jobSession(l, job)
+	defer js.close()
 	if o.dryRun {
-		plans, err := r.DryPlan()
+		plans, err := js.runner.DryPlan()
 		if err != nil {
-			stderr.Flush()
-			fmt.Fprintf(stderr, "retrywise: %v\n", err)
+			js.log(err.Error())
 			return exitcode.Config
 		}
-		writePlan(stdout, l.file, job, plans)
+		writePlan(js.stdout, l.file, job, plans)
 		return exitcode.OK
 	}
 	// Create the report files first, so that a bad path fails before anything runs.
@@ -223,17 +202,69 @@ func (f *factory) runJob(ctx context.Context, l *loaded, o runOptions) int {
 	if err != nil {
 		return f.fail(exitcode.Config, err.Error())
 	}
-	rep := r.Run(ctx)
-	rep.Mask(red.String)
-	stdout.Flush()
-	stderr.Flush()
-	rep.WriteText(stderr)
-	files.write(rep, red, stderr)
-	if rep.Run.ExitCode != exitcode.OK {
-		fmt.Fprintf(stderr, "retrywise: %s\n", runHeadline(rep))
-	}
-	stderr.Flush()
+	rep := js.run(ctx)
+	files.write(rep, js.red, js.stderr)
+	js.finish(rep)
 	return rep.Run.ExitCode
+}
+
+// jobSession is one run of a job: its masked streams and its runner.
+type jobSession struct {
+	red            *redact.Redactor
+	stdout, stderr *redact.Writer
+	runner         *jobs.Runner
+}
+
+// jobSession prepares a run of job: every value the defaults name as
+// secret, and the file's own secrets, are masked before anything is printed.
+func (f *factory) jobSession(l *loaded, job *jobs.Job) *jobSession {
+	env := environ.Map(f.env)
+	var secrets []string
+	for _, name := range l.file.Defaults.Secrets {
+		if v, ok := env[name]; ok && v != "" {
+			secrets = append(secrets, v)
+		}
+	}
+	js := &jobSession{red: f.redactor(secrets...)}
+	registerFileSecrets(js.red, job)
+	js.stdout, js.stderr = js.red.Writer(f.stdout), js.red.Writer(f.stderr)
+	js.runner = &jobs.Runner{
+		File: l.file, Job: job, Env: f.env, Stdin: f.stdin, Stdout: js.stdout, Stderr: js.stderr, Redactor: js.red, Clock: f.clock,
+		Log: js.log,
+	}
+	return js
+}
+
+// log prints one progress line on stderr, after what the steps wrote.
+func (js *jobSession) log(line string) {
+	js.stdout.Flush()
+	js.stderr.Flush()
+	fmt.Fprintf(js.stderr, "retrywise: %s\n", line)
+	js.stderr.Flush()
+}
+
+// run runs the job and returns its report, masked.
+func (js *jobSession) run(ctx context.Context) *report.Run {
+	rep := js.runner.Run(ctx)
+	rep.Mask(js.red.String)
+	js.stdout.Flush()
+	js.stderr.Flush()
+	return rep
+}
+
+// finish prints the report on stderr, and the one-line headline last on a failure.
+func (js *jobSession) finish(rep *report.Run) {
+	rep.WriteText(js.stderr)
+	if rep.Run.ExitCode != exitcode.OK {
+		fmt.Fprintf(js.stderr, "retrywise: %s\n", runHeadline(rep))
+	}
+	js.stderr.Flush()
+}
+
+// close flushes the streams.
+func (js *jobSession) close() {
+	js.stdout.Close()
+	js.stderr.Close()
 }
 
 // registerFileSecrets masks what the job file itself holds as secret, before
