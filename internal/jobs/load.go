@@ -12,6 +12,7 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 
+	"github.com/retrywise/retrywise/internal/cronexpr"
 	"github.com/retrywise/retrywise/internal/expand"
 )
 
@@ -264,12 +265,19 @@ func jobFields() []field[*jobBuild] {
 		{"steps", (*loader).readSteps},
 		{"timeout", (*loader).readTimeout},
 		{"env", (*loader).readJobEnv},
+		{"cron", (*loader).readCron},
+		{"timezone", (*loader).readTimezone},
+		{"start-jitter", (*loader).readStartJitter},
+		{"catch-up", (*loader).readCatchUp},
 	}
 }
 
+// scheduleFix tells a job's schedule: from the retry key of that name.
+const scheduleFix = "the trigger is cron; retry waits are retry.schedule"
+
 // job reads one job.
 func (l *loader) job(e entry, d *defaultsBuild) *Job {
-	b := &jobBuild{job: &Job{Name: e.key, Pos: e.keyPos}, defaults: d}
+	b := &jobBuild{job: &Job{Name: e.key, Pos: e.keyPos, Location: time.UTC}, defaults: d}
 	if !validID(e.key) {
 		l.errorf(e.keyPos, "use letters, digits, _ and -, starting with a letter or _", "job name %q is not a name", e.key)
 	}
@@ -279,9 +287,22 @@ func (l *loader) job(e entry, d *defaultsBuild) *Job {
 		return nil
 	}
 	fs := jobFields()
-	seen := readFields(l, entries, fs, b, func(e entry) { l.unknownKey(e, where, fieldNames(fs)) })
+	seen := readFields(l, entries, fs, b, func(e entry) {
+		if e.key == "schedule" {
+			l.errorf(e.keyPos, scheduleFix, "unknown key %q in %s; allowed: %s", e.key, where, strings.Join(fieldNames(fs), ", "))
+			return
+		}
+		l.unknownKey(e, where, fieldNames(fs))
+	})
 	if _, ok := seen["steps"]; !ok {
 		l.errorf(e.keyPos, "add steps: a list of steps, each with an id and a kind", "job %q has no steps:", e.key)
+	}
+	if _, ok := seen["cron"]; !ok {
+		for _, k := range []string{"timezone", "start-jitter", "catch-up"} { // meaningful with cron: only
+			if ke, ok := seen[k]; ok {
+				l.errorf(ke.keyPos, "add cron: with when the job runs, or remove "+k+":", "%s: applies to a scheduled job; job %q has no cron:", k, e.key)
+			}
+		}
 	}
 	l.checkSteps(b)
 	return b.job
@@ -304,6 +325,79 @@ func (l *loader) readTimeout(e entry, b *jobBuild) {
 		l.errorf(sc.pos, "write a positive duration such as 20m, or remove timeout: for none", "timeout: must be positive, got %s", sc.text)
 	default:
 		b.job.Timeout = d
+	}
+}
+
+// readCron reads a job's cron:, a list of expressions (a string is a list
+// of one), each read by the scheduler's parser in the job's zone.
+func (l *loader) readCron(e entry, b *jobBuild) {
+	r := l.convert(Key{Name: "cron", Type: KeyList}, e)
+	if r.bad {
+		return
+	}
+	if len(r.items) == 0 {
+		l.errorf(e.valPos, cronexpr.Fix, "cron: has no expressions")
+		return
+	}
+	var out []string
+	for _, sc := range r.items {
+		if _, err := cronexpr.Parse(sc.text, time.UTC); err != nil {
+			var ce *cronexpr.Error
+			if errors.As(err, &ce) {
+				l.errorf(sc.pos, ce.Fix, "cron: %q: %s", sc.text, ce.Msg)
+			} else {
+				l.errorf(sc.pos, cronexpr.Fix, "cron: %q: %v", sc.text, err)
+			}
+			continue
+		}
+		out = append(out, strings.TrimSpace(sc.text))
+	}
+	b.job.Cron = out
+}
+
+// readTimezone reads a job's timezone:, an IANA zone name.
+func (l *loader) readTimezone(e entry, b *jobBuild) {
+	r := l.convert(Key{Name: "timezone", Type: KeyString}, e)
+	if r.bad {
+		return
+	}
+	sc := r.items[0]
+	const fix = "write an IANA zone name such as UTC, Europe/Paris or America/New_York"
+	switch {
+	case sc.text == "" || sc.text == "Local":
+		l.errorf(sc.pos, fix, "timezone: %q is not a zone name (the machine's zone would decide)", sc.text)
+		return
+	case strings.Contains(sc.text, "${"):
+		l.errorf(sc.pos, "write the zone itself", "timezone: ${...} does not expand in a zone; write the value")
+		return
+	}
+	loc, err := time.LoadLocation(sc.text)
+	if err != nil {
+		l.errorf(sc.pos, fix, "timezone: %q is not a time zone: %v", sc.text, err)
+		return
+	}
+	b.job.Location = loc
+}
+
+// readStartJitter reads a job's start-jitter:, a duration of 0 or more.
+func (l *loader) readStartJitter(e entry, b *jobBuild) {
+	r := l.convert(Key{Name: "start-jitter", Type: KeyDuration}, e)
+	if r.bad {
+		return
+	}
+	d, _ := time.ParseDuration(r.Values[0])
+	if d < 0 {
+		l.errorf(r.items[0].pos, "write a duration of 0 or more such as 30s", "start-jitter: must not be negative, got %s", r.Values[0])
+		return
+	}
+	b.job.StartJitter = d
+}
+
+// readCatchUp reads a job's catch-up:.
+func (l *loader) readCatchUp(e entry, b *jobBuild) {
+	r := l.convert(Key{Name: "catch-up", Type: KeyBool}, e)
+	if !r.bad {
+		b.job.CatchUp = r.Values[0] == "true"
 	}
 }
 

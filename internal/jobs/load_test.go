@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // head is a valid start of a file whose first job's steps follow.
@@ -13,6 +14,12 @@ const head = "version: 1\njobs:\n  publish:\n    steps:\n"
 
 // quotaStep is a valid first step (lines 5-6), an http step named quota.
 const quotaStep = "      - id: quota\n        http: {url: \"https://x\"}\n"
+
+// jobWith is a file whose job publish has the job keys keys (indented by
+// four, from line 4), then a valid step.
+func jobWith(keys string) string {
+	return "version: 1\njobs:\n  publish:\n    " + keys + "\n    steps:\n" + quotaStep
+}
 
 func TestLoadInvalid(t *testing.T) {
 	tests := []struct {
@@ -38,8 +45,54 @@ func TestLoadInvalid(t *testing.T) {
 			pos: "2:1", msg: "jobs: has no jobs"},
 		{name: "jobs a list", src: "version: 1\njobs: [a]\n",
 			pos: "2:7", msg: "jobs: want a mapping, not a list"},
-		{name: "unknown job key", src: "version: 1\njobs:\n  publish:\n    cron: '@daily'\n    steps:\n" + quotaStep,
-			pos: "4:5", msg: `unknown key "cron" in job "publish"; allowed: steps, timeout, env`},
+		{name: "unknown job key", src: "version: 1\njobs:\n  publish:\n    crn: '@daily'\n    steps:\n" + quotaStep,
+			pos: "4:5", msg: `unknown key "crn" in job "publish"; allowed: steps, timeout, env, cron, timezone, start-jitter, catch-up`, fix: "did you mean cron?"},
+		{name: "schedule as a job key", src: "version: 1\njobs:\n  publish:\n    schedule: '@daily'\n    steps:\n" + quotaStep,
+			pos: "4:5", msg: `unknown key "schedule" in job "publish"`, fix: "the trigger is cron; retry waits are retry.schedule"},
+		{name: "cron with six fields", src: jobWith("cron: '0 */5 * * * *'"),
+			pos: "4:11", msg: `cron: "0 */5 * * * *": expected exactly 5 fields, found 6`, fix: "five fields"},
+		{name: "cron out of range", src: jobWith("cron: '61 * * * *'"),
+			pos: "4:11", msg: `cron: "61 * * * *": end of range (61) above maximum (59)`, fix: "@hourly"},
+		{name: "cron unknown descriptor", src: jobWith("cron: '@fortnightly'"),
+			pos: "4:11", msg: `cron: "@fortnightly": unrecognized descriptor: @fortnightly`, fix: "@every 10m"},
+		{name: "cron bad item in a list", src: jobWith("cron: ['@daily', 'every day']"),
+			pos: "4:22", msg: `cron: "every day": expected exactly 5 fields, found 2`},
+		{name: "cron block list item", src: jobWith("cron:\n      - '@hourly'\n      - '* * * *'"),
+			pos: "6:9", msg: `cron: "* * * *": expected exactly 5 fields, found 4`},
+		{name: "cron never fires", src: jobWith("cron: '0 0 30 2 *'"),
+			pos: "4:11", msg: `cron: "0 0 30 2 *": the expression never fires`, fix: "February 30th"},
+		{name: "cron with its own zone", src: jobWith("cron: 'CRON_TZ=Europe/Paris 0 9 * * *'"),
+			pos: "4:11", msg: "the expression sets its own zone", fix: "timezone:"},
+		{name: "cron every under a second", src: jobWith("cron: '@every 0s'"),
+			pos: "4:11", msg: "@every 0s is shorter than the parser's 1s", fix: "@every 10m"},
+		{name: "cron every not a duration", src: jobWith("cron: '@every soon'"),
+			pos: "4:11", msg: `cron: "@every soon": failed to parse duration @every soon`},
+		{name: "cron empty list", src: jobWith("cron: []"),
+			pos: "4:11", msg: "cron: has no expressions", fix: "five fields"},
+		{name: "cron no value", src: jobWith("cron:"),
+			pos: "4:5", msg: "cron: no value"},
+		{name: "cron a mapping", src: jobWith("cron: {at: 9}"),
+			pos: "4:11", msg: "cron: want a list of strings, not a mapping"},
+		{name: "cron ${", src: jobWith("cron: '${WHEN}'"),
+			pos: "4:11", msg: "${...} does not expand in a cron expression"},
+		{name: "unknown timezone", src: jobWith("cron: '@daily'\n    timezone: Mars/Olympus"),
+			pos: "5:15", msg: `timezone: "Mars/Olympus" is not a time zone`, fix: "Europe/Paris"},
+		{name: "Local timezone", src: jobWith("cron: '@daily'\n    timezone: Local"),
+			pos: "5:15", msg: `timezone: "Local" is not a zone name`, fix: "IANA"},
+		{name: "timezone a list", src: jobWith("cron: '@daily'\n    timezone: [UTC]"),
+			pos: "5:15", msg: "timezone: want a string, not a list"},
+		{name: "negative start-jitter", src: jobWith("cron: '@daily'\n    start-jitter: -1m"),
+			pos: "5:19", msg: "start-jitter: must not be negative, got -1m"},
+		{name: "start-jitter not a duration", src: jobWith("cron: '@daily'\n    start-jitter: a bit"),
+			pos: "5:19", msg: `start-jitter: "a bit" is not a duration`},
+		{name: "catch-up not a bool", src: jobWith("cron: '@daily'\n    catch-up: yes"),
+			pos: "5:15", msg: `catch-up: want true or false, not "yes"`},
+		{name: "timezone without cron", src: jobWith("timezone: UTC"),
+			pos: "4:5", msg: `timezone: applies to a scheduled job; job "publish" has no cron:`, fix: "add cron:"},
+		{name: "catch-up without cron", src: jobWith("catch-up: true"),
+			pos: "4:5", msg: `catch-up: applies to a scheduled job`, fix: "or remove catch-up:"},
+		{name: "start-jitter without cron", src: jobWith("start-jitter: 1m"),
+			pos: "4:5", msg: `start-jitter: applies to a scheduled job`},
 		{name: "job without steps", src: "version: 1\njobs:\n  publish:\n    timeout: 1m\n",
 			pos: "3:3", msg: `job "publish" has no steps:`},
 		{name: "steps empty", src: "version: 1\njobs:\n  publish:\n    steps: []\n",
@@ -458,6 +511,46 @@ func TestFind(t *testing.T) {
 			}
 			if err != nil || got != filepath.Join(dir, filepath.FromSlash(tt.want)) {
 				t.Errorf("Find = %q, %v; want %s", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadScheduleKeys(t *testing.T) {
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		keys    string // the job keys besides steps, "" for none
+		cron    []string
+		loc     *time.Location
+		jitter  time.Duration
+		catchUp bool
+	}{
+		{name: "not scheduled", loc: time.UTC},
+		{name: "a string is a list of one", keys: "cron: '*/5 * * * *'", cron: []string{"*/5 * * * *"}, loc: time.UTC},
+		{name: "a list", keys: "cron: ['0 9 * * 1-5', '@every 10m', ' @hourly ']", cron: []string{"0 9 * * 1-5", "@every 10m", "@hourly"}, loc: time.UTC},
+		{name: "a block list", keys: "cron:\n      - '@daily'\n      - '30 2 * * *'", cron: []string{"@daily", "30 2 * * *"}, loc: time.UTC},
+		{name: "every key", keys: "cron: '@weekly'\n    timezone: Europe/Paris\n    start-jitter: 90s\n    catch-up: true",
+			cron: []string{"@weekly"}, loc: paris, jitter: 90 * time.Second, catchUp: true},
+		{name: "zero jitter, no catch-up", keys: "cron: '@monthly'\n    start-jitter: 0s\n    catch-up: false", cron: []string{"@monthly"}, loc: time.UTC},
+		{name: "timezone UTC", keys: "cron: '@yearly'\n    timezone: UTC", cron: []string{"@yearly"}, loc: time.UTC},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := head + quotaStep
+			if tt.keys != "" {
+				src = jobWith(tt.keys)
+			}
+			f, errs := Load("job.yml", []byte(src), fakeCatalog(nil))
+			if errs != nil {
+				t.Fatalf("errors:\n%s", errs.Error())
+			}
+			j := f.Job("publish")
+			if !reflect.DeepEqual(j.Cron, tt.cron) || j.Location.String() != tt.loc.String() || j.StartJitter != tt.jitter || j.CatchUp != tt.catchUp {
+				t.Errorf("cron %q zone %v jitter %v catch-up %v; want %q %v %v %v", j.Cron, j.Location, j.StartJitter, j.CatchUp, tt.cron, tt.loc, tt.jitter, tt.catchUp)
 			}
 		})
 	}

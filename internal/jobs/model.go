@@ -69,6 +69,15 @@ type Job struct {
 	Env []EnvVar
 	// Steps run in order.
 	Steps []*Step
+	// Cron are the job's cron: expressions (five fields or a descriptor),
+	// valid for the scheduler; none means the job is not scheduled.
+	Cron []string
+	// Location is the zone of timezone: the expressions are read in; UTC by default.
+	Location *time.Location
+	// StartJitter is start-jitter:, the most a scheduled start is delayed by at random.
+	StartJitter time.Duration
+	// CatchUp is catch-up:: run once at the scheduler's start when a due run was missed.
+	CatchUp bool
 }
 
 // Step is one step of a job.

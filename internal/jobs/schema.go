@@ -34,9 +34,13 @@ type (
 		Secrets []string     `json:"secrets,omitempty" jsonschema:"description=Environment variables whose values are masked everywhere."`
 	}
 	schemaJob struct {
-		Timeout schemaDuration `json:"timeout,omitempty" jsonschema:"description=Bounds the whole job (a Go duration such as 20m)."`
-		Env     schemaEnv      `json:"env,omitempty" jsonschema:"description=Environment variables given to every step."`
-		Steps   []*schemaStep  `json:"steps" jsonschema:"minItems=1,description=The steps; each has an id and exactly one kind."`
+		Timeout     schemaDuration `json:"timeout,omitempty" jsonschema:"description=Bounds the whole job (a Go duration such as 20m)."`
+		Env         schemaEnv      `json:"env,omitempty" jsonschema:"description=Environment variables given to every step."`
+		Steps       []*schemaStep  `json:"steps" jsonschema:"minItems=1,description=The steps; each has an id and exactly one kind."`
+		Cron        schemaCron     `json:"cron,omitempty" jsonschema:"description=When the scheduler runs the job: cron expressions of five fields or descriptors such as @daily and @every 10m."`
+		Timezone    string         `json:"timezone,omitempty" jsonschema:"description=The IANA zone the cron expressions are read in (default UTC)."`
+		StartJitter schemaDuration `json:"start-jitter,omitempty" jsonschema:"description=The most a scheduled start is delayed by at random (a Go duration of 0 or more)."`
+		CatchUp     bool           `json:"catch-up,omitempty" jsonschema:"description=At the scheduler's start\\, run the job once if a due run was missed."`
 	}
 	schemaStep struct {
 		ID              string       `json:"id" jsonschema:"description=The step's id\\, unique in its job."`
@@ -48,6 +52,7 @@ type (
 	schemaRetry    struct{}
 	schemaDuration string
 	schemaEnv      map[string]string
+	schemaCron     []string
 )
 
 // JSONSchema is a Go duration string.
@@ -62,6 +67,15 @@ func (schemaEnv) JSONSchema() *jsonschema.Schema {
 		PropertyNames:        &jsonschema.Schema{Pattern: envNamePattern},
 		AdditionalProperties: &jsonschema.Schema{AnyOf: scalarTypes()},
 	}
+}
+
+// JSONSchema is a cron expression or a list of them.
+func (schemaCron) JSONSchema() *jsonschema.Schema {
+	one := uint64(1)
+	return &jsonschema.Schema{AnyOf: []*jsonschema.Schema{
+		{Type: "string", MinLength: &one},
+		{Type: "array", MinItems: &one, Items: &jsonschema.Schema{Type: "string", MinLength: &one}},
+	}}
 }
 
 // scalarTypes are the YAML scalars a string value may be written as.

@@ -104,6 +104,13 @@ func TestSchemaValidates(t *testing.T) {
 		{name: "duration key", src: head + "      - id: post\n        http: {url: x, timeout: forever}\n", why: "timeout"},
 		{name: "no jobs", src: "version: 1\njobs: {}\n", why: "jobs"},
 		{name: "bad env name", src: head + step + "        env: {my-var: x}\n", why: "my-var"},
+		{name: "scheduled job", src: jobWith("cron: ['*/5 * * * *', '@daily']\n    timezone: Europe/Paris\n    start-jitter: 30s\n    catch-up: true"), valid: true},
+		{name: "cron a string", src: jobWith("cron: '@hourly'"), valid: true},
+		{name: "cron a number", src: jobWith("cron: 5"), why: "cron"},
+		{name: "cron empty list", src: jobWith("cron: []"), why: "cron"},
+		{name: "start-jitter not a duration", src: jobWith("cron: '@daily'\n    start-jitter: soon"), why: "start-jitter"},
+		{name: "catch-up not a bool", src: jobWith("cron: '@daily'\n    catch-up: \"yes\""), why: "catch-up"},
+		{name: "schedule as a job key", src: jobWith("schedule: '@daily'"), why: "schedule"},
 	}
 	for _, tt := range tests {
 		j, err := yaml.YAMLToJSON([]byte(tt.src))

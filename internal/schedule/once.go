@@ -1,0 +1,99 @@
+package schedule
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/retrywise/retrywise/internal/exitcode"
+)
+
+// Once runs, one after the other, each trigger due since its job's last
+// report (Due), or only the job named only whatever its cron, without
+// start jitter; it is for a system cron or a CI schedule calling
+// "retrywise schedule --once". Another process holding the history's lock
+// (a scheduler serving it) is a logged skip and 0. It returns 0 when every
+// run succeeded, else the first failing run's code; exitcode.Usage when
+// only names no trigger; ShutdownCode when ctx's end cut a run after Grace
+// (no run starts once ctx is done).
+func (s *Scheduler) Once(ctx context.Context, only string) int {
+	ss := s.session(ctx)
+	defer ss.cut(nil)
+	if err := ss.check(); err != nil {
+		ss.logf("not run: %v", err)
+		return exitcode.Config
+	}
+	var picked []Trigger
+	if only != "" {
+		for _, t := range s.Triggers {
+			if t.Job == only {
+				picked = append(picked, t)
+			}
+		}
+		if len(picked) == 0 {
+			names := make([]string, len(s.Triggers))
+			for i, t := range s.Triggers {
+				names[i] = t.Job
+			}
+			ss.logf("not run: no scheduled job %q (scheduled: %s)", only, strings.Join(names, ", "))
+			return exitcode.Usage
+		}
+	}
+	unlock, err := ss.lock()
+	var locked *LockedError
+	switch {
+	case errors.As(err, &locked):
+		ss.logf("skipped: another scheduler uses this history: %v", err)
+		return exitcode.OK
+	case err != nil:
+		ss.logf("not run: %v", err)
+		return exitcode.Config
+	}
+	defer unlock()
+
+	now := ss.clock.Now()
+	if only == "" {
+		for _, t := range s.Triggers {
+			last, hasLast := ss.last(t.Job)
+			if Due(t, last, hasLast, now) {
+				picked = append(picked, t)
+				continue
+			}
+			ss.logf("not due: job %s; next at %s", t.Job, Next(t, now).In(zone(t)).Format(timeLayout))
+		}
+	}
+
+	finished := make(chan struct{})
+	cut := make(chan bool, 1)
+	go func() {
+		select {
+		case <-ctx.Done():
+			cut <- ss.drain()
+		case <-finished:
+			cut <- false
+		}
+	}()
+	first := exitcode.OK
+	for _, t := range picked {
+		if ctx.Err() != nil {
+			break
+		}
+		why := "once: due"
+		if only != "" {
+			why = "once: asked for"
+		}
+		release, ok := ss.acquire(t, why)
+		if !ok {
+			break // the shutdown began
+		}
+		code := ss.run(t, why, release)
+		if code != exitcode.OK && first == exitcode.OK {
+			first = code
+		}
+	}
+	close(finished)
+	if <-cut {
+		return ShutdownCode
+	}
+	return first
+}
