@@ -5,6 +5,9 @@ package main
 import (
 	"context"
 	"os"
+	// Job files name IANA zones (timezone:); slim container images ship no
+	// zoneinfo, so the binary carries its own (about 450 KB).
+	_ "time/tzdata"
 
 	"github.com/retrywise/retrywise/internal/cli"
 	"github.com/retrywise/retrywise/internal/interrupt"

@@ -280,11 +280,11 @@ func (ss *session) last(job string) (time.Time, bool) {
 // A job never overlaps itself: a start while the job runs (from any of its
 // lines, or its catch-up) is skipped and logged. This is the scheduler's
 // own guard, not gocron's singleton mode, which is per line, does not see
-// the catch-up, and frees its slot only after the run's function returned; at the start, a catch-up trigger whose run was missed runs
-// once. When ctx is done no run starts, running jobs get Grace, then their
+// the catch-up, and frees its slot only after the run's function returned.
+// At the start, a catch-up trigger whose run was missed runs once. When ctx is done no run starts, running jobs get Grace, then their
 // context is cancelled. It returns 0, ShutdownCode when a run was cut,
-// exitcode.Config for a bad trigger or history, exitcode.Transient when
-// another process holds the history's lock.
+// exitcode.Config for a bad trigger or history, and for a history folder
+// another process holds (the log names its pid).
 func (s *Scheduler) Serve(ctx context.Context) int {
 	ss := s.session(ctx)
 	defer ss.cut(nil)
@@ -297,7 +297,7 @@ func (s *Scheduler) Serve(ctx context.Context) int {
 	switch {
 	case errors.As(err, &locked):
 		ss.logf("not serving: another scheduler uses this history: %v", err)
-		return exitcode.Transient
+		return exitcode.Config
 	case err != nil:
 		ss.logf("not serving: %v", err)
 		return exitcode.Config

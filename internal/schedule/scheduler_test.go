@@ -348,7 +348,7 @@ func TestServeRefuses(t *testing.T) {
 	}{
 		{name: "a bad line", triggers: []Trigger{{Job: "j", Cron: []string{"61 * * * *"}}}, want: exitcode.Config, log: "not serving: job j"},
 		{name: "two triggers of a job", triggers: []Trigger{{Job: "j", Cron: []string{"@daily"}}, {Job: "j", Cron: []string{"@hourly"}}}, want: exitcode.Config, log: "two triggers"},
-		{name: "the history is held", triggers: []Trigger{{Job: "j", Cron: []string{"@daily"}}}, held: true, want: exitcode.Transient, log: "another scheduler uses this history"},
+		{name: "the history is held", triggers: []Trigger{{Job: "j", Cron: []string{"@daily"}}}, held: true, want: exitcode.Config, log: "another scheduler uses this history"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,178 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+
+	"github.com/retrywise/retrywise/internal/environ"
+	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/interrupt"
+	"github.com/retrywise/retrywise/internal/schedule"
+	"github.com/retrywise/retrywise/internal/schedule/metrics"
+)
+
+const scheduleSynopsis = `Usage: retrywise schedule [flags]
+
+Runs the job file's jobs on their cron: triggers until stopped (SIGINT or
+SIGTERM), outside GitHub: a long-running container, a server, a laptop. A job
+never overlaps itself (an overlapping start is skipped and logged); runs missed
+while the process was down are not replayed unless the job says catch-up: true
+(then once). Each run's JSON report goes to the history folder, named by job
+and start time; one process per history folder (a second one exits 78, naming
+the holder's pid). On SIGTERM no new run starts, a running job may finish for
+--grace, then it is cancelled; its report is written, exit 143.
+
+--once runs each job whose cron fell due since its last run in the history
+(with no history: within the last minute), at most once each, and exits with
+the first failing job's code; --once --job NAME runs that job now.`
+
+// scheduleOptions is what `retrywise schedule` runs.
+type scheduleOptions struct {
+	config, history, listen, job string
+	keep                         int
+	grace                        time.Duration
+	once                         bool
+}
+
+// runSchedule is `retrywise schedule`.
+func runSchedule(ctx context.Context, f *factory, args []string) int {
+	fs := newFlagSet("schedule", scheduleSynopsis)
+	var o scheduleOptions
+	fs.StringVar(&o.config, "config", "", "the job `FILE`; empty means .github/retrywise.yml, then retrywise.yml")
+	fs.StringVar(&o.history, "history", "", "the history `DIR` of run reports (and the lock); empty means $XDG_STATE_HOME/retrywise, else ~/.local/state/retrywise")
+	fs.IntVar(&o.keep, "keep", schedule.DefaultKeep, "the reports kept per job in the history; older ones are removed")
+	fs.DurationVar(&o.grace, "grace", schedule.DefaultGrace, "on SIGTERM, how long a running job may go on before it is cancelled (below Kubernetes' 30s termination grace)")
+	fs.StringVar(&o.listen, "listen", "", "serve /healthz and /metrics (Prometheus) on `ADDR`; a bare :PORT is 127.0.0.1:PORT; empty means off")
+	fs.BoolVar(&o.once, "once", false, "run the jobs that fell due since their last recorded run, once, and exit")
+	fs.StringVar(&o.job, "job", "", "with --once, run this job (`NAME`) now, whatever its cron")
+	if code, done := f.parse(fs, args); done {
+		return code
+	}
+	switch {
+	case fs.NArg() > 0:
+		return f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", fs.Arg(0)))
+	case o.job != "" && !o.once:
+		return f.fail(exitcode.Usage, "--job needs --once: the scheduler runs every job on its cron")
+	case o.keep < 1:
+		return f.fail(exitcode.Usage, "--keep must be at least 1")
+	case o.grace < 0:
+		return f.fail(exitcode.Usage, "--grace must not be negative")
+	case o.listen != "" && o.once:
+		return f.fail(exitcode.Usage, "--listen serves a running scheduler; --once exits after its runs")
+	}
+	l, errs, err := f.loadJobFile(o.config)
+	if err != nil {
+		return f.fail(exitcode.Config, err.Error())
+	}
+	if len(errs) > 0 {
+		w := f.redactor().Writer(f.stderr)
+		errs.WriteText(w)
+		w.Close()
+		return f.fail(exitcode.Config, fmt.Sprintf("%s is invalid (%d error(s)): nothing ran", errs[0].Path, len(errs)))
+	}
+	triggers := schedule.TriggersOf(l.file)
+	if o.job != "" {
+		if l.file.Job(o.job) == nil {
+			return f.fail(exitcode.Usage, fmt.Sprintf("no job %q in %s", o.job, l.file.Path))
+		}
+		if !hasTrigger(triggers, o.job) {
+			// --once --job runs the job now, whatever its cron: it needs none.
+			triggers = append(triggers, schedule.Trigger{Job: o.job, Cron: []string{"@daily"}})
+		}
+	}
+	if len(triggers) == 0 {
+		return f.fail(exitcode.Config, fmt.Sprintf("no job of %s has a cron: trigger (add cron: [\"*/30 * * * *\"] to a job, or use retrywise run)", l.file.Path))
+	}
+	dir := o.history
+	if dir == "" {
+		if dir, err = schedule.DefaultDir(environ.Map(f.env)); err != nil {
+			return f.fail(exitcode.Config, err.Error())
+		}
+	}
+	hist, err := schedule.OpenHistory(dir, o.keep)
+	if err != nil {
+		return f.fail(exitcode.Config, "cannot open the history: "+err.Error())
+	}
+
+	m := metrics.New()
+	clk := clockwork.NewRealClock()
+	logf := func(line string) {
+		fmt.Fprintf(f.stderr, "retrywise schedule: %s\n", f.redactor().String(line))
+	}
+	s := &schedule.Scheduler{
+		Triggers: triggers, Clock: clk, History: hist, Grace: o.grace, Log: logf,
+		Run: func(ctx context.Context, name string) (int, []byte) {
+			job := l.file.Job(name)
+			js := f.jobSession(l, job)
+			defer js.close()
+			rep := js.run(ctx)
+			js.finish(rep)
+			m.Observe(rep)
+			for _, t := range triggers {
+				if t.Job == name && len(t.Cron) > 0 {
+					m.SetNext(name, schedule.Next(t, clk.Now()))
+				}
+			}
+			var b bytes.Buffer
+			rep.WriteJSON(&b)
+			return rep.Run.ExitCode, b.Bytes()
+		},
+	}
+	if o.once {
+		return s.Once(ctx, o.job)
+	}
+	for _, t := range triggers {
+		m.SetNext(t.Job, schedule.Next(t, clk.Now()))
+	}
+	if o.listen != "" {
+		health := &metrics.Health{}
+		srvCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		defer stop()
+		bound, err := metrics.Serve(srvCtx, o.listen, metrics.Mux(m, health), logf)
+		if err != nil {
+			return f.fail(exitcode.Config, "--listen: "+err.Error())
+		}
+		logf("serving /healthz and /metrics on " + bound)
+		go func() {
+			<-ctx.Done()
+			health.SetServing(false) // 503 while the running jobs get their grace
+		}()
+	}
+	names := make([]string, len(triggers))
+	for i, t := range triggers {
+		names[i] = t.Job + " (" + strings.Join(t.Cron, ", ") + ")"
+	}
+	logf(fmt.Sprintf("history %s; jobs %s", hist.Dir(), strings.Join(names, "; ")))
+	code := s.Serve(ctx)
+	if code == exitcode.OK && ctx.Err() != nil {
+		// Stopped by a signal with nothing running: the signal's code, as every command.
+		return exitForCause(ctx)
+	}
+	return code
+}
+
+// hasTrigger reports whether job has a trigger.
+func hasTrigger(ts []schedule.Trigger, job string) bool {
+	for _, t := range ts {
+		if t.Job == job {
+			return true
+		}
+	}
+	return false
+}
+
+// exitForCause is the exit code of a command stopped by ctx: the signal's
+// (130 for SIGINT, 143 for SIGTERM), else 130.
+func exitForCause(ctx context.Context) int {
+	var sig *interrupt.Signal
+	if errors.As(context.Cause(ctx), &sig) {
+		return sig.ExitCode()
+	}
+	return exitcode.Interrupted
+}
