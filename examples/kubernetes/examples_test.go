@@ -6,16 +6,20 @@ package kubernetes_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/goccy/go-yaml"
+
+	"github.com/retrywise/retrywise/internal/cli"
 )
 
 type doc = map[string]any
@@ -166,6 +170,16 @@ func jobFile(t *testing.T, docs map[string]doc) doc {
 	files := load(t, "ConfigMap retrywise.yml", []byte(src))
 	if len(files) != 1 || str(at(files[0], "version")) != "1" {
 		t.Fatalf("the ConfigMap's retrywise.yml is not one version: 1 document:\n%s", src)
+	}
+	// And the real validator accepts it, as `retrywise validate` would.
+	path := filepath.Join(t.TempDir(), "retrywise.yml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	c := &cli.Command{Stdout: &out, Stderr: &errb}
+	if code := c.Main(context.Background(), []string{"retrywise", "validate", "--config", path}); code != 0 {
+		t.Errorf("retrywise validate of the ConfigMap's job file: exit %d\n%s", code, errb.String())
 	}
 	return files[0]
 }
