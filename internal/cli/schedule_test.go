@@ -153,8 +153,9 @@ func startSchedule(t *testing.T, job string, args ...string) (cmd *exec.Cmd, std
 }
 
 // TestScheduleServeMetrics: a running scheduler serves /healthz and
-// /metrics; after a catch-up run, the metrics (parsed with Prometheus'
-// text parser) count it; SIGTERM stops it within a second with 143.
+// /metrics; after a catch-up run with one recovered transient failure and
+// one policy stop, the metrics (parsed with Prometheus' text parser) count
+// them; SIGTERM stops it within a second with 143.
 func TestScheduleServeMetrics(t *testing.T) {
 	cmd, stderr, hist := startSchedule(t, `version: 1
 jobs:
@@ -163,6 +164,9 @@ jobs:
     catch-up: true
     steps:
       - {id: flaky, retry: {schedule: [10ms]}, exec: {run: 'if [ ! -e f ]; then touch f; echo "curl: (28) Operation timed out" >&2; exit 28; fi'}}
+      - id: refused
+        continue-on-error: true
+        exec: {command: [sh, -c, "echo 'curl: (22) The requested URL returned error: 403' >&2; exit 22"]}
 `, "--listen", "127.0.0.1:0")
 	waitFor(t, stderr, "ended: job j: exit 0")
 	m := regexp.MustCompile(`serving /healthz and /metrics on (\S+)`).FindStringSubmatch(stderr.String())
@@ -207,8 +211,11 @@ jobs:
 	if got := value("retrywise_runs_total", map[string]string{"job": "j", "result": "success"}); got != 1 {
 		t.Errorf("runs_total = %v", got)
 	}
-	if got := value("retrywise_attempts_total", map[string]string{"kind": "exec"}); got != 2 {
-		t.Errorf("attempts_total{exec} = %v, want 2", got)
+	if got := value("retrywise_attempts_total", map[string]string{"kind": "exec"}); got != 3 {
+		t.Errorf("attempts_total{exec} = %v, want 3: two of the recovered step, one of the policy stop", got)
+	}
+	if got := value("retrywise_failures_total", map[string]string{"job": "j", "class": "policy"}); got != 1 {
+		t.Errorf("failures_total{policy} = %v, want 1", got)
 	}
 	if got := value("retrywise_next_run_timestamp_seconds", map[string]string{"job": "j"}); got < float64(time.Now().Unix()) {
 		t.Errorf("next run = %v, not in the future", got)
