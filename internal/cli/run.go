@@ -166,17 +166,28 @@ func runRun(ctx context.Context, f *factory, args []string) int {
 	if fs.NArg() > 0 {
 		return f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", fs.Arg(0)))
 	}
-	l, errs, err := f.loadJobFile(*config)
+	l, code, ok := f.loadValid(*config)
+	if !ok {
+		return code
+	}
+	return f.runJob(ctx, l, o)
+}
+
+// loadValid loads the job file at path ("" means the default places) for a
+// command that runs it: an invalid file prints every error and runs nothing
+// (78).
+func (f *factory) loadValid(path string) (*loaded, int, bool) {
+	l, errs, err := f.loadJobFile(path)
 	if err != nil {
-		return f.fail(exitcode.Config, err.Error())
+		return nil, f.fail(exitcode.Config, err.Error()), false
 	}
 	if len(errs) > 0 {
 		w := f.redactor().Writer(f.stderr)
 		errs.WriteText(w)
 		w.Close()
-		return f.fail(exitcode.Config, fmt.Sprintf("%s is invalid (%d error(s)): nothing ran", errs[0].Path, len(errs)))
+		return nil, f.fail(exitcode.Config, fmt.Sprintf("%s is invalid (%d error(s)): nothing ran", errs[0].Path, len(errs))), false
 	}
-	return f.runJob(ctx, l, o)
+	return l, 0, true
 }
 
 // runJob runs one job of a loaded file (or prints its plan), writes its

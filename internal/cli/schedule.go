@@ -66,15 +66,9 @@ func runSchedule(ctx context.Context, f *factory, args []string) int {
 	case o.listen != "" && o.once:
 		return f.fail(exitcode.Usage, "--listen serves a running scheduler; --once exits after its runs")
 	}
-	l, errs, err := f.loadJobFile(o.config)
-	if err != nil {
-		return f.fail(exitcode.Config, err.Error())
-	}
-	if len(errs) > 0 {
-		w := f.redactor().Writer(f.stderr)
-		errs.WriteText(w)
-		w.Close()
-		return f.fail(exitcode.Config, fmt.Sprintf("%s is invalid (%d error(s)): nothing ran", errs[0].Path, len(errs)))
+	l, code, ok := f.loadValid(o.config)
+	if !ok {
+		return code
 	}
 	triggers := schedule.TriggersOf(l.file)
 	if o.job != "" {
@@ -91,6 +85,7 @@ func runSchedule(ctx context.Context, f *factory, args []string) int {
 	}
 	dir := o.history
 	if dir == "" {
+		var err error
 		if dir, err = schedule.DefaultDir(environ.Map(f.env)); err != nil {
 			return f.fail(exitcode.Config, err.Error())
 		}
@@ -149,7 +144,7 @@ func runSchedule(ctx context.Context, f *factory, args []string) int {
 		names[i] = t.Job + " (" + strings.Join(t.Cron, ", ") + ")"
 	}
 	logf(fmt.Sprintf("history %s; jobs %s", hist.Dir(), strings.Join(names, "; ")))
-	code := s.Serve(ctx)
+	code = s.Serve(ctx)
 	if code == exitcode.OK && ctx.Err() != nil {
 		// Stopped by a signal with nothing running: the signal's code, as every command.
 		return exitForCause(ctx)
