@@ -2,6 +2,27 @@
 // relayed live, its failure is classified, and it is stopped on timeout or
 // cancellation together with its whole process group.
 //
+// # Processes
+//
+// Every attempt runs in a process group of its own, led by the command.
+// An attempt is stopped when its Timeout is reached (SIGTERM) or when ctx is
+// cancelled (the signal retrywise received, else SIGTERM): the signal goes
+// to the whole group, and SIGKILL to the whole group follows when KillGrace
+// is over, whether or not the command itself has exited by then, so a shell's
+// background job that ignores SIGINT or SIGTERM dies too. Attempt returns
+// only when the group is empty or has been sent SIGKILL. When retrywise
+// itself is signalled (interrupt.FromContext) the grace is at most 500 ms,
+// also when the signal arrives during a timeout's grace, which it cuts
+// short; either way retrywise exits within a second.
+//
+// An attempt that ends on its own (its command exited, nothing stopped it)
+// leaves its group alone: a process it started in the background on purpose
+// (nohup server &) is the command's business, and output pipes it holds
+// delay the attempt's end by at most 300 ms. Processes that leave the group
+// (setsid, a daemon's double fork, setpgid) are out of reach in every case:
+// retrywise does not become their subreaper (PR_SET_CHILD_SUBREAPER) nor
+// use cgroups; run such commands in a container or a cgroup to bound them.
+//
 // # Step outputs
 //
 // With Options.OutputDir set, a step's outputs are what its command writes
@@ -70,6 +91,8 @@ const (
 	cancelGrace = 500 * time.Millisecond
 	// pipeGrace bounds how long output pipes held open by a grandchild delay an attempt's end.
 	pipeGrace = 300 * time.Millisecond
+	// groupPoll is how often a stopped attempt's group is checked for survivors once its direct child exited.
+	groupPoll = 20 * time.Millisecond
 )
 
 // Options configures a Step.
@@ -86,7 +109,7 @@ type Options struct {
 	Stdout, Stderr io.Writer
 	// Timeout bounds each attempt; 0 means none.
 	Timeout time.Duration
-	// KillGrace is the wait between SIGTERM and SIGKILL; 0 means DefaultKillGrace.
+	// KillGrace is the wait between SIGTERM and SIGKILL to the group; 0 means DefaultKillGrace.
 	KillGrace time.Duration
 	// Tool says whose output this is for the recognisers; "" means auto.
 	Tool failure.Tool
@@ -375,9 +398,14 @@ func (s *Step) run(ctx context.Context, n int, env []string) error {
 
 	waited := make(chan struct{})
 	killed := make(chan syscall.Signal, 1)
-	go s.watch(attemptCtx, cmd.Process.Pid, waited, killed)
+	watched := make(chan struct{})
+	go func() {
+		s.watch(ctx, attemptCtx, cmd.Process.Pid, waited, killed)
+		close(watched)
+	}()
 	werr := cmd.Wait()
 	close(waited)
+	<-watched
 	if feed != nil {
 		feed.close()
 	}
@@ -405,29 +433,71 @@ func (s *Step) run(ctx context.Context, n int, env []string) error {
 	return verdict
 }
 
-// watch stops the process group when ctx ends: it forwards the signal that
-// cancelled the run (SIGTERM on a timeout), then sends SIGKILL after the grace.
-func (s *Step) watch(ctx context.Context, pid int, waited <-chan struct{}, killed chan<- syscall.Signal) {
+// watch stops the attempt's process group pgid when attemptCtx ends (a
+// timeout, or ctx cancelled) and returns once the group is dealt with; it
+// returns at once when the attempt ended on its own (waited closed first).
+//
+// A stopped attempt's group gets the signal that cancelled the run (SIGTERM
+// on a timeout or a cancellation without a signal), then SIGKILL when the
+// grace is over, whether or not the direct child has exited by then: a
+// background job that ignores the signal dies with the rest. The grace ends
+// early when the group is empty. When retrywise itself is signalled during
+// a timeout's grace, that signal is forwarded too and the grace is cut to
+// cancelGrace from then, so the process still exits within a second.
+func (s *Step) watch(ctx, attemptCtx context.Context, pgid int, waited <-chan struct{}, killed chan<- syscall.Signal) {
 	select {
 	case <-waited:
 		return
-	case <-ctx.Done():
+	case <-attemptCtx.Done():
 	}
 	sig, grace := syscall.SIGTERM, s.opts.KillGrace
-	if fwd, ok := interrupt.FromContext(ctx); ok {
+	parent := ctx.Done()
+	if fwd, ok := interrupt.FromContext(attemptCtx); ok {
 		// retrywise itself is stopping: forward the signal, and keep the promise
 		// to exit within a second even if the child ignores it.
-		sig, grace = fwd, min(grace, cancelGrace)
+		sig, grace, parent = fwd, min(grace, cancelGrace), nil
 	}
 	killed <- sig
-	syscall.Kill(-pid, sig)
+	syscall.Kill(-pgid, sig)
+	deadline := time.Now().Add(grace)
 	t := time.NewTimer(grace)
 	defer t.Stop()
-	select {
-	case <-waited:
-	case <-t.C:
-		syscall.Kill(-pid, syscall.SIGKILL)
+	var poll <-chan time.Time
+	for {
+		select {
+		case <-waited:
+			// The direct child is gone; its group may live on without it.
+			waited = nil
+			if !groupAlive(pgid) {
+				return
+			}
+			tick := time.NewTicker(groupPoll)
+			defer tick.Stop()
+			poll = tick.C
+		case <-poll:
+			if !groupAlive(pgid) {
+				return
+			}
+		case <-parent:
+			parent = nil
+			if fwd, ok := interrupt.FromContext(ctx); ok {
+				syscall.Kill(-pgid, fwd)
+				if cut := time.Now().Add(cancelGrace); cut.Before(deadline) {
+					deadline = cut
+					t.Reset(cancelGrace)
+				}
+			}
+		case <-t.C:
+			syscall.Kill(-pgid, syscall.SIGKILL)
+			return
+		}
 	}
+}
+
+// groupAlive reports whether process group pgid still has a member (one
+// retrywise may not signal counts: it exists).
+func groupAlive(pgid int) bool {
+	return syscall.Kill(-pgid, 0) != syscall.ESRCH
 }
 
 // classify hands how the process ended to failure.FromProcess.
