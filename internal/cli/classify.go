@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/retrywise/retrywise/internal/execstep"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
 )
@@ -16,8 +18,9 @@ import (
 const classifySynopsis = `Usage: retrywise classify [flags] < failure.txt
 
 Explains a failure without running anything. The failure text (a tool's output
-or an HTTP body) comes on stdin and may be empty. Always exits 0 with a
-classification; only malformed flags exit 64.
+or an HTTP body) comes on stdin and may be empty; as for exec, only its last
+64 KiB are kept and classified (stderr says so when more came). Always exits 0
+with a classification; only malformed flags exit 64.
 
 With --json it prints exactly one JSON object:
   {"class": "transient|policy|structural|absent|unknown", "code": "KIND",
@@ -79,12 +82,15 @@ func parseClassify(f *factory, args []string) (*classifyOptions, int, bool) {
 // classification, masked; it exits 0 unless stdin cannot be read.
 func runClassify(ctx context.Context, opts *classifyOptions) int {
 	f := opts.f
-	text, err := io.ReadAll(f.stdin)
+	text, total, err := readTail(f.stdin, classifyTail)
 	if err != nil {
 		return f.fail(exitcode.Usage, "cannot read stdin: "+err.Error())
 	}
+	if total > int64(len(text)) {
+		fmt.Fprintf(f.stderr, "retrywise: classify read %s of input and classified its last %s (from the first whole line)\n", sizeText(total), sizeText(classifyTail))
+	}
 	in := opts.input
-	in.Text = string(text)
+	in.Text = text
 	fl := failure.Classify(in)
 	red := f.redactor()
 	out := Classification{Class: fl.Class.String(), Code: string(fl.Code), Decision: string(fl.Class.Decision()), Reason: red.String(fl.Reason), Remedy: red.String(fl.Remedy), Evidence: []string{}}
@@ -111,6 +117,60 @@ func runClassify(ctx context.Context, opts *classifyOptions) int {
 		fmt.Fprintf(f.stdout, "wait:     the server asked to wait %s\n", fl.RetryAfter)
 	}
 	return exitcode.OK
+}
+
+// classifyTail is how much of its stdin classify keeps: the tail, as exec
+// keeps of a child's output (execstep.TailSize, 64 KiB).
+const classifyTail = execstep.TailSize
+
+// readTail reads r to its end and returns its last limit bytes or fewer: when
+// r held more, the kept text starts after the first line break in them, so
+// that its first line is whole. total is how many bytes r held. It holds at
+// most 2*limit bytes plus a read buffer, whatever r's size.
+func readTail(r io.Reader, limit int) (text string, total int64, err error) {
+	buf := make([]byte, 0, 2*limit)
+	chunk := make([]byte, 32<<10)
+	for {
+		n, rerr := r.Read(chunk)
+		total += int64(n)
+		for p := chunk[:n]; len(p) > 0; {
+			room := cap(buf) - len(buf)
+			if room == 0 {
+				buf = append(buf[:0], buf[len(buf)-limit:]...)
+				room = cap(buf) - len(buf)
+			}
+			k := min(room, len(p))
+			buf = append(buf, p[:k]...)
+			p = p[k:]
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return "", total, rerr
+		}
+	}
+	if total <= int64(limit) {
+		return string(buf), total, nil
+	}
+	kept := buf[len(buf)-limit:]
+	if i := bytes.IndexByte(kept, '\n'); i >= 0 && i < len(kept)-1 {
+		kept = kept[i+1:]
+	}
+	return string(kept), total, nil
+}
+
+// sizeText renders n bytes for people: "200 MiB", "64 KiB", "512 bytes".
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // parseHeaders parses "Name: value" flags into a header.

@@ -177,7 +177,7 @@ func resetWaits(out *retry.Outcome) (time.Duration, []string) {
 		if i == len(out.Attempts)-1 || a.Wait == 0 || !errors.As(a.Failure, &low) {
 			continue
 		}
-		total += a.Wait
+		total = retry.Add(total, a.Wait)
 		notes = append(notes, fmt.Sprintf("waited %s for the %s quota's reset at %s", a.Wait.Round(time.Second), low.Resource, low.Rate.Reset.UTC().Format(time.RFC3339)))
 	}
 	return total, notes

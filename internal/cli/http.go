@@ -42,7 +42,10 @@ ${NAME} in the URL, header values and --data is replaced by the environment
 variable NAME ($$ is a literal $); an unset NAME exits 78.
 
 The body of an expected answer goes to stdout (or --output FILE) and nothing
-else does; progress, --field values and the report go to stderr.`
+else does; progress, --field values and the report go to stderr. A body over
+--max-body (default 1GiB) fails the attempt as structural (65,
+http-body-too-large): stdout gets at most --max-body bytes, --output is left
+as it was.`
 
 // httpFlags are the request flags of `retrywise http`, as given.
 type httpFlags struct {
@@ -56,6 +59,7 @@ type httpFlags struct {
 	expect      string
 	absentOK    bool
 	output      string
+	maxBody     string
 	fields      stringList
 	retryUnsafe bool
 	threshold   int
@@ -85,6 +89,8 @@ type httpOptions struct {
 	absentOK bool
 	// outputFile receives the body instead of stdout; "" means stdout.
 	outputFile string
+	// maxBody bounds the body of an expected answer, in bytes.
+	maxBody int64
 	// fields are printed on stderr after an answer.
 	fields []httpstep.Field
 	// retryUnsafe retries POST and PATCH even when they may have been processed.
@@ -110,6 +116,7 @@ func httpKind() *kindDef {
 			fs.StringVar(&hf.expect, "expect", "", "`STATUSES` that succeed, e.g. 200,201 or 200-299; empty means any 2xx")
 			fs.BoolVar(&hf.absentOK, "absent-ok", false, "exit 0 with found=false and a null value when the answer is 404/410 (not there)")
 			fs.StringVar(&hf.output, "output", "", "write the body to `FILE` instead of stdout (replaced only on success)")
+			fs.StringVar(&hf.maxBody, "max-body", "1GiB", "the largest body an expected answer may have (`SIZE`: bytes, KiB, MiB, GiB); a longer one fails the attempt as structural")
 			fs.Var(&hf.fields, "field", "print the value of a jq expression as `NAME=EXPR`, e.g. id=.items[0].id or ids=[.items[].id] (repeatable);\n"+
 				"null or no value is absent (66, or 0 with --absent-ok), a jq error or several values structural (65);\n"+
 				"a key with a dot is .[\"a.b\"]; env and $ENV are {}")
@@ -137,6 +144,9 @@ func (hf *httpFlags) resolve(f *factory, pos []string, given func(string) bool) 
 	opts.url = pos[0]
 	if opts.step.policy, err = hf.step.policy(); err != nil {
 		return nil, err
+	}
+	if opts.maxBody, err = parseSize(hf.maxBody); err != nil {
+		return nil, fmt.Errorf("invalid --max-body: %w", err)
 	}
 	if opts.expect, err = httpstep.ParseExpect(hf.expect); err != nil {
 		return nil, fmt.Errorf("invalid --expect: %w", err)
@@ -241,7 +251,7 @@ func (opts *httpOptions) run(ctx context.Context, io *stepIO) (*report.Step, *st
 	step, err := httpstep.New(httpstep.Options{
 		Method: method, URL: rawURL, Header: headers, Body: body, Timeout: opts.timeout,
 		Client: httpstep.NewClient(tr, opts.follow), Expect: opts.expect, Fields: opts.fields,
-		Stdout: stdout, OutputFile: outputFile, RetryUnsafe: opts.retryUnsafe,
+		Stdout: stdout, OutputFile: outputFile, MaxBody: opts.maxBody, RetryUnsafe: opts.retryUnsafe,
 		Breaker: f.breakers.Get(key, breaker.Settings{Threshold: opts.breakerThreshold}),
 		Clock:   f.clock, UserAgent: f.userAgent(),
 	})

@@ -29,7 +29,7 @@ import (
 // job file: the retry flags live under retry:, the egress flags under
 // defaults (one prober per run), and a run has one report.
 var (
-	retryFlagNames  = []string{"schedule", "max-attempts", "max-elapsed", "retry-after-cap", "on-unknown"}
+	retryFlagNames  = []string{"schedule", "max-attempts", "max-attempts-force", "max-elapsed", "retry-after-cap", "on-unknown"}
 	egressFlagNames = []string{"egress-status-url", "egress-canary"}
 	// runOnlyFlags are the command flags a job file does not take at all:
 	// the run's report is `retrywise run --report`.

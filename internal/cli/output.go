@@ -43,10 +43,15 @@ func (o *output) fail(code int, msg string) int {
 	return code
 }
 
-// progress is the coordinator's Progress: one line per failed attempt that will be retried.
+// progress is the coordinator's Progress: one line per failed attempt that
+// will be retried, folded after the first ten (report.Progress).
 func (o *output) progress(a retry.Attempt, maxAttempts int) {
+	line, ok := report.Progress(a, maxAttempts)
+	if !ok {
+		return
+	}
 	o.stderr.Flush()
-	fmt.Fprintf(o.stderr, "retrywise: %s\n", report.ProgressLine(a, maxAttempts))
+	fmt.Fprintf(o.stderr, "retrywise: %s\n", line)
 }
 
 // finish writes the report to stderr and the JSON file, then the one-line

@@ -14,6 +14,7 @@ import (
 type stepFlags struct {
 	schedule      string
 	maxAttempts   int
+	forceAttempts bool
 	maxElapsed    time.Duration
 	retryAfterCap time.Duration
 	onUnknown     string
@@ -43,8 +44,9 @@ type stepOptions struct {
 func addStepFlags(fs *flag.FlagSet, defaultSchedule string) *stepFlags {
 	r := &stepFlags{}
 	fs.StringVar(&r.schedule, "schedule", defaultSchedule, "comma-separated `waits` before each retry; the last repeats")
-	fs.IntVar(&r.maxAttempts, "max-attempts", 0, "attempts in all, the first included; 0 means the schedule's length plus one")
-	fs.DurationVar(&r.maxElapsed, "max-elapsed", 15*time.Minute, "bound on the whole loop; a wait that would cross it is not started")
+	fs.IntVar(&r.maxAttempts, "max-attempts", 0, fmt.Sprintf("attempts in all, the first included; 0 means the schedule's length plus one; at most %d without --max-attempts-force", retry.MaxAttemptsLimit))
+	fs.BoolVar(&r.forceAttempts, "max-attempts-force", false, fmt.Sprintf("allow more than %d attempts (still bounded by --max-elapsed)", retry.MaxAttemptsLimit))
+	fs.DurationVar(&r.maxElapsed, "max-elapsed", 15*time.Minute, fmt.Sprintf("bound on the whole loop, at most %s; a wait that would cross it is not started", fmtLimit(retry.MaxElapsedLimit)))
 	fs.DurationVar(&r.retryAfterCap, "retry-after-cap", 5*time.Minute, "longest server-requested wait (Retry-After) honoured; a longer one stops")
 	fs.StringVar(&r.onUnknown, "on-unknown", "stop", "what to do with an unrecognised failure: stop or retry")
 	fs.StringVar(&r.report, "report", "", "also write the report as JSON to `FILE`")
@@ -72,5 +74,27 @@ func (r *stepFlags) policy() (retry.Policy, error) {
 	if r.maxAttempts < 0 {
 		return retry.Policy{}, fmt.Errorf("invalid --max-attempts %d: must be at least 1 (0 derives it from the schedule)", r.maxAttempts)
 	}
-	return retry.Policy{Schedule: sched, MaxAttempts: r.maxAttempts, MaxElapsed: r.maxElapsed, RetryAfterCap: r.retryAfterCap, OnUnknown: ou}.Normalize()
+	if r.maxElapsed > retry.MaxElapsedLimit {
+		return retry.Policy{}, fmt.Errorf("invalid --max-elapsed %s: over the limit of %s", r.maxElapsed, fmtLimit(retry.MaxElapsedLimit))
+	}
+	p, err := retry.Policy{Schedule: sched, MaxAttempts: r.maxAttempts, MaxElapsed: r.maxElapsed, RetryAfterCap: r.retryAfterCap, OnUnknown: ou}.Normalize()
+	if err != nil {
+		return p, err
+	}
+	if p.MaxAttempts > retry.MaxAttemptsLimit && !r.forceAttempts {
+		what := fmt.Sprintf("--max-attempts %d", p.MaxAttempts)
+		if r.maxAttempts == 0 {
+			what = fmt.Sprintf("--schedule of %d waits (%d attempts)", len(p.Schedule), p.MaxAttempts)
+		}
+		return retry.Policy{}, fmt.Errorf("invalid %s: over the cap of %d attempts; add --max-attempts-force to allow more (the loop stays bounded by --max-elapsed)", what, retry.MaxAttemptsLimit)
+	}
+	return p, nil
+}
+
+// fmtLimit renders a limit of whole hours as "24h".
+func fmtLimit(d time.Duration) string {
+	if d%time.Hour == 0 {
+		return fmt.Sprintf("%dh", d/time.Hour)
+	}
+	return d.String()
 }

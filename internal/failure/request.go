@@ -109,6 +109,19 @@ func FieldBodyTooLarge(limit int) *Failure {
 	return New(Structural, CodeFieldTooLarge, fmt.Sprintf("the response body is over %d MiB, too large for --field", limit>>20), "request a smaller document (filter or paginate)")
 }
 
+// BodyTooLarge is the failure of an expected answer whose body is over
+// --max-body (limit bytes): structural, the request must ask for less; the
+// body is not delivered. declared is the Content-Length when it alone
+// showed the body too large, else -1.
+func BodyTooLarge(limit, declared int64) *Failure {
+	ev := fmt.Sprintf("more than %d bytes of body read", limit)
+	if declared >= 0 {
+		ev = fmt.Sprintf("Content-Length: %d", declared)
+	}
+	return New(Structural, CodeBodyTooLarge, fmt.Sprintf("the response body is over the --max-body of %s", byteSize(limit)),
+		"raise --max-body if the body is meant to be that large, or request a smaller document (filter, paginate)", ev)
+}
+
 // OutputWrite is the failure to write what a step produced (its body, an
 // --output file): unknown, since it is local and says nothing of the server.
 func OutputWrite(what string, err error, remedy string) *Failure {

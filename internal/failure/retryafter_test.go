@@ -2,10 +2,13 @@ package failure
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"testing"
 	"time"
 )
+
+const forever = time.Duration(math.MaxInt64)
 
 func TestRetryAfter(t *testing.T) {
 	now := time.Date(2025, 6, 2, 10, 0, 0, 0, time.UTC)
@@ -21,7 +24,13 @@ func TestRetryAfter(t *testing.T) {
 		{"delta", http.Header{"Retry-After": {"120"}}, 120 * time.Second, true},
 		{"zero", http.Header{"Retry-After": {"0"}}, 0, true},
 		{"negative", http.Header{"Retry-After": {"-5"}}, 0, false},
-		{"huge", http.Header{"Retry-After": {"99999999999999999"}}, 0, false},
+		{"huge", http.Header{"Retry-After": {"99999999999999999"}}, forever, true},
+		{"one second over the largest duration", http.Header{"Retry-After": {"9223372037"}}, forever, true},
+		{"the largest whole duration in seconds", http.Header{"Retry-After": {"9223372036"}}, 9223372036 * time.Second, true},
+		{"past int64", http.Header{"Retry-After": {"99999999999999999999999"}}, forever, true},
+		{"reset past int64", http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"99999999999999999999999"}}, forever, true},
+		{"reset 19 digits", http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"9223372036854775807"}}, forever, true},
+		{"IETF reset huge", http.Header{"Ratelimit-Remaining": {"0"}, "Ratelimit-Reset": {"9223372037"}}, forever, true},
 		{"garbage", http.Header{"Retry-After": {"soon"}}, 0, false},
 		{"IMF-fixdate", http.Header{"Retry-After": {now.Add(45 * time.Second).Format(http.TimeFormat)}}, 45 * time.Second, true},
 		{"RFC 850 date", http.Header{"Retry-After": {now.Add(time.Hour).Format("Monday, 02-Jan-06 15:04:05 GMT")}}, time.Hour, true},

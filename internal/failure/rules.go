@@ -24,7 +24,7 @@ func ParseExitCodes(s string) ([]int, error) {
 	if err != nil {
 		return nil, fmt.Errorf("exit codes %q: %w", s, err)
 	}
-	return out, nil
+	return out.Ints(), nil
 }
 
 // Apply returns the classification after the user rules. Stop rules win: a

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/google/go-github/v60/github"
@@ -70,8 +68,8 @@ func secondaryWait(e *github.AbuseRateLimitError, now time.Time) time.Duration {
 		if d, ok := failure.RetryAfter(h, now); ok {
 			return d
 		}
-		if reset, err := strconv.ParseInt(strings.TrimSpace(h.Get("X-RateLimit-Reset")), 10, 64); err == nil && reset > 0 {
-			return max(time.Unix(reset, 0).Sub(now), 0)
+		if d, ok := failure.ResetWait(h.Get("X-RateLimit-Reset"), now); ok {
+			return d
 		}
 	}
 	if e.RetryAfter != nil && *e.RetryAfter > 0 {

@@ -15,6 +15,9 @@ import (
 
 // deliver writes the body of an expected answer and extracts the fields.
 func (s *Step) deliver(ctx, actx context.Context, resp *http.Response) (*failure.Failure, bool) {
+	if m := s.opts.MaxBody; m > 0 && resp.ContentLength > m {
+		return failure.BodyTooLarge(m, resp.ContentLength), true
+	}
 	var dst io.Writer
 	var tmp *os.File
 	if s.opts.OutputFile != "" {
@@ -43,8 +46,15 @@ func (s *Step) deliver(ctx, actx context.Context, resp *http.Response) (*failure
 	if n := resp.ContentLength; n >= 0 && n < int64(size) {
 		size = int(n) + 1 // small answers need no 32 KiB copy buffer
 	}
-	_, err := io.CopyBuffer(io.MultiWriter(dst, kept), src, make([]byte, size))
+	var w io.Writer = io.MultiWriter(dst, kept)
+	if s.opts.MaxBody > 0 {
+		w = &capWriter{w: w, left: s.opts.MaxBody}
+	}
+	_, err := io.CopyBuffer(w, src, make([]byte, size))
 	if err != nil {
+		if errors.Is(err, errBodyTooLarge) {
+			return failure.BodyTooLarge(s.opts.MaxBody, -1), true
+		}
 		if src.err == nil {
 			return failure.OutputWrite("the response body", err, "check where the output goes (disk space, a closed pipe)"), true
 		}
@@ -71,6 +81,30 @@ func (s *Step) deliver(ctx, actx context.Context, resp *http.Response) (*failure
 		return nil, false
 	}
 	return s.extract(ctx, kept), false
+}
+
+// errBodyTooLarge stops the copy of a body over Options.MaxBody.
+var errBodyTooLarge = errors.New("the body is over --max-body")
+
+// capWriter passes on at most left bytes; a write beyond them is cut at
+// the bound and fails with errBodyTooLarge.
+type capWriter struct {
+	w    io.Writer
+	left int64
+}
+
+func (c *capWriter) Write(p []byte) (int, error) {
+	if int64(len(p)) <= c.left {
+		n, err := c.w.Write(p)
+		c.left -= int64(n)
+		return n, err
+	}
+	n, err := c.w.Write(p[:c.left])
+	c.left -= int64(n)
+	if err == nil {
+		err = errBodyTooLarge
+	}
+	return n, err
 }
 
 // countingWriter notes when a byte reached the caller's stdout.

@@ -109,3 +109,77 @@ func TestDeliverValue(t *testing.T) {
 		}
 	}
 }
+
+// TestDeliverMaxBody: a body over MaxBody fails the attempt as structural
+// (http-body-too-large), whether its length is declared or not; stdout gets
+// at most MaxBody bytes and --output is not written.
+func TestDeliverMaxBody(t *testing.T) {
+	const limit = 1000
+	tests := []struct {
+		name     string
+		size     int
+		declared bool
+		wantFail bool
+	}{
+		{"under", limit - 1, false, false},
+		{"at the bound", limit, false, false},
+		{"one byte over", limit + 1, false, true},
+		{"far over, chunked", 100 * limit, false, true},
+		{"declared at the bound", limit, true, false},
+		{"declared over", limit + 1, true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if tt.declared {
+					w.Header().Set("Content-Length", fmt.Sprint(tt.size))
+				}
+				for left := tt.size; left > 0; left -= 100 {
+					io.WriteString(w, strings.Repeat("x", min(left, 100)))
+					w.(http.Flusher).Flush() // chunked unless declared
+				}
+			}))
+			defer srv.Close()
+			for _, toFile := range []bool{false, true} {
+				var stdout bytes.Buffer
+				dir := t.TempDir()
+				out := ""
+				if toFile {
+					out = filepath.Join(dir, "body.out")
+				}
+				s, err := New(Options{URL: srv.URL, Stdout: &stdout, OutputFile: out, MaxBody: limit})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var f *failure.Failure
+				if err := s.Attempt(context.Background(), 1); err != nil {
+					f = failure.FromError(err)
+				}
+				if tt.wantFail {
+					if f == nil || f.Class != failure.Structural || f.Code != failure.CodeBodyTooLarge {
+						t.Fatalf("file %v: %v, want http-body-too-large", toFile, f)
+					}
+					if f.Class.Decision() != failure.Stop {
+						t.Errorf("a body too large is retried")
+					}
+				} else if f != nil {
+					t.Fatalf("file %v: %v, want success", toFile, f)
+				}
+				if stdout.Len() > limit {
+					t.Errorf("stdout got %d bytes, over the bound", stdout.Len())
+				}
+				if toFile {
+					entries, _ := os.ReadDir(dir)
+					if tt.wantFail != (len(entries) == 0) {
+						t.Errorf("--output: %d files left", len(entries))
+					}
+					if b, err := os.ReadFile(out); !tt.wantFail && (err != nil || len(b) != tt.size) {
+						t.Errorf("--output holds %d bytes, want %d", len(b), tt.size)
+					}
+				} else if !tt.wantFail && stdout.Len() != tt.size {
+					t.Errorf("stdout got %d bytes, want %d", stdout.Len(), tt.size)
+				}
+			}
+		})
+	}
+}

@@ -1,6 +1,8 @@
 package httpstep
 
 import (
+	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -44,5 +46,28 @@ func TestParseExpect(t *testing.T) {
 		if e.String() != tt.str {
 			t.Errorf("%q.String() = %q, want %q", tt.in, e.String(), tt.str)
 		}
+	}
+}
+
+// TestParseExpectKeepsRanges: --expect of 15,000 ranges (120 KB) is parsed
+// fast and small, ranges kept as ranges, not expanded into every status.
+func TestParseExpectKeepsRanges(t *testing.T) {
+	in := strings.TrimSuffix(strings.Repeat("100-599,", 15000), ",")
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	e, err := ParseExpect(in)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Errorf("parsing allocated %d KiB, want under 1 MiB", alloc>>10)
+	}
+	if !e.Has(100) || !e.Has(599) || e.Has(600) || e.String() != "100-599" {
+		t.Errorf("set = %s", e.String())
+	}
+	if n := len(e); n > 1 {
+		t.Errorf("the set holds %d elements, want one range", n)
 	}
 }

@@ -60,6 +60,11 @@ type Options struct {
 	// OutputFile, when set, receives the body instead; it is written to a
 	// temporary file beside it and renamed on success, so a retry never appends.
 	OutputFile string
+	// MaxBody bounds the body of an expected answer in bytes, wherever it
+	// goes: a longer one fails the attempt (failure.BodyTooLarge) with at most
+	// MaxBody bytes written to Stdout and OutputFile left as it was; 0 means
+	// no bound.
+	MaxBody int64
 	// RetryUnsafe allows retrying POST and PATCH requests after they may have reached the server.
 	RetryUnsafe bool
 	// Breaker is the target host's circuit breaker; nil means none.

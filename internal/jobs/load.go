@@ -323,6 +323,8 @@ func (l *loader) readTimeout(e entry, b *jobBuild) {
 		l.errorf(sc.pos, "write a duration such as 20m or 1h30m", "timeout: %q is not a duration", sc.text)
 	case d <= 0:
 		l.errorf(sc.pos, "write a positive duration such as 20m, or remove timeout: for none", "timeout: must be positive, got %s", sc.text)
+	case d > MaxTimeout:
+		l.errorf(sc.pos, "write a duration of at most 24h", "timeout: %s is over the limit of 24h", sc.text)
 	default:
 		b.job.Timeout = d
 	}

@@ -101,6 +101,8 @@ func TestLoadInvalid(t *testing.T) {
 			pos: "4:14", msg: `timeout: "soon" is not a duration`},
 		{name: "zero timeout", src: "version: 1\njobs:\n  publish:\n    timeout: 0s\n    steps:\n" + quotaStep,
 			pos: "4:14", msg: "timeout: must be positive"},
+		{name: "timeout of 292 years", src: "version: 1\njobs:\n  publish:\n    timeout: 2562047h\n    steps:\n" + quotaStep,
+			pos: "4:14", msg: "timeout: 2562047h is over the limit of 24h"},
 		{name: "missing id", src: head + "      - http: {url: \"https://x\"}\n",
 			pos: "5:7", msg: "step 1 has no id", fix: "add id:"},
 		{name: "duplicate id", src: head + quotaStep + "      - id: quota\n        http: {url: \"https://y\"}\n",

@@ -5,6 +5,9 @@ import (
 	"time"
 )
 
+// MaxTimeout is the longest timeout: a job may have (24h).
+const MaxTimeout = 24 * time.Hour
+
 // Pos is a position in the job file, 1-based.
 type Pos struct {
 	Line, Col int
@@ -63,7 +66,7 @@ type Job struct {
 	Name string
 	// Pos is where the job's key is written.
 	Pos Pos
-	// Timeout bounds the whole job; 0 means none.
+	// Timeout bounds the whole job, at most MaxTimeout; 0 means none.
 	Timeout time.Duration
 	// Env is the job's env:, given to every step.
 	Env []EnvVar

@@ -247,8 +247,8 @@ func (r *Runner) runStep(ctx context.Context, st *Step, pol retry.Policy, jobEnv
 		Env: env, Stdin: r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr, Redactor: r.Redactor,
 		Clock: r.Clock, TempDir: tmp,
 		Progress: func(a retry.Attempt, maxAttempts int) {
-			if r.Log != nil {
-				r.Log(fmt.Sprintf("step %s: %s", st.ID, report.ProgressLine(a, maxAttempts)))
+			if line, ok := report.Progress(a, maxAttempts); ok && r.Log != nil {
+				r.Log(fmt.Sprintf("step %s: %s", st.ID, line))
 			}
 		},
 	}

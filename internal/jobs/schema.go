@@ -34,7 +34,7 @@ type (
 		Secrets []string     `json:"secrets,omitempty" jsonschema:"description=Environment variables whose values are masked everywhere."`
 	}
 	schemaJob struct {
-		Timeout     schemaDuration `json:"timeout,omitempty" jsonschema:"description=Bounds the whole job (a Go duration such as 20m)."`
+		Timeout     schemaDuration `json:"timeout,omitempty" jsonschema:"description=Bounds the whole job (a Go duration such as 20m; at most 24h)."`
 		Env         schemaEnv      `json:"env,omitempty" jsonschema:"description=Environment variables given to every step."`
 		Steps       []*schemaStep  `json:"steps" jsonschema:"minItems=1,description=The steps; each has an id and exactly one kind."`
 		Cron        schemaCron     `json:"cron,omitempty" jsonschema:"description=When the scheduler runs the job: cron expressions of five fields or descriptors such as @daily and @every 10m."`

@@ -187,7 +187,11 @@ func mdStep(b *strings.Builder, s *Step, ev string, limit int) {
 	}
 	if len(s.Attempts) > 0 {
 		b.WriteString("| attempt | start | duration | outcome | wait |\n| ---: | --- | ---: | --- | ---: |\n")
-		for _, a := range s.Attempts {
+		head, tail, hidden := listAttempts(s.Attempts, s.AttemptsOmitted)
+		for i, a := range slices.Concat(head, tail) {
+			if i == len(head) && hidden > 0 {
+				mdRow(b, "...", "", "", moreAttempts(hidden), "")
+			}
 			outcome := "ok"
 			if !a.OK {
 				outcome = a.Class

@@ -5,6 +5,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -95,8 +96,12 @@ type Step struct {
 	ExitCode int `json:"exit_code"`
 	// Policy is the snapshot resolved before the run started.
 	Policy retry.Policy `json:"policy"`
-	// Attempts records every attempt.
+	// Attempts records every attempt, up to retry.KeepAttempts (1000): a
+	// longer run has its first and last 500, AttemptsOmitted counting the rest.
 	Attempts []retry.Attempt `json:"attempts"`
+	// AttemptsOmitted is how many attempts between the first and the last
+	// 500 a run of more than 1000 does not list.
+	AttemptsOmitted int `json:"attempts_omitted,omitempty"`
 	// Elapsed is the loop's total time.
 	Elapsed time.Duration `json:"elapsed_ns"`
 }
@@ -104,12 +109,15 @@ type Step struct {
 // OK reports whether the step succeeded (an allowed absence included).
 func (r *Step) OK() bool { return r.Result == Success }
 
+// AttemptCount returns how many attempts ran, listed or not.
+func (r *Step) AttemptCount() int { return len(r.Attempts) + r.AttemptsOmitted }
+
 // New builds the record of a step's loop outcome; the caller sets ID when it
 // differs from the kind.
 func New(kind, target string, out *retry.Outcome, exitCode int) *Step {
 	r := &Step{
 		ID: kind, Kind: kind, Target: target, Result: Failure, Stop: out.Stop, Detail: out.Detail,
-		ExitCode: exitCode, Attempts: out.Attempts, Policy: out.Policy, Elapsed: out.Elapsed,
+		ExitCode: exitCode, Attempts: out.Attempts, AttemptsOmitted: out.Omitted, Policy: out.Policy, Elapsed: out.Elapsed,
 	}
 	switch {
 	case out.OK():
@@ -133,10 +141,10 @@ func New(kind, target string, out *retry.Outcome, exitCode int) *Step {
 // Headline is the one-line summary printed last on a non-zero exit.
 func (r *Step) Headline() string {
 	if r.OK() && r.Class == "" {
-		return fmt.Sprintf("%s succeeded after %s", r.Kind, plural(len(r.Attempts), "attempt"))
+		return fmt.Sprintf("%s succeeded after %s", r.Kind, plural(r.AttemptCount(), "attempt"))
 	}
 	if r.Stop == retry.StopCancelled {
-		return fmt.Sprintf("%s %s after %s", r.Kind, r.Detail, plural(len(r.Attempts), "attempt"))
+		return fmt.Sprintf("%s %s after %s", r.Kind, r.Detail, plural(r.AttemptCount(), "attempt"))
 	}
 	msg := r.Class
 	if r.Reason != "" {
@@ -160,7 +168,7 @@ func (r *Step) WriteText(w io.Writer) error {
 	case r.Stop == retry.StopCancelled:
 		status = "was cancelled"
 	}
-	fmt.Fprintf(&b, "retrywise %s %s after %s in %s (exit %d)\n", r.Kind, status, plural(len(r.Attempts), "attempt"), r.Elapsed.Round(time.Millisecond), r.ExitCode)
+	fmt.Fprintf(&b, "retrywise %s %s after %s in %s (exit %d)\n", r.Kind, status, plural(r.AttemptCount(), "attempt"), r.Elapsed.Round(time.Millisecond), r.ExitCode)
 	r.writeFields(&b, "  ")
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -202,7 +210,11 @@ func (r *Step) writeFields(b *strings.Builder, indent string) {
 		field("note", n)
 	}
 	if len(r.Attempts) > 1 || !r.OK() {
-		for _, a := range r.Attempts {
+		head, tail, hidden := listAttempts(r.Attempts, r.AttemptsOmitted)
+		for i, a := range slices.Concat(head, tail) {
+			if i == len(head) && hidden > 0 {
+				field("attempt", "... "+moreAttempts(hidden))
+			}
 			line := fmt.Sprintf("%d at %s, %s", a.N, a.Start.Format("15:04:05"), a.Duration.Round(time.Millisecond))
 			if a.Command != "" && a.N > 1 {
 				line += ", ran " + a.Command + " (" + a.Why + ")"
@@ -248,6 +260,54 @@ func describe(r *Step) string {
 		return "cancelled"
 	}
 	return string(r.Stop)
+}
+
+// listEnds is how many attempts the text and Markdown reports list at each
+// end of a run of more than 2*listEnds+1 attempts; one line counts those between.
+const listEnds = 5
+
+// listAttempts selects the attempts a report for people lists: all of a run
+// of up to 2*listEnds+1, else the first and the last listEnds; hidden counts
+// the attempts between them, recorded (as) or omitted from the record.
+func listAttempts(as []retry.Attempt, omitted int) (head, tail []retry.Attempt, hidden int) {
+	if omitted == 0 && len(as) <= 2*listEnds+1 {
+		return as, nil, 0
+	}
+	n := min(listEnds, len(as)/2)
+	return as[:n], as[len(as)-n:], len(as) - 2*n + omitted
+}
+
+// moreAttempts counts the attempts a report for people does not list.
+func moreAttempts(n int) string {
+	word := "attempts"
+	if n == 1 {
+		word = "attempt"
+	}
+	return fmt.Sprintf("%d more %s (the JSON report lists up to %d)", n, word, retry.KeepAttempts)
+}
+
+// Progress returns the progress line of a failed attempt that will be
+// retried, and false when the line is folded into a later one, so that a
+// long run's stderr stays short: each of the first 10 attempts has its own
+// line (ProgressLine), then one line stands for 10 attempts up to attempt
+// 100, for 100 up to 1000, and for 1000 after that; the attempt before the
+// last always has one, closing its group. A re-check always has its own.
+func Progress(a retry.Attempt, maxAttempts int) (string, bool) {
+	if a.N <= 10 || a.Recheck != "" {
+		return ProgressLine(a, maxAttempts), true
+	}
+	stride := 10
+	switch {
+	case a.N > 1000:
+		stride = 1000
+	case a.N > 100:
+		stride = 100
+	}
+	if a.N%stride != 0 && a.N != maxAttempts-1 {
+		return "", false
+	}
+	from := (a.N-1)/stride*stride + 1
+	return fmt.Sprintf("attempts %d-%d/%d failed (last: %s: %s); retrying in %s", from, a.N, maxAttempts, a.Class, a.Reason, a.Wait), true
 }
 
 // ProgressLine renders one failed attempt that will be retried, e.g.

@@ -80,7 +80,7 @@ func StepLine(s *Step) string {
 			line += " (" + classCode(s) + ")"
 		}
 	}
-	line += fmt.Sprintf(" after %s in %s", plural(len(s.Attempts), "attempt"), s.Elapsed.Round(time.Millisecond))
+	line += fmt.Sprintf(" after %s in %s", plural(s.AttemptCount(), "attempt"), s.Elapsed.Round(time.Millisecond))
 	if s.Result == Cancelled && s.Detail != "" {
 		line += " (" + s.Detail + ")"
 	}
@@ -115,7 +115,7 @@ func summaryRow(s *Step) []string {
 	if s.Result == Skipped {
 		return []string{s.ID, s.Kind, result, class, "-", "-"}
 	}
-	return []string{s.ID, s.Kind, result, class, strconv.Itoa(len(s.Attempts)), s.Elapsed.Round(time.Millisecond).String()}
+	return []string{s.ID, s.Kind, result, class, strconv.Itoa(s.AttemptCount()), s.Elapsed.Round(time.Millisecond).String()}
 }
 
 // needsBlock reports whether the run's renderings detail the step: it

@@ -103,7 +103,8 @@ func schemaComments() map[string]string {
 		"Step.Outputs":         "The step's outputs by name, any JSON values (http: fields, status, found, body-file; push: pushed, landed, refs; ...).",
 		"Step.ExitCode":        "The code this step alone would exit with.",
 		"Step.Policy":          "The retry policy resolved before the step ran.",
-		"Step.Attempts":        "Every attempt, in order; empty for a step that did not run.",
+		"Step.Attempts":        "Every attempt, in order, up to 1000; a longer run lists its first and last 500 (attempts_omitted counts the rest); empty for a step that did not run.",
+		"Step.AttemptsOmitted": "How many attempts between the first and the last 500 a run of more than 1000 attempts does not list; absent when none.",
 		"Step.Elapsed":         "The loop's total time, in nanoseconds.",
 
 		"Attempt.":         "One attempt of a step.",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
@@ -113,8 +114,12 @@ func (a *Attempt) record(f *failure.Failure) {
 type Outcome struct {
 	// Policy is the normalised snapshot that ran.
 	Policy Policy
-	// Attempts records every attempt in order.
+	// Attempts records the attempts in order: every one up to KeepAttempts,
+	// else the first and the last KeepAttempts/2, Omitted counting those between.
 	Attempts []Attempt
+	// Omitted is how many attempts between the first and the last kept ones
+	// are not recorded in Attempts.
+	Omitted int
 	// Final is the failure that ended the loop; nil on success.
 	Final *failure.Failure
 	// Stop says why the loop ended.
@@ -129,6 +134,39 @@ type Outcome struct {
 
 // OK reports whether the loop ended in success.
 func (o *Outcome) OK() bool { return o.Stop == StopSucceeded }
+
+// Count returns how many attempts ran, recorded or not.
+func (o *Outcome) Count() int { return len(o.Attempts) + o.Omitted }
+
+// KeepAttempts is the most attempt records an Outcome keeps: a longer run
+// (only with MaxAttemptsLimit forced) keeps its first and last 500.
+const KeepAttempts = 1000
+
+// keepStep is how many middle records are dropped at once when a run
+// outgrows KeepAttempts, so that dropping is not a copy per attempt.
+const keepStep = 100
+
+// add records a, dropping middle records once there are too many; the
+// caller takes its pointer to the last record afterwards.
+func (o *Outcome) add(a Attempt) {
+	if len(o.Attempts) >= KeepAttempts+keepStep {
+		o.dropMiddle(len(o.Attempts) - KeepAttempts + 1)
+	}
+	o.Attempts = append(o.Attempts, a)
+}
+
+// dropMiddle drops n records after the first KeepAttempts/2.
+func (o *Outcome) dropMiddle(n int) {
+	if n <= 0 {
+		return
+	}
+	half := KeepAttempts / 2
+	o.Attempts = slices.Delete(o.Attempts, half, half+n)
+	o.Omitted += n
+}
+
+// trim leaves at most KeepAttempts records, the first and the last half.
+func (o *Outcome) trim() { o.dropMiddle(len(o.Attempts) - KeepAttempts) }
 
 // ErrMaxElapsed is the cause (context.Cause) of the context an attempt runs
 // under once the loop has reached its max elapsed time on its clock.
@@ -164,7 +202,7 @@ func (c *Coordinator) Run(ctx context.Context, step Step) (*Outcome, error) {
 	}
 	out := &Outcome{Policy: pol}
 	start := clk.Now()
-	defer func() { out.Elapsed = clk.Now().Sub(start) }()
+	defer func() { out.Elapsed = clk.Now().Sub(start); out.trim() }()
 
 	// The whole loop, attempts included, is bounded by MaxElapsed on the loop's
 	// clock: an attempt still running when it is reached has its context
@@ -203,13 +241,13 @@ func (c *Coordinator) Run(ctx context.Context, step Step) (*Outcome, error) {
 		}
 		if aerr == nil {
 			rec.OK = true
-			out.Attempts = append(out.Attempts, rec)
+			out.add(rec)
 			out.Stop = StopSucceeded
 			return out, nil
 		}
 		f := failure.FromError(aerr)
 		rec.record(f)
-		out.Attempts = append(out.Attempts, rec)
+		out.add(rec)
 		last := &out.Attempts[len(out.Attempts)-1]
 		out.Final = f
 
@@ -249,7 +287,7 @@ func (c *Coordinator) Run(ctx context.Context, step Step) (*Outcome, error) {
 				return out, nil
 			}
 			rechecked = true
-			if elapsed := clk.Now().Sub(start); elapsed+wait > pol.MaxElapsed {
+			if elapsed := clk.Now().Sub(start); Add(elapsed, wait) > pol.MaxElapsed {
 				out.Stop = StopNotRetryable
 				out.Detail = fmt.Sprintf("no re-check: waiting %s more would cross the max elapsed time of %s", wait, pol.MaxElapsed)
 				return out, nil
@@ -282,7 +320,7 @@ func (c *Coordinator) Run(ctx context.Context, step Step) (*Outcome, error) {
 			}
 			wait = max(wait, f.RetryAfter)
 		}
-		if elapsed := clk.Now().Sub(start); elapsed+wait > pol.MaxElapsed {
+		if elapsed := clk.Now().Sub(start); Add(elapsed, wait) > pol.MaxElapsed {
 			out.Stop = StopElapsedExhausted
 			out.Detail = fmt.Sprintf("waiting %s more would cross the max elapsed time of %s (%s spent)", wait, pol.MaxElapsed, elapsed.Round(time.Millisecond))
 			return out, nil

@@ -5,11 +5,36 @@ package retry
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
 )
+
+// The bounds every policy is held to.
+const (
+	// MaxAttemptsLimit is the most attempts a step command or a job step may
+	// ask for without --max-attempts-force (max-attempts-force: true).
+	MaxAttemptsLimit = 100
+	// MaxElapsedLimit is the longest MaxElapsed a policy may have (24h).
+	MaxElapsedLimit = 24 * time.Hour
+	// MinRepeatWait is the shortest wait the schedule repeats: once its list
+	// is used up, the last wait, when shorter, is raised to it (100ms).
+	MinRepeatWait = 100 * time.Millisecond
+)
+
+// Add returns a+b, saturated at the largest (or smallest) duration instead
+// of wrapping around.
+func Add(a, b time.Duration) time.Duration {
+	switch {
+	case b > 0 && a > math.MaxInt64-b:
+		return math.MaxInt64
+	case b < 0 && a < math.MinInt64-b:
+		return math.MinInt64
+	}
+	return a + b
+}
 
 // OnUnknown says what the loop does with a failure no recogniser claimed.
 type OnUnknown string
@@ -34,13 +59,14 @@ func ParseOnUnknown(s string) (OnUnknown, error) {
 // Policy is the snapshot of what was promised for one step: it is resolved once,
 // before anything runs, and written into the report.
 type Policy struct {
-	// Schedule is the wait before each retry; a longer run repeats the last wait.
+	// Schedule is the wait before each retry; a longer run repeats the last
+	// wait, at least MinRepeatWait.
 	Schedule []time.Duration
 	// MaxAttempts bounds the attempts, the first included; 0 means len(Schedule)+1.
 	MaxAttempts int
 	// MaxElapsed bounds the whole loop on the Coordinator's clock: an attempt
 	// running when it is reached is cancelled (cause ErrMaxElapsed), and a wait
-	// that would cross it is not started.
+	// that would cross it is not started. At most MaxElapsedLimit.
 	MaxElapsed time.Duration
 	// RetryAfterCap is the longest server-requested wait honoured; a longer one stops the loop.
 	RetryAfterCap time.Duration
@@ -67,6 +93,9 @@ func (p Policy) Normalize() (Policy, error) {
 	}
 	if p.MaxElapsed <= 0 {
 		return p, fmt.Errorf("max elapsed must be positive, got %s", p.MaxElapsed)
+	}
+	if p.MaxElapsed > MaxElapsedLimit {
+		return p, fmt.Errorf("max elapsed %s is over the limit of %s", p.MaxElapsed, MaxElapsedLimit)
 	}
 	if p.RetryAfterCap < 0 {
 		return p, fmt.Errorf("retry-after cap must not be negative, got %s", p.RetryAfterCap)
@@ -175,8 +204,9 @@ func FormatSchedule(ds []time.Duration) string {
 }
 
 // Schedule is a backoff.BackOff over an explicit list of waits: it returns them
-// in order, then repeats the last one; it returns backoff.Stop only when the
-// list is empty. Policy.BackOff bounds it with backoff.WithMaxRetries.
+// in order, then repeats the last one, raised to MinRepeatWait when shorter
+// (an immediate retry, repeated, is a hot loop); it returns backoff.Stop only
+// when the list is empty. Policy.BackOff bounds it with backoff.WithMaxRetries.
 //
 // The loop that consumes it is not backoff.Retry, because a wait is decided
 // by more than the backoff: whether to retry at all comes from the failure's
@@ -197,9 +227,12 @@ func (s *Schedule) NextBackOff() time.Duration {
 	if len(s.waits) == 0 {
 		return backoff.Stop
 	}
-	d := s.waits[min(s.i, len(s.waits)-1)]
-	s.i++
-	return d
+	if s.i < len(s.waits) {
+		d := s.waits[s.i]
+		s.i++
+		return d
+	}
+	return max(s.waits[len(s.waits)-1], MinRepeatWait)
 }
 
 // Reset starts the schedule over.

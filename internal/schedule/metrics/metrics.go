@@ -99,7 +99,7 @@ func (m *Metrics) Observe(r *report.Run) {
 			}
 			m.failures.WithLabelValues(job, class).Inc()
 		}
-		if n := len(s.Attempts); n > 0 {
+		if n := s.AttemptCount(); n > 0 {
 			m.attempts.WithLabelValues(s.Kind).Add(float64(n))
 			m.duration.WithLabelValues(s.Kind).Observe(s.Elapsed.Seconds())
 		}
