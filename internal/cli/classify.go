@@ -96,7 +96,7 @@ func runClassify(ctx context.Context, opts *classifyOptions) int {
 		fmt.Fprintf(f.stdout, "%s\n", b)
 		return exitcode.OK
 	}
-	fmt.Fprintf(f.stdout, "class:    %s\ncode:     %s\ndecision: %s\nreason:   %s\n", out.Class, out.Code, out.Decision, out.Reason)
+	fmt.Fprintf(f.stdout, "class:    %s\ncode:     %s\ndecision: %s (%s)\nreason:   %s\n", out.Class, out.Code, out.Decision, decisionWhy(fl), out.Reason)
 	for i, e := range out.Evidence {
 		label := "evidence:"
 		if i > 0 {
@@ -111,6 +111,21 @@ func runClassify(ctx context.Context, opts *classifyOptions) int {
 		fmt.Fprintf(f.stdout, "wait:     the server asked to wait %s\n", fl.RetryAfter)
 	}
 	return exitcode.OK
+}
+
+// decisionWhy says why the class decides as it does: the structural claim
+// (the same request gets the same answer) only for a decided stop; an
+// unknown failure stops because nothing says a retry would help.
+func decisionWhy(fl *failure.Failure) string {
+	switch {
+	case fl.Class == failure.Transient:
+		return "sending the same request again may succeed"
+	case fl.Class != failure.Unknown:
+		return "sending the same request again would get the same answer"
+	case fl.Recognised():
+		return "not known to pass on a retry, so not retried; --on-unknown retry would retry it"
+	}
+	return "not recognised, so not retried; --on-unknown retry would retry it"
 }
 
 // parseHeaders parses "Name: value" flags into a header.

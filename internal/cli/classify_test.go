@@ -212,3 +212,27 @@ func TestClassifyMasksProxyCredentials(t *testing.T) {
 		}
 	}
 }
+
+// TestClassifyTextSaysWhy: the human form's decision line says why; "the
+// same answer" is the claim of a decided stop, never of an unknown failure.
+func TestClassifyTextSaysWhy(t *testing.T) {
+	tests := []struct {
+		name, stdin string
+		args        []string
+		want        string
+	}{
+		{"unknown", "something odd happened\n", nil, "decision: stop (not recognised, so not retried; --on-unknown retry would retry it)\n"},
+		{"no output", "", nil, "decision: stop (not recognised, so not retried; --on-unknown retry would retry it)\n"},
+		{"recognised, undecided", "curl: (23) Failure writing output to destination\n", []string{"--tool", "curl", "--exit-code", "23"}, "decision: stop (not known to pass on a retry, so not retried; --on-unknown retry would retry it)\n"},
+		{"structural", " ! [rejected]        main -> main (non-fast-forward)\n", []string{"--tool", "git"}, "decision: stop (sending the same request again would get the same answer)\n"},
+		{"transient", "curl: (28) Operation timed out\n", nil, "decision: retry (sending the same request again may succeed)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCLI(t, tt.stdin, nil, append([]string{"classify"}, tt.args...)...)
+			if r.code != 0 || !strings.Contains(r.stdout, tt.want) {
+				t.Errorf("exit %d, want a line %q:\n%s", r.code, tt.want, r.stdout)
+			}
+		})
+	}
+}
