@@ -96,16 +96,18 @@ func runClassify(ctx context.Context, opts *classifyOptions) int {
 		fmt.Fprintf(f.stdout, "%s\n", b)
 		return exitcode.OK
 	}
-	fmt.Fprintf(f.stdout, "class:    %s\ncode:     %s\ndecision: %s (%s)\nreason:   %s\n", out.Class, out.Code, out.Decision, decisionWhy(fl), out.Reason)
+	// The text is for a terminal: what it would act on (ESC sequences, other
+	// controls) is shown escaped, as the JSON form escapes it too.
+	fmt.Fprintf(f.stdout, "class:    %s\ncode:     %s\ndecision: %s (%s)\nreason:   %s\n", out.Class, out.Code, out.Decision, decisionWhy(fl), failure.Printable(out.Reason))
 	for i, e := range out.Evidence {
 		label := "evidence:"
 		if i > 0 {
 			label = ""
 		}
-		fmt.Fprintf(f.stdout, "%-9s %s\n", label, e)
+		fmt.Fprintf(f.stdout, "%-9s %s\n", label, failure.Printable(e))
 	}
 	if out.Remedy != "" {
-		fmt.Fprintf(f.stdout, "remedy:   %s\n", out.Remedy)
+		fmt.Fprintf(f.stdout, "remedy:   %s\n", failure.Printable(out.Remedy))
 	}
 	if fl.RetryAfter > 0 {
 		fmt.Fprintf(f.stdout, "wait:     the server asked to wait %s\n", fl.RetryAfter)

@@ -236,3 +236,41 @@ func TestClassifyTextSaysWhy(t *testing.T) {
 		})
 	}
 }
+
+// TestControlBytesShownEscaped: escape sequences and other controls from a
+// tool's output reach neither the terminal nor the report as bytes: classify
+// (text and JSON) and an exec step's report show them escaped (\x1b).
+func TestControlBytesShownEscaped(t *testing.T) {
+	const out = "\x1b[2J\x1b]0;title\x07\x1b[31mboom\x1b[0m \x9b \u009b\x7f\x08 done\n"
+	const want = `\x1b[2J\x1b]0;title\x07\x1b[31mboom\x1b[0m \x9b \u009b\x7f\x08 done`
+	tests := []struct {
+		name  string
+		stdin string
+		args  []string
+	}{
+		{"classify", out, []string{"classify"}},
+		{"classify --json", out, []string{"classify", "--json"}},
+		{"exec report", "", []string{"exec", "--", "sh", "-c", `printf '\033[2J\033]0;title\007\033[31mboom\033[0m \233 \302\233\177\010 done\n' >&2; exit 3`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCLI(t, tt.stdin, nil, tt.args...)
+			shown := r.stdout
+			if tt.args[0] == "exec" {
+				// the child's own stderr passes through as it is; the report follows it
+				_, shown, _ = strings.Cut(r.stderr, "retrywise exec failed")
+			}
+			if tt.name == "classify --json" {
+				var c Classification
+				if err := json.Unmarshal([]byte(shown), &c); err != nil || len(c.Evidence) != 1 || c.Evidence[0] != want {
+					t.Errorf("evidence %q (%v), want %q", c.Evidence, err, want)
+				}
+			} else if !strings.Contains(shown, "evidence: "+want+"\n") {
+				t.Errorf("no escaped evidence line %q:\n%s", want, shown)
+			}
+			if strings.ContainsAny(shown, "\x1b\x07\x7f\x08") || strings.Contains(shown, "\u009b") {
+				t.Errorf("control bytes reach the terminal: %q", shown)
+			}
+		})
+	}
+}

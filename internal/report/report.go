@@ -120,7 +120,11 @@ func New(kind, target string, out *retry.Outcome, exitCode int) *Step {
 	}
 	if f := out.Final; f != nil && !out.OK() {
 		r.Class, r.Code, r.Decision = f.Class.String(), f.Code, string(f.Class.Decision())
-		r.Reason, r.Evidence, r.Remedy = f.Reason, f.Evidence, f.Remedy
+		r.Reason, r.Remedy = f.Reason, f.Remedy
+		// Evidence quotes output: escaped, it cannot drive the reader's terminal.
+		for _, e := range f.Evidence {
+			r.Evidence = append(r.Evidence, failure.Printable(e))
+		}
 		if out.Stop == retry.StopAttemptsExhausted && len(out.Attempts) <= 1 {
 			r.Remedy = notRetried(f.Remedy)
 		}
