@@ -106,3 +106,31 @@ func TestOneAttemptRemedy(t *testing.T) {
 		t.Errorf("after a retry the remedy = %q", got)
 	}
 }
+
+// TestAttemptLinesNameTheCommand: a retry of the same command does not repeat
+// it (the target shows it, a script may span lines); a continuation is named
+// on one line.
+func TestAttemptLinesNameTheCommand(t *testing.T) {
+	const script = "sh -c '\n  n=1\n  exit 28'"
+	tests := []struct {
+		name, second, why, want string
+	}{
+		{"same command", script, "the same command: no --continue-with", "2 at 10:00:00, 0s, ran it again (the same command: no --continue-with), transient: timed out\n"},
+		{"continuation", "sh -c 'agent resume\n--last'", "--continue-with: a retry continues instead of starting over",
+			"2 at 10:00:00, 0s, ran sh -c 'agent resume --last' (--continue-with: a retry continues instead of starting over), transient: timed out\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := failure.New(failure.Transient, failure.CodeTimeout, "timed out", "")
+			out := &retry.Outcome{Policy: policy(), Stop: retry.StopAttemptsExhausted, Final: f, Attempts: []retry.Attempt{
+				{N: 1, Start: start, Command: script, Why: "the command", Class: "transient", Reason: "timed out"},
+				{N: 2, Start: start, Command: tt.second, Why: tt.why, Class: "transient", Reason: "timed out"},
+			}}
+			var b bytes.Buffer
+			New("exec", "sh -c ...", out, exitcode.For(out, false)).WriteText(&b)
+			if !strings.Contains(b.String(), "  attempt:  "+tt.want) || strings.Count(b.String(), "\n  n=1") > 0 {
+				t.Errorf("want the line %q:\n%s", tt.want, b.String())
+			}
+		})
+	}
+}

@@ -212,8 +212,13 @@ func (r *Step) writeFields(b *strings.Builder, indent string) {
 	if len(r.Attempts) > 1 || !r.OK() {
 		for _, a := range r.Attempts {
 			line := fmt.Sprintf("%d at %s, %s", a.N, a.Start.Format("15:04:05"), a.Duration.Round(time.Millisecond))
-			if a.Command != "" && a.N > 1 {
-				line += ", ran " + a.Command + " (" + a.Why + ")"
+			switch {
+			case a.Command == "" || a.N == 1:
+			case a.Command == r.Attempts[0].Command:
+				// the target line shows the command; a multi-line script is not repeated
+				line += ", ran it again (" + a.Why + ")"
+			default:
+				line += ", ran " + oneLine(a.Command) + " (" + a.Why + ")"
 			}
 			if a.OK {
 				line += ", ok"
