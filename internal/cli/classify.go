@@ -102,16 +102,18 @@ func runClassify(ctx context.Context, opts *classifyOptions) int {
 		fmt.Fprintf(f.stdout, "%s\n", b)
 		return exitcode.OK
 	}
-	fmt.Fprintf(f.stdout, "class:    %s\ncode:     %s\ndecision: %s\nreason:   %s\n", out.Class, out.Code, out.Decision, out.Reason)
+	// The text is for a terminal: what it would act on (ESC sequences, other
+	// controls) is shown escaped, as the JSON form escapes it too.
+	fmt.Fprintf(f.stdout, "class:    %s\ncode:     %s\ndecision: %s (%s)\nreason:   %s\n", out.Class, out.Code, out.Decision, decisionWhy(fl), failure.Printable(out.Reason))
 	for i, e := range out.Evidence {
 		label := "evidence:"
 		if i > 0 {
 			label = ""
 		}
-		fmt.Fprintf(f.stdout, "%-9s %s\n", label, e)
+		fmt.Fprintf(f.stdout, "%-9s %s\n", label, failure.Printable(e))
 	}
 	if out.Remedy != "" {
-		fmt.Fprintf(f.stdout, "remedy:   %s\n", out.Remedy)
+		fmt.Fprintf(f.stdout, "remedy:   %s\n", failure.Printable(out.Remedy))
 	}
 	if fl.RetryAfter > 0 {
 		fmt.Fprintf(f.stdout, "wait:     the server asked to wait %s\n", fl.RetryAfter)
@@ -171,6 +173,21 @@ func sizeText(n int64) string {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// decisionWhy says why the class decides as it does: the structural claim
+// (the same request gets the same answer) only for a decided stop; an
+// unknown failure stops because nothing says a retry would help.
+func decisionWhy(fl *failure.Failure) string {
+	switch {
+	case fl.Class == failure.Transient:
+		return "sending the same request again may succeed"
+	case fl.Class != failure.Unknown:
+		return "sending the same request again would get the same answer"
+	case fl.Recognised():
+		return "not known to pass on a retry, so not retried; --on-unknown retry would retry it"
+	}
+	return "not recognised, so not retried; --on-unknown retry would retry it"
 }
 
 // parseHeaders parses "Name: value" flags into a header.

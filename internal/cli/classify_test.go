@@ -212,3 +212,65 @@ func TestClassifyMasksProxyCredentials(t *testing.T) {
 		}
 	}
 }
+
+// TestClassifyTextSaysWhy: the human form's decision line says why; "the
+// same answer" is the claim of a decided stop, never of an unknown failure.
+func TestClassifyTextSaysWhy(t *testing.T) {
+	tests := []struct {
+		name, stdin string
+		args        []string
+		want        string
+	}{
+		{"unknown", "something odd happened\n", nil, "decision: stop (not recognised, so not retried; --on-unknown retry would retry it)\n"},
+		{"no output", "", nil, "decision: stop (not recognised, so not retried; --on-unknown retry would retry it)\n"},
+		{"recognised, undecided", "curl: (23) Failure writing output to destination\n", []string{"--tool", "curl", "--exit-code", "23"}, "decision: stop (not known to pass on a retry, so not retried; --on-unknown retry would retry it)\n"},
+		{"structural", " ! [rejected]        main -> main (non-fast-forward)\n", []string{"--tool", "git"}, "decision: stop (sending the same request again would get the same answer)\n"},
+		{"transient", "curl: (28) Operation timed out\n", nil, "decision: retry (sending the same request again may succeed)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCLI(t, tt.stdin, nil, append([]string{"classify"}, tt.args...)...)
+			if r.code != 0 || !strings.Contains(r.stdout, tt.want) {
+				t.Errorf("exit %d, want a line %q:\n%s", r.code, tt.want, r.stdout)
+			}
+		})
+	}
+}
+
+// TestControlBytesShownEscaped: escape sequences and other controls from a
+// tool's output reach neither the terminal nor the report as bytes: classify
+// (text and JSON) and an exec step's report show them escaped (\x1b).
+func TestControlBytesShownEscaped(t *testing.T) {
+	const out = "\x1b[2J\x1b]0;title\x07\x1b[31mboom\x1b[0m \x9b \u009b\x7f\x08 done\n"
+	const want = `\x1b[2J\x1b]0;title\x07\x1b[31mboom\x1b[0m \x9b \u009b\x7f\x08 done`
+	tests := []struct {
+		name  string
+		stdin string
+		args  []string
+	}{
+		{"classify", out, []string{"classify"}},
+		{"classify --json", out, []string{"classify", "--json"}},
+		{"exec report", "", []string{"exec", "--", "sh", "-c", `printf '\033[2J\033]0;title\007\033[31mboom\033[0m \233 \302\233\177\010 done\n' >&2; exit 3`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCLI(t, tt.stdin, nil, tt.args...)
+			shown := r.stdout
+			if tt.args[0] == "exec" {
+				// the child's own stderr passes through as it is; the report follows it
+				_, shown, _ = strings.Cut(r.stderr, "retrywise exec failed")
+			}
+			if tt.name == "classify --json" {
+				var c Classification
+				if err := json.Unmarshal([]byte(shown), &c); err != nil || len(c.Evidence) != 1 || c.Evidence[0] != want {
+					t.Errorf("evidence %q (%v), want %q", c.Evidence, err, want)
+				}
+			} else if !strings.Contains(shown, "evidence: "+want+"\n") {
+				t.Errorf("no escaped evidence line %q:\n%s", want, shown)
+			}
+			if strings.ContainsAny(shown, "\x1b\x07\x7f\x08") || strings.Contains(shown, "\u009b") {
+				t.Errorf("control bytes reach the terminal: %q", shown)
+			}
+		})
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/retrywise/retrywise/internal/breaker"
@@ -123,9 +124,51 @@ func (f *factory) parse(fs *flag.FlagSet, args []string) (code int, done bool) {
 			fs.Usage()
 			return exitcode.OK, true
 		}
-		return f.fail(exitcode.Usage, err.Error()+" (see --help)"), true
+		return f.fail(exitcode.Usage, dashed(err.Error())+" (see --help)"), true
 	}
 	return 0, false
+}
+
+// dashed rewrites a flag package error to name the flag as the docs and
+// --help do: "flag provided but not defined: -exit-code" becomes
+// "... --exit-code"; a short alias (-X, -H) keeps its one dash.
+func dashed(msg string) string {
+	for _, p := range []string{"flag provided but not defined: -", "flag needs an argument: -", "invalid boolean flag "} {
+		if rest, ok := strings.CutPrefix(msg, p); ok {
+			name, tail, found := strings.Cut(rest, ": ")
+			if found {
+				tail = ": " + tail
+			}
+			return strings.TrimSuffix(p, "-") + flagName(name) + tail
+		}
+	}
+	// invalid value "x" for flag -timeout: ...; the value is Go-quoted, so
+	// it is skipped whole whatever it holds.
+	for _, p := range [][2]string{{"invalid value ", " for flag -"}, {"invalid boolean value ", " for -"}} {
+		rest, ok := strings.CutPrefix(msg, p[0])
+		if !ok {
+			continue
+		}
+		value, err := strconv.QuotedPrefix(rest)
+		if err != nil {
+			continue
+		}
+		after, ok := strings.CutPrefix(rest[len(value):], p[1])
+		if !ok {
+			continue
+		}
+		name, tail, _ := strings.Cut(after, ": ")
+		return p[0] + value + strings.TrimSuffix(p[1], "-") + flagName(name) + ": " + tail
+	}
+	return msg
+}
+
+// flagName is a flag's name with its dashes: two for a long flag, one for a short alias.
+func flagName(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // newFlagSet returns a flag set whose usage prints synopsis, then every flag with its default.

@@ -342,3 +342,45 @@ func TestPushThroughSquidDenied(t *testing.T) {
 		t.Errorf("Squid saw %d requests for %s (%v), want 2: git's CONNECT and one probe", n, host, err)
 	}
 }
+
+// TestPushUnusableDirIsConfig: a --dir (or a job's push: {dir: ...}) git
+// cannot run in is configuration, exit 78, named with its path; git is not
+// blamed for it.
+func TestPushUnusableDirIsConfig(t *testing.T) {
+	tmp := t.TempDir()
+	missing := filepath.Join(tmp, "nonexistent")
+	file := filepath.Join(tmp, "file")
+	os.WriteFile(file, nil, 0o644)
+	job := func(dir string) string {
+		return "version: 1\njobs:\n  j:\n    steps:\n      - id: up\n        push: {dir: " + dir + ", args: [origin, main]}\n"
+	}
+	tests := []struct {
+		name string
+		job  string // a job file; the push command's flags otherwise
+		args []string
+		want string
+	}{
+		{name: "flag, missing", args: []string{"--dir", missing}, want: "cannot push from " + missing + ": no such directory"},
+		{name: "flag, a file", args: []string{"--dir", file, "--", "origin", "main"}, want: "cannot push from " + file + ": not a directory"},
+		{name: "job, missing", job: job(missing), want: "job j failed at step up (exit 78): cannot push from " + missing + ": no such directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var r prun
+			if tt.job != "" {
+				dir := t.TempDir()
+				os.WriteFile(filepath.Join(dir, "retrywise.yml"), []byte(tt.job), 0o644)
+				r = jobRun(t, newProc(t), dir, "run", "--report", "r.json")
+				rep := readRun(t, filepath.Join(dir, "r.json"))
+				if s := rep.Steps[0]; s.ExitCode != exitcode.Config || !strings.Contains(s.Reason, missing) {
+					t.Errorf("step = exit %d, reason %q", s.ExitCode, s.Reason)
+				}
+			} else {
+				r = newProc(t).run(append([]string{"push"}, tt.args...)...)
+			}
+			if r.code != exitcode.Config || !strings.Contains(r.stderr, tt.want) || strings.Contains(r.stderr, "fork/exec") {
+				t.Errorf("exit %d, want 78 with %q:\n%s", r.code, tt.want, r.stderr)
+			}
+		})
+	}
+}

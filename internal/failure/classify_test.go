@@ -110,15 +110,15 @@ func invariants(f *Failure) error {
 	return nil
 }
 
-// textInvariants adds: every evidence line is a substring of the text (or
-// names the exit code).
+// textInvariants adds: every evidence line is a substring of the text, its
+// controls escaped (Printable), or names the exit code.
 func textInvariants(f *Failure, text string, exit int) error {
 	if err := invariants(f); err != nil {
 		return err
 	}
 	text = stripRunnerStamps(text)
 	for _, e := range f.Evidence {
-		if !strings.Contains(text, e) && e != exitEvidence(exit) {
+		if !strings.Contains(text, e) && !strings.Contains(Printable(text), e) && e != exitEvidence(exit) {
 			return fmt.Errorf("evidence %q is not in the input", e)
 		}
 	}

@@ -81,13 +81,13 @@ func TestFromHTTP(t *testing.T) {
 }
 
 // httpInvariants adds: evidence lines are the status, a header, or a
-// substring of the body.
+// substring of the body (its controls escaped, Printable).
 func httpInvariants(f *Failure, r Response) error {
 	if err := invariants(f); err != nil {
 		return err
 	}
 	for _, e := range f.Evidence {
-		if e == statusName(r.Status) || strings.Contains(string(r.Body), e) || e == exitEvidence(NoExitCode) {
+		if e == statusName(r.Status) || strings.Contains(string(r.Body), e) || strings.Contains(Printable(string(r.Body)), e) || e == exitEvidence(NoExitCode) {
 			continue
 		}
 		ok := false

@@ -326,10 +326,13 @@ func evidenceLine(line string, at int) string {
 	t := strings.TrimLeft(line, " \t\v\f\x00")
 	at -= len(line) - len(t)
 	t = strings.TrimSpace(t)
+	at = min(max(at, 0), len(t))
+	// Escape first, so the cut bounds what is shown; at moves with its text.
+	at = len(Printable(t[:at]))
+	t = Printable(t)
 	if len(t) <= maxEvidenceLen {
 		return t
 	}
-	at = min(max(at, 0), len(t))
 	lo := max(0, at-maxEvidenceLen/3)
 	hi := min(len(t), lo+maxEvidenceLen)
 	lo = max(0, hi-maxEvidenceLen)
@@ -344,6 +347,10 @@ func evidenceLine(line string, at int) string {
 	}
 	for hi > lo && hi < len(t) && !utf8.RuneStart(t[hi]) {
 		hi--
+	}
+	lo, hi = escapeAround(t, lo, false), escapeAround(t, hi, true)
+	if lo >= hi {
+		return ""
 	}
 	return strings.TrimSpace(t[lo:hi])
 }

@@ -99,6 +99,9 @@ func New(opts Options) (*Step, error) {
 	if opts.Stderr == nil {
 		opts.Stderr = io.Discard
 	}
+	if err := checkDir(opts.Dir); err != nil {
+		return nil, err
+	}
 	env, err := gitEnv(opts.Env, opts.Dir, opts.SafeDirectory)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -127,7 +128,14 @@ func New(kind, target string, out *retry.Outcome, exitCode int) *Step {
 	}
 	if f := out.Final; f != nil && !out.OK() {
 		r.Class, r.Code, r.Decision = f.Class.String(), f.Code, string(f.Class.Decision())
-		r.Reason, r.Evidence, r.Remedy = f.Reason, f.Evidence, f.Remedy
+		r.Reason, r.Remedy = f.Reason, f.Remedy
+		// Evidence quotes output: escaped, it cannot drive the reader's terminal.
+		for _, e := range f.Evidence {
+			r.Evidence = append(r.Evidence, failure.Printable(e))
+		}
+		if out.Stop == retry.StopAttemptsExhausted && len(out.Attempts) <= 1 {
+			r.Remedy = notRetried(f.Remedy)
+		}
 		if exitCode == 0 {
 			r.Result = Success
 		}
@@ -216,8 +224,13 @@ func (r *Step) writeFields(b *strings.Builder, indent string) {
 				field("attempt", "... "+moreAttempts(hidden))
 			}
 			line := fmt.Sprintf("%d at %s, %s", a.N, a.Start.Format("15:04:05"), a.Duration.Round(time.Millisecond))
-			if a.Command != "" && a.N > 1 {
-				line += ", ran " + a.Command + " (" + a.Why + ")"
+			switch {
+			case a.Command == "" || a.N == 1:
+			case a.Command == r.Attempts[0].Command:
+				// the target line shows the command; a multi-line script is not repeated
+				line += ", ran it again (" + a.Why + ")"
+			default:
+				line += ", ran " + oneLine(a.Command) + " (" + a.Why + ")"
 			}
 			if a.OK {
 				line += ", ok"
@@ -236,30 +249,71 @@ func (r *Step) writeFields(b *strings.Builder, indent string) {
 	field("policy", r.Policy.String())
 }
 
+// describe says, in a few words, what the stop means for the step's class:
+// whether anything was retried and why the loop ended.
 func describe(r *Step) string {
+	once := len(r.Attempts) <= 1
+	unknown := r.Class == failure.Unknown.String()
+	// An unknown failure is retried only under on-unknown retry; the words
+	// say so, and that it was not recognised (or recognised as undecided).
+	prefix := ""
+	if unknown {
+		prefix = "not recognised; "
+		if r.Code != "" && r.Code != failure.CodeUnknown && r.Code != failure.CodeNoOutput {
+			prefix = "not known to pass on a retry; "
+		}
+	}
+	var s string
 	switch r.Stop {
 	case retry.StopNotRetryable:
-		if r.Class == failure.Unknown.String() {
-			return "stopped at once: unrecognised is not permission to retry"
-		}
-		if r.Decision == string(failure.Stop) {
+		switch {
+		case unknown:
+			return strings.TrimSuffix(prefix, "; ") + ", so not retried"
+		case r.Decision == string(failure.Stop):
 			return "stopped at once: sending the same request again would get the same answer"
 		}
 		return "stopped"
 	case retry.StopAttemptsExhausted:
-		return "retried; every attempt failed"
+		s = "retried; every attempt failed"
+		if unknown {
+			s = "retried, as on-unknown retry asks; every attempt failed"
+		}
+		if once {
+			s = "not retried: max attempts is 1"
+		}
 	case retry.StopElapsedExhausted:
-		return "retried until the time budget ran out"
+		s = "retried until the time budget ran out"
+		if once {
+			s = "not retried: the time budget ran out"
+		}
 	case retry.StopRetryAfterOverCap:
-		return "the server's requested wait is over the cap"
+		s = "the server's requested wait is over the cap"
 	case retry.StopCannotRetry:
-		return "retryable, but not safe to resend in this context"
+		s = "retryable, but not safe to resend in this context"
 	case retry.StopCleanupFailed:
-		return "retryable, but the clean-up before the retry failed"
+		s = "retryable, but the clean-up before the retry failed"
 	case retry.StopCancelled:
 		return "cancelled"
+	default:
+		return string(r.Stop)
 	}
-	return string(r.Stop)
+	return prefix + s
+}
+
+// retryingClause is a remedy's "retrying" clause, with the punctuation that
+// joins it to the rest: what the loop was about to do.
+var retryingClause = regexp.MustCompile(`(^|[:;,] )(?:then )?retrying(?: with backoff)?(?:, as a --retry-on rule asks)?([;,]| \(|$)`)
+
+// notRetried rewrites the remedy of a retryable failure that max attempts 1
+// kept from being retried: its "retrying" clause is untrue, and raising
+// max-attempts is the first thing to do.
+func notRetried(remedy string) string {
+	rest := strings.Trim(retryingClause.ReplaceAllString(remedy, "$2"), " ;,")
+	const first = "raise max-attempts to retry it"
+	if rest == "" {
+		return first
+	}
+	return first + "; " + rest
 }
 
 // listEnds is how many attempts the text and Markdown reports list at each

@@ -28,6 +28,12 @@ func TestGolden(t *testing.T) {
 	timeout := failure.New(failure.Transient, failure.CodeTimeout, "curl 28, operation timed out", "a network blip: retrying", "curl: (28) Operation timed out after 5001 milliseconds")
 	nff := failure.New(failure.Structural, failure.CodeGitNonFastForward, "git push rejected: non-fast-forward on main", "git pull --rebase origin main, then push again",
 		" ! [rejected]        main -> main (non-fast-forward)")
+	odd := failure.New(failure.Unknown, failure.CodeUnknown, "unrecognised failure (exit 3)", "read the output; if this failure is known to pass on a second try, add --retry-on REGEX for it (or --stop-on to say it never will)",
+		"quota service: state 7")
+	refused := failure.New(failure.Transient, failure.CodeRefused, "connection refused", "nothing accepted the connection (a restart, a deploy, a blip): retrying; if it persists, check the host, port and proxy settings, or a firewall that rejects them",
+		`Get "http://127.0.0.1:1/": dial tcp 127.0.0.1:1: connect: connection refused`)
+	once := policy()
+	once.MaxAttempts = 1
 	// The exit code in each report is the one exitcode.For gives the outcome,
 	// as every command computes it; the golden files hold the expected codes.
 	tests := []struct {
@@ -43,6 +49,10 @@ func TestGolden(t *testing.T) {
 			}}},
 		{"structural", &retry.Outcome{Policy: policy(), Stop: retry.StopNotRetryable, Final: nff, Elapsed: 40 * time.Millisecond,
 			Attempts: []retry.Attempt{{N: 1, Start: start, Duration: 40 * time.Millisecond, Class: "structural", Reason: nff.Reason}}}},
+		{"unknown", &retry.Outcome{Policy: policy(), Stop: retry.StopNotRetryable, Final: odd, Elapsed: 30 * time.Millisecond,
+			Attempts: []retry.Attempt{{N: 1, Start: start, Duration: 30 * time.Millisecond, Class: "unknown", Reason: odd.Reason}}}},
+		{"one-attempt", &retry.Outcome{Policy: once, Stop: retry.StopAttemptsExhausted, Final: refused, Detail: "the only attempt allowed (max attempts 1) failed", Elapsed: time.Millisecond,
+			Attempts: []retry.Attempt{{N: 1, Start: start, Duration: time.Millisecond, Class: "transient", Reason: refused.Reason}}}},
 		{"success", &retry.Outcome{Policy: policy(), Stop: retry.StopSucceeded, Elapsed: 12 * time.Millisecond,
 			Attempts: []retry.Attempt{{N: 1, Start: start, Duration: 12 * time.Millisecond, OK: true}}}},
 	}

@@ -310,6 +310,9 @@ func (c *Coordinator) Run(ctx context.Context, step Step) (*Outcome, error) {
 		if wait == backoff.Stop {
 			out.Stop = StopAttemptsExhausted
 			out.Detail = fmt.Sprintf("all %d attempts failed", pol.MaxAttempts)
+			if pol.MaxAttempts == 1 {
+				out.Detail = "the only attempt allowed (max attempts 1) failed"
+			}
 			return out, nil
 		}
 		if f.RetryAfter > 0 {

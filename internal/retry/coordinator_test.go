@@ -638,3 +638,32 @@ func TestCoordinatorBeforeRetry(t *testing.T) {
 		})
 	}
 }
+
+// TestAttemptsCountedInWords: one attempt is "1 attempt", in the policy's
+// line and in the detail of a loop that used every attempt.
+func TestAttemptsCountedInWords(t *testing.T) {
+	tests := []struct {
+		max                    int
+		wantPolicy, wantDetail string
+	}{
+		{1, "schedule 10s; 1 attempt; max elapsed 1h0m0s; retry-after cap 5m0s; on unknown stop", "the only attempt allowed (max attempts 1) failed"},
+		{2, "schedule 10s; 2 attempts; max elapsed 1h0m0s; retry-after cap 5m0s; on unknown stop", "all 2 attempts failed"},
+	}
+	for _, tt := range tests {
+		p, err := Policy{Schedule: secs(10), MaxAttempts: tt.max, MaxElapsed: time.Hour, RetryAfterCap: 5 * time.Minute}.Normalize()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.String(); got != tt.wantPolicy {
+			t.Errorf("max %d: String = %q, want %q", tt.max, got, tt.wantPolicy)
+		}
+		c := &Coordinator{Policy: p, Clock: clock.NewFake(t0, true)}
+		out, err := c.Run(context.Background(), &script{fails: repeat(transient("connection refused"), 9), canRetry: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Stop != StopAttemptsExhausted || out.Detail != tt.wantDetail {
+			t.Errorf("max %d: stop %s, detail %q, want %q", tt.max, out.Stop, out.Detail, tt.wantDetail)
+		}
+	}
+}

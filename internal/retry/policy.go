@@ -166,8 +166,12 @@ func (p *Policy) UnmarshalJSON(b []byte) error {
 
 // String renders the policy in one line, e.g. "schedule 2s,4s; 5 attempts; max elapsed 15m0s".
 func (p Policy) String() string {
-	return fmt.Sprintf("schedule %s; %d attempts; max elapsed %s; retry-after cap %s; on unknown %s",
-		FormatSchedule(p.Schedule), p.MaxAttempts, p.MaxElapsed, p.RetryAfterCap, p.OnUnknown)
+	attempts := "attempts"
+	if p.MaxAttempts == 1 {
+		attempts = "attempt"
+	}
+	return fmt.Sprintf("schedule %s; %d %s; max elapsed %s; retry-after cap %s; on unknown %s",
+		FormatSchedule(p.Schedule), p.MaxAttempts, attempts, p.MaxElapsed, p.RetryAfterCap, p.OnUnknown)
 }
 
 // ParseSchedule parses a comma-separated list of Go durations such as "10s,20s,60s".
