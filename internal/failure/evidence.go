@@ -1,4 +1,4 @@
 package failure
 
-// EvidenceLine returns the first line of s, trimmed and cut to the evidence length (300 bytes), safe to quote as evidence.
+// EvidenceLine returns the first line of s, trimmed and cut to the evidence length (300 bytes, cuts marked with redact.Cut), safe to quote as evidence.
 func EvidenceLine(s string) string { return evidenceLine(firstLine(s), 0) }
