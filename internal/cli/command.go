@@ -80,27 +80,33 @@ func (c *Command) subcommands() map[string]subcommand {
 // Main runs the command line args (args[0] is the program name) and returns the exit code.
 func (c *Command) Main(ctx context.Context, args []string) int {
 	f := c.factory()
+	if len(args) > 1 {
+		f.args = args[1:]
+	}
 	if len(args) < 2 {
-		c.usage(f.stderr)
+		c.usage(f, f.stderr)
 		return f.fail(exitcode.Usage, "no command given")
 	}
 	name := args[1]
 	switch name {
 	case "-h", "--help", "help":
-		c.usage(f.stdout)
+		c.usage(f, f.stdout)
 		return exitcode.OK
 	case "-v", "--version":
 		name = "version"
 	}
 	sub, ok := c.subcommands()[name]
 	if !ok {
-		c.usage(f.stderr)
+		c.usage(f, f.stderr)
 		return f.fail(exitcode.Usage, fmt.Sprintf("unknown command %q", name))
 	}
 	return sub.run(ctx, f, args[2:])
 }
 
-func (c *Command) usage(w io.Writer) {
+// usage prints the list of commands on out, masked like a usage error.
+func (c *Command) usage(f *factory, out io.Writer) {
+	w := f.usageRedactor().Writer(out)
+	defer w.Close()
 	fmt.Fprintf(w, "retrywise classifies every failure before it decides to retry.\n\nUsage: retrywise COMMAND [flags]\n\nCommands:\n")
 	subs := c.subcommands()
 	names := make([]string, 0, len(subs))
@@ -120,8 +126,10 @@ func (f *factory) parse(fs *flag.FlagSet, args []string) (code int, done bool) {
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(f.stdout)
+			w := f.usageRedactor().Writer(f.stdout)
+			fs.SetOutput(w)
 			fs.Usage()
+			w.Close()
 			return exitcode.OK, true
 		}
 		return f.fail(exitcode.Usage, dashed(err.Error())+" (see --help)"), true

@@ -34,6 +34,9 @@ type factory struct {
 	// breakers holds the per-host circuit breakers of the process, shared by
 	// every HTTP step (http, github-quota).
 	breakers *breaker.Registry
+	// args is the command line without the program name; usage errors mask
+	// its credentials.
+	args []string
 }
 
 // factory returns the factory of one command line: c's collaborators with
@@ -55,11 +58,19 @@ func (c *Command) factory() *factory {
 	return f
 }
 
-// fail prints the one-line reason last on stderr and returns code; it does
-// not mask msg (the output's fail does).
+// fail prints the one-line reason, masked by usageRedactor, last on stderr
+// and returns code.
 func (f *factory) fail(code int, msg string) int {
-	fmt.Fprintf(f.stderr, "retrywise: %s\n", msg)
+	fmt.Fprintf(f.stderr, "retrywise: %s\n", f.usageRedactor().String(msg))
 	return code
+}
+
+// usageRedactor masks what is printed about the command line itself (usage
+// errors, --help): f.redactor's secrets and the credentials the command
+// line holds (redact.ArgSecrets), since a usage error may quote any
+// argument, before the flags naming secrets (--mask) are even parsed.
+func (f *factory) usageRedactor() *redact.Redactor {
+	return f.redactor(redact.ArgSecrets(f.args)...)
 }
 
 // redactor returns the secret masker of a command: the environment's

@@ -132,12 +132,13 @@ func runProbeCommand(ctx context.Context, f *factory, args []string) int {
 		findings[i] = r.Failure()
 	}
 	code = exitcode.ForProbe(findings)
-	stdout := f.redactor().Writer(f.stdout)
+	red := f.redactor()
+	stdout := red.Writer(f.stdout)
 	defer stdout.Close()
 	if opts.json {
 		lines := make([]probeLine, len(results))
 		for i, r := range results {
-			lines[i] = probeLine{Verdict: r.Verdict.Summary(), Result: r}
+			lines[i] = probeLine{Verdict: r.Verdict.Summary(), Result: maskedResult(r, red.String)}
 			if fd := findings[i]; fd != nil {
 				lines[i].Class = fd.Class.String()
 			}
@@ -199,6 +200,19 @@ func (opts *probeOptions) run(ctx context.Context, io *stepIO) (*report.Step, *s
 	rep.Notes = append(rep.Notes, lines...)
 	rep.Outputs = map[string]any{"verdict": verdict}
 	return rep, nil
+}
+
+// maskedResult returns a copy of r with its texts masked, to encode as
+// JSON: the encoder escapes what it writes, so the masking must come first.
+func maskedResult(r *egress.Result, mask func(string) string) *egress.Result {
+	m := *r
+	m.Target, m.Proxy, m.ProxySource, m.Dialect = mask(r.Target), mask(r.Proxy), mask(r.ProxySource), mask(r.Dialect)
+	m.ProxyError, m.Reason, m.Remedy = mask(r.ProxyError), mask(r.Reason), mask(r.Remedy)
+	m.Evidence = make([]string, len(r.Evidence))
+	for i, e := range r.Evidence {
+		m.Evidence[i] = mask(e)
+	}
+	return &m
 }
 
 // verdictRank orders the probe's summaries from harmless to worst.

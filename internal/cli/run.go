@@ -114,6 +114,11 @@ func runValidate(_ context.Context, f *factory, args []string) int {
 		return f.fail(exitcode.Config, err.Error())
 	}
 	red := f.redactor()
+	// The messages may quote the file's values: masked before they are
+	// encoded, since JSON escapes what it writes.
+	for _, e := range errs {
+		e.Path, e.Msg, e.Fix = red.String(e.Path), red.String(e.Msg), red.String(e.Fix)
+	}
 	if *format == "json" {
 		w := red.Writer(f.stdout)
 		defer w.Close()

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/retrywise/retrywise/internal/redact"
 )
 
 // textCase is one tool output and what it must classify as.
@@ -110,15 +112,20 @@ func invariants(f *Failure) error {
 	return nil
 }
 
-// textInvariants adds: every evidence line is a substring of the text, its
-// controls escaped (Printable), or names the exit code.
+// uncut returns an evidence line without the marks of its cuts.
+func uncut(e string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(e, redact.Cut), redact.Cut)
+}
+
+// textInvariants adds: every evidence line, without its cut marks, is a
+// substring of the text, its controls escaped (Printable), or names the exit code.
 func textInvariants(f *Failure, text string, exit int) error {
 	if err := invariants(f); err != nil {
 		return err
 	}
 	text = stripRunnerStamps(text)
 	for _, e := range f.Evidence {
-		if !strings.Contains(text, e) && !strings.Contains(Printable(text), e) && e != exitEvidence(exit) {
+		if !strings.Contains(text, uncut(e)) && !strings.Contains(Printable(text), uncut(e)) && e != exitEvidence(exit) {
 			return fmt.Errorf("evidence %q is not in the input", e)
 		}
 	}

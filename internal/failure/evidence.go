@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// EvidenceLine returns the first line of s, trimmed and cut to the evidence length (300 bytes), safe to quote as evidence.
+// EvidenceLine returns the first line of s, trimmed, control bytes escaped (Printable), and cut to the evidence length (300 bytes, cuts marked with redact.Cut), safe to quote as evidence.
 func EvidenceLine(s string) string { return evidenceLine(firstLine(s), 0) }
 
 // Printable returns s with what a terminal would act on escaped: C0 controls

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/retrywise/retrywise/internal/redact"
 )
 
 // The scanner reads a text once: every matcher names literal gate strings, the
@@ -17,8 +19,9 @@ const (
 	// gate; a longer line is cut into windows so that no regexp ever runs over
 	// more than 2*maxWindow bytes.
 	maxWindow = 512
-	// maxEvidenceLen is the longest evidence line; longer lines are cut to a
-	// window around the match (still a substring of the input).
+	// maxEvidenceLen is the longest evidence line, in bytes; longer lines are
+	// cut to a window around the match (a substring of the input, with
+	// redact.Cut where it was cut).
 	maxEvidenceLen = 300
 	// maxEvidenceLines bounds the evidence of one failure.
 	maxEvidenceLines = 5
@@ -182,7 +185,8 @@ func (c *scanCtx) scan() []hit {
 		if !ok {
 			continue
 		}
-		if at < 0 { // the matcher asked for the evidence to start at its match
+		startedAtMatch := at < 0
+		if startedAtMatch { // the matcher asked for the evidence to start at its match
 			at = -1 - at
 			line = line[at:]
 			at = 0
@@ -190,12 +194,17 @@ func (c *scanCtx) scan() []hit {
 		if h.tr&trNet != 0 && mentionsProxy(line) {
 			h.tr |= trProxy
 		}
-		h.line = evidenceLine(line, at)
+		// A window of a huge line was cut out of it.
+		cutBefore := !startedAtMatch && sp.start > 0 && !isLineEnd(c.text[sp.start-1])
+		cutAfter := sp.end < len(c.text) && !isLineEnd(c.text[sp.end])
+		h.line = evidenceCut(line, at, cutBefore, cutAfter)
 		h.pos = sp.start
 		hits = append(hits, h)
 	}
 	return hits
 }
+
+func isLineEnd(c byte) bool { return c == '\n' || c == '\r' }
 
 // span is a line (or a window of a very long line) of the text.
 type span struct{ start, end int }
@@ -322,20 +331,32 @@ func followingLines(text string, from, n int) []string {
 }
 
 // evidenceLine trims a line and cuts it to maxEvidenceLen around offset at.
-func evidenceLine(line string, at int) string {
+func evidenceLine(line string, at int) string { return evidenceCut(line, at, false, false) }
+
+// evidenceCut is evidenceLine of a line that may itself be cut out of a
+// longer one: before and after tell whether it was cut at its start and at
+// its end. Wherever the evidence stops short of the input's line, it says
+// so with redact.Cut, so that the redactor can mask the fragment of a
+// secret the cut leaves: evidence is cut before it is masked, as failure
+// knows no secrets.
+func evidenceCut(line string, at int, before, after bool) string {
 	t := strings.TrimLeft(line, " \t\v\f\x00")
+	before = before && len(t) == len(line) // a cut before a blank splits no word
 	at -= len(line) - len(t)
-	t = strings.TrimSpace(t)
+	u := strings.TrimSpace(t)
+	after = after && len(u) == len(t)
+	t = u
 	at = min(max(at, 0), len(t))
 	// Escape first, so the cut bounds what is shown; at moves with its text.
 	at = len(Printable(t[:at]))
 	t = Printable(t)
-	if len(t) <= maxEvidenceLen {
-		return t
+	if len(marked(before, t, after)) <= maxEvidenceLen {
+		return marked(before, t, after)
 	}
-	lo := max(0, at-maxEvidenceLen/3)
-	hi := min(len(t), lo+maxEvidenceLen)
-	lo = max(0, hi-maxEvidenceLen)
+	const room = maxEvidenceLen - 2*len(redact.Cut)
+	lo := max(0, at-room/3)
+	hi := min(len(t), lo+room)
+	lo = max(0, hi-room)
 	if lo > 0 && lo < at {
 		// start at a word if one starts shortly after the cut
 		if i := strings.IndexByte(t[lo:min(at, lo+40)], ' '); i >= 0 {
@@ -350,9 +371,20 @@ func evidenceLine(line string, at int) string {
 	}
 	lo, hi = escapeAround(t, lo, false), escapeAround(t, hi, true)
 	if lo >= hi {
-		return ""
+		return redact.Cut
 	}
-	return strings.TrimSpace(t[lo:hi])
+	return marked(before || lo > 0, strings.TrimSpace(t[lo:hi]), after || hi < len(t))
+}
+
+// marked returns s with redact.Cut before and after it as asked.
+func marked(before bool, s string, after bool) string {
+	if before {
+		s = redact.Cut + s
+	}
+	if after {
+		s += redact.Cut
+	}
+	return s
 }
 
 // lastLine returns the last non-blank line of text as evidence.
@@ -360,9 +392,6 @@ func lastLine(text string) string {
 	t := strings.TrimRight(text, " \t\r\n\v\f\x00")
 	i := strings.LastIndexAny(t, "\r\n")
 	line := t[i+1:]
-	if len(line) > maxEvidenceLen {
-		line = line[len(line)-maxEvidenceLen:]
-	}
 	return evidenceLine(line, len(line))
 }
 

@@ -92,6 +92,10 @@ func headerSpans(s string, dst []span) []span {
 		for b > 0 && c-b < maxHeaderName && isNameByte(s[b-1]) {
 			b--
 		}
+		if b == c {
+			dst = jsonFieldSpan(s, c, dst)
+			continue
+		}
 		kind := classifyName(s[b:c])
 		if kind == plainName {
 			continue
@@ -123,26 +127,104 @@ func headerSpans(s string, dst []span) []span {
 		}
 		lo := v
 		if kind == strongName {
-			// Keep the scheme word of "Bearer xyz" and "basic xyz".
-			j := v
-			for j < hi && isNameByte(s[j]) {
-				j++
-			}
-			if j > v && j < hi && isBlank(s[j]) {
-				k := j
-				for k < hi && isBlank(s[k]) {
-					k++
-				}
-				if k < hi {
-					lo = k
-				}
-			}
+			lo = afterScheme(s, v, hi)
 		}
 		// A Writer must keep the quote or -H with the field it belongs to.
 		from := min(argAt, quoteAt)
 		dst = append(dst, span{lo: lo, hi: hi, from: from, open: open})
 	}
 	return dst
+}
+
+// afterScheme returns where the credentials of the Authorization value
+// s[v:hi] start: after its scheme word ("Bearer xyz", "basic xyz"), or v.
+func afterScheme(s string, v, hi int) int {
+	j := v
+	for j < hi && isNameByte(s[j]) {
+		j++
+	}
+	if j > v && j < hi && isBlank(s[j]) {
+		k := j
+		for k < hi && isBlank(s[k]) {
+			k++
+		}
+		if k < hi {
+			return k
+		}
+	}
+	return v
+}
+
+// jsonFieldSpan masks the string value of a JSON field whose name marks a
+// credential, as in {"token": "v"} or {"password":"v"}, when the ':' at c
+// follows the field's quoted name; a name and value written in an escaped
+// JSON string ({\"token\":\"v\"}) count too. An Authorization value keeps
+// its scheme word.
+func jsonFieldSpan(s string, c int, dst []span) []span {
+	e := c
+	for e > 0 && isBlank(s[e-1]) {
+		e--
+	}
+	if e == 0 || s[e-1] != '"' {
+		return dst
+	}
+	e--
+	esc := e > 0 && s[e-1] == '\\'
+	if esc {
+		e--
+	}
+	b := e
+	for b > 0 && e-b < maxHeaderName && isNameByte(s[b-1]) {
+		b--
+	}
+	if b == e || b == 0 || s[b-1] != '"' || esc && (b < 2 || s[b-2] != '\\') {
+		return dst
+	}
+	kind := classifyName(s[b:e])
+	if kind == plainName {
+		return dst
+	}
+	v := c + 1
+	for v < len(s) && isBlank(s[v]) {
+		v++
+	}
+	if esc {
+		if !strings.HasPrefix(s[v:], `\"`) {
+			return dst
+		}
+		v += 2
+	} else {
+		if v >= len(s) || s[v] != '"' {
+			return dst
+		}
+		v++
+	}
+	end := v
+	for end < len(s) && s[end] != '\n' && s[end] != '\r' {
+		if esc && strings.HasPrefix(s[end:], `\"`) {
+			break
+		}
+		if !esc && s[end] == '"' {
+			break
+		}
+		if s[end] == '\\' {
+			end++ // an escaped character
+		}
+		end++
+	}
+	end = min(end, len(s))
+	if end == v {
+		return dst
+	}
+	lo := v
+	if kind == strongName {
+		lo = afterScheme(s, v, end)
+	}
+	from := b - 1
+	if esc {
+		from--
+	}
+	return append(dst, span{lo: lo, hi: end, from: from, open: end == len(s)})
 }
 
 // Where a header-like field appears.

@@ -17,6 +17,7 @@ const (
 // matcher finds every occurrence of a fixed set of literal secrets.
 type matcher struct {
 	pats   []string
+	wide   []bool // wide[i]: widen a match of pats[i] to its base64 run
 	window int
 	shift  [1 << hashBits]uint8
 	bucket map[uint32][]int32 // hash of the gram ending a window prefix -> pats
@@ -26,9 +27,10 @@ func hashGram(a, b, c byte) uint32 {
 	return (uint32(a) | uint32(b)<<8 | uint32(c)<<16) * 2654435761 >> (32 - hashBits)
 }
 
-// newMatcher builds a matcher for pats, each at least gram bytes long.
-func newMatcher(pats []string) *matcher {
-	m := &matcher{pats: pats, window: maxWindow, bucket: make(map[uint32][]int32)}
+// newMatcher builds a matcher for pats, each at least gram bytes long; a
+// match of pats[i] is widened to the base64 run around it when wide[i].
+func newMatcher(pats []string, wide []bool) *matcher {
+	m := &matcher{pats: pats, wide: wide, window: maxWindow, bucket: make(map[uint32][]int32)}
 	for _, p := range pats {
 		m.window = min(m.window, len(p))
 	}
@@ -59,7 +61,11 @@ func (m *matcher) find(s string, dst []span) []span {
 		start := pos - w + 1
 		for _, i := range m.bucket[h] {
 			if p := m.pats[i]; strings.HasPrefix(s[start:], p) {
-				dst = append(dst, span{lo: start, hi: start + len(p), from: start})
+				lo, hi := start, start+len(p)
+				if m.wide[i] {
+					lo, hi = b64Run(s, lo, hi)
+				}
+				dst = append(dst, span{lo: lo, hi: hi, from: lo, open: hi == len(s) && m.wide[i]})
 			}
 		}
 		pos++
@@ -74,4 +80,24 @@ func literalSpans(snap *snapshot, s string, dst []span) []span {
 		return dst
 	}
 	return snap.match.find(s, dst)
+}
+
+// b64Run widens s[lo:hi] to the run of base64 characters around it, its
+// "=" padding included.
+func b64Run(s string, lo, hi int) (int, int) {
+	for lo > 0 && isB64(s[lo-1]) {
+		lo--
+	}
+	for hi < len(s) && isB64(s[hi]) {
+		hi++
+	}
+	for hi < len(s) && s[hi] == '=' {
+		hi++
+	}
+	return lo, hi
+}
+
+// isB64 reports whether c is a character of the standard base64 alphabet.
+func isB64(c byte) bool {
+	return isAlpha(c) || '0' <= c && c <= '9' || c == '+' || c == '/'
 }

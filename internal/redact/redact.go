@@ -1,30 +1,44 @@
 // Package redact masks secrets in everything retrywise prints or writes:
 // relayed child output, progress lines, reports and error messages.
 //
-// A Redactor applies four rules and replaces every match with Mask:
+// A Redactor applies six rules and replaces every match with Mask:
 //
 //  1. URL userinfo: the password in scheme://user:password@host, or the user
 //     in scheme://user@host, because a lone user is usually a token.
-//  2. Credential headers: the value of Authorization and Proxy-Authorization
+//  2. Credential fields: the value of Authorization and Proxy-Authorization
 //     (keeping the scheme word such as "Bearer" or "basic"), and the whole
 //     value of header-like fields whose name contains token, key, secret,
 //     password, passwd, cookie or credential, when written at the start of a
 //     line, quoted (-H 'X-Api-Key: v'), after "=" (http.extraheader=...) or
-//     after -H/--header.
+//     after -H/--header; and the string value of JSON fields with such
+//     names ({"token": "v"}, {\"password\":\"v\"} in an escaped body).
 //  3. Secret environment values: the values, at least MinEnvValueLen bytes
 //     long, of variables whose names contain TOKEN, SECRET, KEY, PASSWORD or
 //     CREDENTIAL in any case.
 //  4. Explicit values, at least MinValueLen bytes long, given in
 //     Options.Values or added later with Add.
+//  5. Credential patterns: tokens of well-known formats (GitHub's ghp_,
+//     gho_, ghu_, ghs_, ghr_ and github_pat_, GitLab's glpat-, npm_, Slack's
+//     xox?-), "Bearer x" with a token-like x and "Basic x" with x the base64
+//     of user:password, anywhere in the text (the scheme word is kept).
+//  6. Cut fragments: next to a Cut, which marks where retrywise shortened a
+//     text, the part of a literal secret the cut left (at least 3 bytes),
+//     a token of rule 5 however short, and a URL authority that may be
+//     userinfo cut before its "@".
 //
-// Every literal secret of rules 3 and 4 is also masked in its base64 forms,
-// those of the value and of "x-access-token:" plus the value, padded and
-// unpadded, since git sends "basic base64(user:token)"; a multi-line secret
-// is also masked line by line. Literal secrets are matched as a set in one
-// pass, so a secret that contains or overlaps another is masked in full.
+// Every literal secret of rules 3 and 4 is also masked in its escaped and
+// encoded forms: JSON-escaped (with and without HTML escapes, "/" as "\/"),
+// Go-quoted, percent-encoded (query and path escaping, every byte encoded,
+// upper- or lower-case hex), and base64 as sent in HTTP basic
+// authentication: of the value, of "value:" and of "user:value" for any
+// user (and "value:password"), padded or not; a base64 match is widened to
+// the whole base64 run around it. A multi-line secret is also masked line
+// by line. Literal secrets are matched as a set in one pass, so a secret
+// that contains or overlaps another is masked in full.
 //
 // URL removes the userinfo from a single URL that is shown on purpose, such
-// as the endpoint of a failed push.
+// as the endpoint of a failed push; ArgSecrets finds the credentials of a
+// command line, for its usage errors.
 package redact
 
 import (
@@ -59,8 +73,8 @@ type Options struct {
 // Redactor masks secrets in strings and streams; it is safe for concurrent
 // use, and its zero value masks only the pattern-based rules.
 type Redactor struct {
-	mu      sync.Mutex          // serialises Add
-	secrets map[string]struct{} // every literal secret, guarded by mu
+	mu      sync.Mutex      // serialises Add
+	secrets map[string]bool // every literal form, true for a base64 one; guarded by mu
 	snap    atomic.Pointer[snapshot]
 }
 
@@ -68,6 +82,7 @@ type Redactor struct {
 // by Add so that readers never lock.
 type snapshot struct {
 	secrets []string // longest first
+	wide    []bool   // wide[i]: secrets[i] is a base64 form, widened to its run
 	match   *matcher // finds secrets; nil when there are none
 	longest int      // length of secrets[0]
 }
@@ -90,7 +105,7 @@ func New(opts Options) *Redactor {
 // shorter than MinValueLen are ignored, and it is safe to call while other
 // goroutines use the Redactor or its Writers.
 func (r *Redactor) Add(values ...string) {
-	var vals []string
+	var vals []form
 	for _, v := range values {
 		vals = appendSecret(vals, v, MinValueLen)
 	}
@@ -98,19 +113,19 @@ func (r *Redactor) Add(values ...string) {
 }
 
 // add registers literal secrets and publishes a new snapshot if any is new.
-func (r *Redactor) add(vals []string) {
+func (r *Redactor) add(vals []form) {
 	if len(vals) == 0 {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.secrets == nil {
-		r.secrets = make(map[string]struct{}, len(vals))
+		r.secrets = make(map[string]bool, len(vals))
 	}
 	grew := false
 	for _, v := range vals {
-		if _, ok := r.secrets[v]; !ok {
-			r.secrets[v] = struct{}{}
+		if b64, ok := r.secrets[v.s]; !ok || v.b64 && !b64 {
+			r.secrets[v.s] = b64 || v.b64
 			grew = true
 		}
 	}
@@ -128,7 +143,11 @@ func (r *Redactor) add(vals []string) {
 		}
 		return strings.Compare(a, b)
 	})
-	s.match = newMatcher(s.secrets)
+	s.wide = make([]bool, len(s.secrets))
+	for i, v := range s.secrets {
+		s.wide[i] = r.secrets[v]
+	}
+	s.match = newMatcher(s.secrets, s.wide)
 	s.longest = len(s.secrets[0])
 	r.snap.Store(s)
 }
@@ -170,6 +189,9 @@ func scan(snap *snapshot, s string, dst []span) []span {
 	dst = literalSpans(snap, s, dst)
 	dst = urlSpans(s, dst)
 	dst = headerSpans(s, dst)
+	dst = formatSpans(s, dst)
+	dst = schemeSpans(s, dst)
+	dst = cutSpans(snap, s, dst)
 	if len(dst) < 2 {
 		return dst
 	}

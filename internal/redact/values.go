@@ -5,6 +5,9 @@ package redact
 
 import (
 	"encoding/base64"
+	"encoding/json"
+	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/retrywise/retrywise/internal/environ"
@@ -20,8 +23,8 @@ var envNameMarkers = []string{"TOKEN", "SECRET", "KEY", "PASSWORD", "CREDENTIAL"
 // envSecrets returns the literal forms of the secret values in env, a
 // KEY=VALUE list; of a name given twice only the last value counts, as in
 // os/exec.
-func envSecrets(env []string) []string {
-	var vals []string
+func envSecrets(env []string) []form {
+	var vals []form
 	for name, value := range environ.Map(env) {
 		if secretEnvName(name) && !plainSetting(value) {
 			vals = appendSecret(vals, value, MinEnvValueLen)
@@ -52,20 +55,51 @@ func secretEnvName(name string) bool {
 	return false
 }
 
-// appendSecret appends the literal forms of secret v to dst: v trimmed of
-// white space, each line of a multi-line v (the Writer sees one line at a
-// time), and the base64 encodings of v and of "x-access-token:"+v, padded and
-// unpadded, as sent in HTTP basic authentication.
-func appendSecret(dst []string, v string, minLen int) []string {
+// form is one literal form of a secret. A match of a base64 form (b64) is
+// widened to the base64 run around it, so that "Basic base64(user:TOKEN)"
+// is masked whole whoever the user is.
+type form struct {
+	s   string
+	b64 bool
+}
+
+// basicUsers are the user names sent with a token in HTTP basic
+// authentication whose base64 forms are registered whole; any other user's
+// is caught by the alignment-independent core (b64Cores).
+var basicUsers = []string{gitBasicUser, "gitlab-ci-token:", "oauth2:"}
+
+// minCore is the shortest base64 core (b64Cores) registered: shorter ones
+// would match ordinary text.
+const minCore = 6
+
+// appendSecret appends the literal forms of secret v to dst:
+//   - v trimmed of white space, and each line of a multi-line v (the Writer
+//     sees one line at a time);
+//   - their escaped forms: JSON (with and without HTML escapes, and with
+//     "\/" for "/"), Go-quoted, and percent-encoded (query and path
+//     escaping, and every byte encoded; upper- and lower-case hex);
+//   - the base64 forms of v (trimmed and as given), as sent in HTTP basic
+//     authentication: of v, of "v:" (a user-only URL), of "user:v" for the
+//     basicUsers, padded and unpadded, and the cores of v at each of the
+//     three base64 alignments, which any "user:v" or "v:password" contains.
+func appendSecret(dst []form, v string, minLen int) []form {
 	t := strings.TrimSpace(v)
 	if len(t) < minLen {
 		return dst
 	}
-	dst = append(dst, t)
+	texts := []string{t}
 	if strings.ContainsAny(t, "\r\n") {
 		for _, line := range strings.FieldsFunc(t, isEOL) {
 			if line = strings.TrimSpace(line); len(line) >= minLen {
-				dst = append(dst, line)
+				texts = append(texts, line)
+			}
+		}
+	}
+	for _, text := range texts {
+		dst = append(dst, form{s: text})
+		for _, esc := range escapedForms(text) {
+			if esc != text {
+				dst = append(dst, form{s: esc})
 			}
 		}
 	}
@@ -74,15 +108,103 @@ func appendSecret(dst []string, v string, minLen int) []string {
 		raws = append(raws, v)
 	}
 	for _, raw := range raws {
-		for _, plain := range []string{raw, gitBasicUser + raw} {
+		plains := []string{raw, raw + ":"}
+		for _, u := range basicUsers {
+			plains = append(plains, u+raw)
+		}
+		for _, plain := range plains {
 			enc := base64.StdEncoding.EncodeToString([]byte(plain))
-			dst = append(dst, enc)
+			dst = append(dst, form{s: enc, b64: true})
 			if short := strings.TrimRight(enc, "="); short != enc {
-				dst = append(dst, short)
+				dst = append(dst, form{s: short, b64: true})
 			}
+		}
+		for _, core := range b64Cores(raw) {
+			dst = append(dst, form{s: core, b64: true})
 		}
 	}
 	return dst
+}
+
+// b64Cores returns, for each of the three offsets (mod 3) at which s may
+// start in a longer text, the base64 characters of that text's encoding that
+// depend on s alone: the characters that mix in a byte before or after s are
+// dropped. Every base64 encoding of a text holding s contains one of them.
+func b64Cores(s string) []string {
+	var cores []string
+	for k := range 3 {
+		enc := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("\x00", k) + s))
+		n := k + len(s)
+		lo := []int{0, 2, 3}[k]
+		hi := 4*(n/3) + []int{0, 1, 2}[n%3]
+		if hi-lo >= minCore {
+			cores = append(cores, enc[lo:hi])
+		}
+	}
+	return cores
+}
+
+// escapedForms returns the ways s is written escaped: in a JSON string
+// (HTML-escaped as json.Marshal does, or not; "/" also as "\/"), Go-quoted
+// (%q, strconv.Quote), and percent-encoded in a URL.
+func escapedForms(s string) []string {
+	out := jsonForms(s)
+	// The Go-quoted form is also how a report shows control bytes
+	// (failure.Printable writes \x01), and then how JSON writes that.
+	q := strconv.Quote(s)
+	q = q[1 : len(q)-1]
+	out = append(out, q)
+	if q != s {
+		out = append(out, jsonForms(q)...)
+	}
+	for _, p := range []string{url.QueryEscape(s), url.PathEscape(s)} {
+		out = append(out, p, lowerHex(p))
+	}
+	const hex = "0123456789ABCDEF"
+	upper, lower := make([]byte, 0, 3*len(s)), make([]byte, 0, 3*len(s))
+	for i := 0; i < len(s); i++ {
+		upper = append(upper, '%', hex[s[i]>>4], hex[s[i]&15])
+		lower = append(lower, '%', hex[s[i]>>4]|0x20, hex[s[i]&15]|0x20)
+	}
+	return append(out, string(upper), string(lower))
+}
+
+// jsonForms returns s as JSON writes it inside a string, with and without
+// HTML escapes, and with / escaped too when s holds one.
+func jsonForms(s string) []string {
+	var out []string
+	for _, html := range []bool{true, false} {
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(html)
+		if enc.Encode(s) == nil {
+			j := strings.TrimSuffix(b.String(), "\n")
+			j = j[1 : len(j)-1]
+			out = append(out, j)
+			if strings.Contains(j, "/") {
+				out = append(out, strings.ReplaceAll(j, "/", `\/`))
+			}
+		}
+	}
+	return out
+}
+
+// lowerHex returns s with the hex digits of its %XX escapes in lower case.
+func lowerHex(s string) string {
+	b := []byte(s)
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] == '%' {
+			b[i+1], b[i+2] = lowerASCII(b[i+1]), lowerASCII(b[i+2])
+		}
+	}
+	return string(b)
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c | 0x20
+	}
+	return c
 }
 
 func isEOL(c rune) bool { return c == '\n' || c == '\r' }

@@ -50,6 +50,10 @@ var splitInputs = []string{
 	"curl -H 'Authorization: Bearer abc.def.ghi' https://api\r\n",
 	"env " + ghToken + " and " + b64("x-access-token:"+ghToken) + "\r10%\r",
 	"X-Api-Key: k3y-v4lue",
+	`{"token": "k3y-v4lue", "n": 1}` + "\n",
+	"remote: basic " + b64("bob:"+ghToken) + "\r\n",
+	"retry Bearer abc.def.ghi-1 now\n",
+	"cut " + ghToken[:10] + Cut + " and " + Cut + ghToken[6:] + "\n",
 	"tail " + ghToken,
 }
 
