@@ -2,6 +2,7 @@ package execstep
 
 import (
 	"bytes"
+	"github.com/retrywise/retrywise/internal/redact"
 	"io"
 	"strings"
 	"testing"
@@ -62,11 +63,11 @@ func TestTailKeepsLastBytes(t *testing.T) {
 	tl := newTail(8)
 	tl.Write([]byte("abcdef"))
 	tl.Write([]byte("ghij"))
-	if got := tl.String(); got != "cdefghij" {
+	if got := tl.String(); got != redact.Cut+"cdefghij" {
 		t.Errorf("tail = %q", got)
 	}
 	tl.Write([]byte("0123456789"))
-	if got := tl.String(); got != "23456789" {
+	if got := tl.String(); got != redact.Cut+"23456789" {
 		t.Errorf("tail = %q", got)
 	}
 }
