@@ -1,26 +1,66 @@
 package cli
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
-// BenchmarkBinaryHelp measures `retrywise --help` as a process start to exit;
-// compare it with BenchmarkBinaryBaselineTrue from the same run.
-func BenchmarkBinaryHelp(b *testing.B) {
-	bin := buildBinary(b)
-	for b.Loop() {
-		if err := exec.Command(bin, "--help").Run(); err != nil {
-			b.Fatal(err)
-		}
+// baselineBinary builds the smallest Go program that prints a line: the
+// floor of any Go binary's start here, for the ratio of BenchmarkColdStart.
+func baselineBinary(b *testing.B) string {
+	b.Helper()
+	dir := b.TempDir()
+	src := "package main\n\nimport \"os\"\n\nfunc main() { os.Stdout.WriteString(\"hello\\n\") }\n"
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
+		b.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module baseline\n\ngo 1.26\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	bin := filepath.Join(dir, "baseline")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("go build baseline: %v\n%s", err, out)
+	}
+	return bin
 }
 
-// BenchmarkBinaryBaselineTrue is the cost of starting any process here.
-func BenchmarkBinaryBaselineTrue(b *testing.B) {
-	for b.Loop() {
-		if err := exec.Command("true").Run(); err != nil {
-			b.Fatal(err)
-		}
+// BenchmarkColdStart measures a process's wall time, start to exit: the
+// baseline Go binary, `retrywise --help`, and `retrywise validate` of a
+// 100-step job file. x-baseline is each one's time over the baseline's
+// from the same run (the baseline sub-benchmark runs first).
+func BenchmarkColdStart(b *testing.B) {
+	base := baselineBinary(b)
+	bin := buildBinary(b)
+	job := filepath.Join(b.TempDir(), "100-step.yml")
+	if err := os.WriteFile(job, []byte(hundredStepJob()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	var baseNs float64
+	for _, c := range []struct {
+		name string
+		argv []string
+	}{
+		{"baseline", []string{base}},
+		{"help", []string{bin, "--help"}},
+		{"validate100", []string{bin, "validate", "--config", job}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if out, err := exec.Command(c.argv[0], c.argv[1:]...).CombinedOutput(); err != nil {
+					b.Fatalf("%v: %v\n%s", c.argv, err, out)
+				}
+			}
+			ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+			if c.name == "baseline" {
+				baseNs = ns
+			}
+			if baseNs > 0 {
+				b.ReportMetric(ns/baseNs, "x-baseline")
+			}
+		})
 	}
 }

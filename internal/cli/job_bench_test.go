@@ -6,9 +6,10 @@ import (
 	"testing"
 )
 
-// BenchmarkValidate100Steps loads and validates a 100-step job file with
-// the real kinds (every step's flags parsed and resolved, if: compiled).
-func BenchmarkValidate100Steps(b *testing.B) {
+// hundredStepJob is a 100-step job file of every common kind: http with a
+// header and a field, exec with an if:, push with its own retry, exec that
+// may fail.
+func hundredStepJob() string {
 	var src strings.Builder
 	src.WriteString("version: 1\ndefaults:\n  retry: {schedule: [1s, 2s], max-elapsed: 5m}\njobs:\n  j:\n    steps:\n")
 	for i := range 100 {
@@ -23,8 +24,14 @@ func BenchmarkValidate100Steps(b *testing.B) {
 			fmt.Fprintf(&src, "      - {id: s%d, exec: {command: [\"true\"]}, continue-on-error: true}\n", i)
 		}
 	}
+	return src.String()
+}
+
+// BenchmarkValidate100Steps loads and validates a 100-step job file with
+// the real kinds (every step's flags parsed and resolved, if: compiled).
+func BenchmarkValidate100Steps(b *testing.B) {
 	f, _, _, _ := testFactory(nil)
-	data := []byte(src.String())
+	data := []byte(hundredStepJob())
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, errs, err := f.loadJobSource("job.yml", data); err != nil || len(errs) > 0 {

@@ -380,7 +380,9 @@ func flagSetMessage(err error) string {
 	return msg
 }
 
-var flagNameInMessage = regexp.MustCompile(`--([a-z][a-z0-9-]*)`)
+// flagNameInMessage finds the flags an error message names; it is compiled
+// on first use, so that starting retrywise does not pay for it.
+var flagNameInMessage = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`--([a-z][a-z0-9-]*)`) })
 
 // settingError turns a resolve error into a *jobs.SettingError naming the
 // first flag its message names.
@@ -390,7 +392,7 @@ func settingError(err error, fs *flag.FlagSet) error {
 		return se
 	}
 	msg := err.Error()
-	for _, m := range flagNameInMessage.FindAllStringSubmatch(msg, -1) {
+	for _, m := range flagNameInMessage().FindAllStringSubmatch(msg, -1) {
 		if fs.Lookup(m[1]) != nil {
 			return &jobs.SettingError{Key: m[1], Msg: msg}
 		}

@@ -46,11 +46,21 @@ func benchmarkClassify(b *testing.B, size int) {
 	}
 }
 
+// BenchmarkClassify1MiB classifies a 1 MiB failing push log.
 func BenchmarkClassify1MiB(b *testing.B) { benchmarkClassify(b, 1<<20) }
+
+// BenchmarkClassify4MiB classifies a 4 MiB failing push log; its MB/s should
+// be about BenchmarkClassify1MiB's (the scan is linear).
 func BenchmarkClassify4MiB(b *testing.B) { benchmarkClassify(b, 4<<20) }
 
-// Adversarial shapes must stay linear: one huge line full of gate words, and
-// megabytes of lines that each hold a gate.
+// BenchmarkClassifySize classifies push logs from 64 KiB to 16 MiB: a linear
+// scan keeps MB/s about the same at every size.
+func BenchmarkClassifySize(b *testing.B) {
+	for _, kib := range []int{64, 256, 1024, 4096, 16384} {
+		b.Run(fmt.Sprintf("KiB=%d", kib), func(b *testing.B) { benchmarkClassify(b, kib<<10) })
+	}
+}
+
 // hostileShapes are 4 MiB inputs built to be slow: one huge keyword-packed
 // line, many gated lines, a real push log, no newline at all.
 func hostileShapes() map[string]string {
@@ -78,6 +88,7 @@ func BenchmarkClassifyHostile(b *testing.B) {
 	for name, text := range hostileShapes() {
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
 			for b.Loop() {
 				FromText(ToolAuto, text, 1)
 			}
@@ -94,8 +105,7 @@ func BenchmarkCorpus(b *testing.B) {
 		ins[i] = c.input()
 	}
 	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
+	for b.Loop() {
 		for _, in := range ins {
 			if f := Classify(in); f == nil {
 				b.Fatal("nil failure")

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/retrywise/retrywise/internal/failure"
@@ -301,14 +302,17 @@ func describe(r *Step) string {
 }
 
 // retryingClause is a remedy's "retrying" clause, with the punctuation that
-// joins it to the rest: what the loop was about to do.
-var retryingClause = regexp.MustCompile(`(^|[:;,] )(?:then )?retrying(?: with backoff)?(?:, as a --retry-on rule asks)?([;,]| \(|$)`)
+// joins it to the rest: what the loop was about to do. It is compiled on
+// first use, so that starting retrywise does not pay for it.
+var retryingClause = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[:;,] )(?:then )?retrying(?: with backoff)?(?:, as a --retry-on rule asks)?([;,]| \(|$)`)
+})
 
 // notRetried rewrites the remedy of a retryable failure that max attempts 1
 // kept from being retried: its "retrying" clause is untrue, and raising
 // max-attempts is the first thing to do.
 func notRetried(remedy string) string {
-	rest := strings.Trim(retryingClause.ReplaceAllString(remedy, "$2"), " ;,")
+	rest := strings.Trim(retryingClause().ReplaceAllString(remedy, "$2"), " ;,")
 	const first = "raise max-attempts to retry it"
 	if rest == "" {
 		return first

@@ -448,25 +448,6 @@ func TestParseSchedule(t *testing.T) {
 	}
 }
 
-func BenchmarkCoordinatorPerAttempt(b *testing.B) {
-	clk := clock.NewFake(t0, true)
-	f := transient("reset")
-	c := &Coordinator{Policy: Policy{Schedule: []time.Duration{time.Millisecond}, MaxAttempts: 100, MaxElapsed: time.Hour}, Clock: clk}
-	st := StepFunc(func(ctx context.Context, n int) error {
-		if n < 100 {
-			return f
-		}
-		return nil
-	})
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := c.Run(context.Background(), st); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*100), "ns/attempt")
-}
-
 func TestPolicyBackOff(t *testing.T) {
 	tests := []struct {
 		name string
