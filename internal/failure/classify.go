@@ -64,12 +64,15 @@ type Input struct {
 // allMatchers are the line recognisers of every tool. The scanner runs all of
 // them whatever the tool (a git log quotes curl's messages, an exec step may
 // print anything); the tool only decides how an exit status and an HTTP 400
-// are read.
-var allMatchers = concatMatchers(append([][]matcher{gitMatchers, pushMatchers, curlMatchers, netMatchers, lowSpeedMatchers, httpTextMatchers, goTextMatchers, quotaMatchers}, familyMatchers()...)...)
+// are read. They are joined on first use, so that a start-up that classifies
+// nothing (--help) does not pay for the copy.
+var allMatchers = sync.OnceValue(func() []matcher {
+	return concatMatchers(append([][]matcher{gitMatchers, pushMatchers, curlMatchers, netMatchers, lowSpeedMatchers, httpTextMatchers, goTextMatchers, quotaMatchers}, familyMatchers()...)...)
+})
 
 // gateKeys are the distinct literal gates of allMatchers, indexed on first use
 // (the 128 KiB table costs a start-up that classifies nothing, such as --help).
-var gateKeys = sync.OnceValue(func() *keyIndex { return newKeyIndex(collectGates(allMatchers)) })
+var gateKeys = sync.OnceValue(func() *keyIndex { return newKeyIndex(collectGates(allMatchers())) })
 
 func concatMatchers(lists ...[]matcher) []matcher {
 	var out []matcher
@@ -111,7 +114,7 @@ func classifyText(tool Tool, text string, exitCode int, method string) *Failure 
 	if tool == ToolAuto || tool == ToolHTTP || tool == ToolExec {
 		eff = detectTool(text, tool)
 	}
-	c := &scanCtx{text: text, tool: eff, method: strings.ToUpper(strings.TrimSpace(method)), ms: allMatchers, keys: gateKeys()}
+	c := &scanCtx{text: text, tool: eff, method: strings.ToUpper(strings.TrimSpace(method)), ms: allMatchers(), keys: gateKeys()}
 	hits := c.scan()
 	if eff == ToolCurl && exitCode > 0 {
 		hits = append(hits, curlExitHit(exitCode, len(text)))

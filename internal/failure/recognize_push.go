@@ -147,7 +147,7 @@ func FromPush(in PushInput) PushVerdict {
 // classifyPushText classifies git's output and returns the verdict with the
 // rank of the hit that decided it; ok is false when nothing was recognised.
 func classifyPushText(text string) (*Failure, int, bool) {
-	c := &scanCtx{text: text, tool: ToolGit, ms: allMatchers, keys: gateKeys()}
+	c := &scanCtx{text: text, tool: ToolGit, ms: allMatchers(), keys: gateKeys()}
 	hits := c.scan()
 	f, ok := c.resolve(hits)
 	if !ok {
