@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/retrywise/retrywise/internal/egress"
@@ -158,6 +159,27 @@ func (opts *execOptions) resolveTool() {
 	}
 }
 
+// lookPaths memoises exec.LookPath for checkLookPath.
+var lookPaths sync.Map // name NUL PATH → lookPathResult
+
+type lookPathResult struct {
+	path string
+	err  error
+}
+
+// checkLookPath is exec.LookPath remembered per name and PATH: loading a job
+// file checks the shell of every run: step (a job file is loaded once, when
+// a command starts). Running a step still looks its shell up afresh.
+func checkLookPath(name string) (string, error) {
+	key := name + "\x00" + os.Getenv("PATH")
+	if r, ok := lookPaths.Load(key); ok {
+		return r.(lookPathResult).path, r.(lookPathResult).err
+	}
+	p, err := exec.LookPath(name)
+	lookPaths.Store(key, lookPathResult{p, err})
+	return p, err
+}
+
 // setPositional reads a job step's command or run and shell.
 func (opts *execOptions) setPositional(s jobs.Settings) error {
 	cmd, hasCmd := s.Get("command")
@@ -178,7 +200,7 @@ func (opts *execOptions) setPositional(s jobs.Settings) error {
 		if hasShell {
 			opts.shell = shell.Values[0]
 		}
-		if _, err := execstep.ScriptCommand(opts.shell, "script", exec.LookPath); err != nil {
+		if _, err := execstep.ScriptCommand(opts.shell, "script", checkLookPath); err != nil {
 			return &jobs.SettingError{Key: "shell", Msg: err.Error(), Fix: "use bash, sh, or a template such as python3 {0}"}
 		}
 		opts.noCommand = false
