@@ -18,6 +18,7 @@ import (
 	"github.com/retrywise/retrywise/internal/demo"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/jobs"
+	"github.com/retrywise/retrywise/internal/jobs/jobschema"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/report/reporttest"
 )
@@ -528,7 +529,7 @@ func TestExamplesValidate(t *testing.T) {
 // TestJobSchemaUpToDate: docs/job.schema.json is what the kinds' flags generate.
 func TestJobSchemaUpToDate(t *testing.T) {
 	f, _, _, _ := testFactory(nil)
-	got, err := jobs.Schema(f.catalog(&runServices{}))
+	got, err := jobschema.Schema(f.catalog(&runServices{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package jobs
+package jobs_test
 
 import (
 	"bytes"
@@ -8,12 +8,15 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/retrywise/retrywise/internal/jobs"
+	"github.com/retrywise/retrywise/internal/jobs/jobschema"
 )
 
 // compileSchema compiles the schema of the fake catalog.
 func compileSchema(t *testing.T) (*jsonschema.Schema, []byte) {
 	t.Helper()
-	b, err := Schema(fakeCatalog(nil))
+	b, err := jobschema.Schema(jobs.FakeCatalog(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +40,7 @@ func TestSchemaShape(t *testing.T) {
 	if !bytes.HasSuffix(b, []byte("}\n")) || !bytes.Contains(b, []byte("\n  \"$defs\": {")) {
 		t.Errorf("not indented with a trailing newline:\n%.200s", b)
 	}
-	again, _ := Schema(fakeCatalog(nil))
+	again, _ := jobschema.Schema(jobs.FakeCatalog(nil))
 	if !bytes.Equal(b, again) {
 		t.Error("two runs differ")
 	}
@@ -70,7 +73,7 @@ func TestSchemaShape(t *testing.T) {
 	if http.AdditionalProperties == nil || *http.AdditionalProperties {
 		t.Error("kind-http allows additional properties")
 	}
-	if p := http.Properties["timeout"]; p.Type != "string" || p.Pattern != durationPattern || p.Description != "per attempt" {
+	if p := http.Properties["timeout"]; p.Type != "string" || p.Pattern != jobschema.DurationPattern || p.Description != "per attempt" {
 		t.Errorf("timeout %+v", p)
 	}
 	if p := http.Properties["insecure"]; p.Type != "boolean" {
@@ -90,27 +93,27 @@ func TestSchemaValidates(t *testing.T) {
 		valid bool
 		why   string // a substring of the validation error
 	}{
-		{name: "the example", src: example, valid: true},
-		{name: "kind with no settings", src: head + "      - id: log\n        push:\n", valid: true},
-		{name: "unknown top key", src: head + step + "extra: 1\n", why: "extra"},
-		{name: "unknown kind key", src: head + "      - id: post\n        http: {url: x, methd: GET}\n", why: "methd"},
-		{name: "unknown retry key", src: head + step + "        retry: {scheduel: 1s}\n", why: "scheduel"},
-		{name: "egress key in a step", src: head + "      - id: post\n        http: {url: x, egress-status-url: y}\n", why: "egress-status-url"},
-		{name: "no kind", src: head + "      - id: post\n", why: "oneOf"},
-		{name: "two kinds", src: head + "      - id: post\n        http: {url: x}\n        push: {args: [o]}\n", why: "oneOf"},
-		{name: "no id", src: head + "      - http: {url: x}\n", why: "id"},
-		{name: "version 2", src: strings.Replace(head, "version: 1", "version: 2", 1) + step, why: "version"},
-		{name: "bool key", src: head + "      - id: post\n        http: {url: x, insecure: \"yes\"}\n", why: "insecure"},
-		{name: "duration key", src: head + "      - id: post\n        http: {url: x, timeout: forever}\n", why: "timeout"},
+		{name: "the example", src: jobs.Example, valid: true},
+		{name: "kind with no settings", src: jobs.Head + "      - id: log\n        push:\n", valid: true},
+		{name: "unknown top key", src: jobs.Head + step + "extra: 1\n", why: "extra"},
+		{name: "unknown kind key", src: jobs.Head + "      - id: post\n        http: {url: x, methd: GET}\n", why: "methd"},
+		{name: "unknown retry key", src: jobs.Head + step + "        retry: {scheduel: 1s}\n", why: "scheduel"},
+		{name: "egress key in a step", src: jobs.Head + "      - id: post\n        http: {url: x, egress-status-url: y}\n", why: "egress-status-url"},
+		{name: "no kind", src: jobs.Head + "      - id: post\n", why: "oneOf"},
+		{name: "two kinds", src: jobs.Head + "      - id: post\n        http: {url: x}\n        push: {args: [o]}\n", why: "oneOf"},
+		{name: "no id", src: jobs.Head + "      - http: {url: x}\n", why: "id"},
+		{name: "version 2", src: strings.Replace(jobs.Head, "version: 1", "version: 2", 1) + step, why: "version"},
+		{name: "bool key", src: jobs.Head + "      - id: post\n        http: {url: x, insecure: \"yes\"}\n", why: "insecure"},
+		{name: "duration key", src: jobs.Head + "      - id: post\n        http: {url: x, timeout: forever}\n", why: "timeout"},
 		{name: "no jobs", src: "version: 1\njobs: {}\n", why: "jobs"},
-		{name: "bad env name", src: head + step + "        env: {my-var: x}\n", why: "my-var"},
-		{name: "scheduled job", src: jobWith("cron: ['*/5 * * * *', '@daily']\n    timezone: Europe/Paris\n    start-jitter: 30s\n    catch-up: true"), valid: true},
-		{name: "cron a string", src: jobWith("cron: '@hourly'"), valid: true},
-		{name: "cron a number", src: jobWith("cron: 5"), why: "cron"},
-		{name: "cron empty list", src: jobWith("cron: []"), why: "cron"},
-		{name: "start-jitter not a duration", src: jobWith("cron: '@daily'\n    start-jitter: soon"), why: "start-jitter"},
-		{name: "catch-up not a bool", src: jobWith("cron: '@daily'\n    catch-up: \"yes\""), why: "catch-up"},
-		{name: "schedule as a job key", src: jobWith("schedule: '@daily'"), why: "schedule"},
+		{name: "bad env name", src: jobs.Head + step + "        env: {my-var: x}\n", why: "my-var"},
+		{name: "scheduled job", src: jobs.JobWith("cron: ['*/5 * * * *', '@daily']\n    timezone: Europe/Paris\n    start-jitter: 30s\n    catch-up: true"), valid: true},
+		{name: "cron a string", src: jobs.JobWith("cron: '@hourly'"), valid: true},
+		{name: "cron a number", src: jobs.JobWith("cron: 5"), why: "cron"},
+		{name: "cron empty list", src: jobs.JobWith("cron: []"), why: "cron"},
+		{name: "start-jitter not a duration", src: jobs.JobWith("cron: '@daily'\n    start-jitter: soon"), why: "start-jitter"},
+		{name: "catch-up not a bool", src: jobs.JobWith("cron: '@daily'\n    catch-up: \"yes\""), why: "catch-up"},
+		{name: "schedule as a job key", src: jobs.JobWith("schedule: '@daily'"), why: "schedule"},
 	}
 	for _, tt := range tests {
 		j, err := yaml.YAMLToJSON([]byte(tt.src))

@@ -1,5 +1,5 @@
 // Package reporttest checks, in tests, that a JSON report conforms to the
-// report's JSON Schema (report.Schema, docs/report.schema.json).
+// report's JSON Schema (reportschema.Schema, docs/report.schema.json).
 package reporttest
 
 import (
@@ -9,11 +9,11 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/retrywise/retrywise/internal/report"
+	"github.com/retrywise/retrywise/internal/report/reportschema"
 )
 
 // Validate fails t, with the validation error and the document, when b is
-// not a JSON report that conforms to report.Schema.
+// not a JSON report that conforms to reportschema.Schema.
 func Validate(t testing.TB, b []byte) {
 	t.Helper()
 	sch, err := compile()
@@ -27,7 +27,7 @@ func Validate(t testing.TB, b []byte) {
 		return
 	}
 	if err := sch.Validate(doc); err != nil {
-		t.Errorf("reporttest: the report does not conform to %s:\n%v\n--- report\n%s", report.SchemaID, err, b)
+		t.Errorf("reporttest: the report does not conform to %s:\n%v\n--- report\n%s", reportschema.SchemaID, err, b)
 	}
 }
 
@@ -44,7 +44,7 @@ func ValidateFile(t testing.TB, path string) {
 
 // compile compiles report.Schema, asserting formats (date-time).
 func compile() (*jsonschema.Schema, error) {
-	b, err := report.Schema()
+	b, err := reportschema.Schema()
 	if err != nil {
 		return nil, err
 	}
@@ -54,8 +54,8 @@ func compile() (*jsonschema.Schema, error) {
 	}
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
-	if err := c.AddResource(report.SchemaID, doc); err != nil {
+	if err := c.AddResource(reportschema.SchemaID, doc); err != nil {
 		return nil, err
 	}
-	return c.Compile(report.SchemaID)
+	return c.Compile(reportschema.SchemaID)
 }

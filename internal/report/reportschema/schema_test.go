@@ -1,13 +1,16 @@
-package report
+package reportschema
 
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"os"
 	"testing"
 )
 
-const schemaFile = "../../docs/report.schema.json"
+var update = flag.Bool("update", false, "rewrite docs/report.schema.json")
+
+const schemaFile = "../../../docs/report.schema.json"
 
 func TestSchemaFileIsCurrent(t *testing.T) {
 	got, err := Schema()
@@ -21,10 +24,10 @@ func TestSchemaFileIsCurrent(t *testing.T) {
 	}
 	want, err := os.ReadFile(schemaFile)
 	if err != nil {
-		t.Fatalf("%v: regenerate it with go test ./internal/report -update", err)
+		t.Fatalf("%v: regenerate it with go test ./internal/report/reportschema -update", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("docs/report.schema.json differs from Schema(): regenerate it with go test ./internal/report -update\n--- generated\n%s", got)
+		t.Errorf("docs/report.schema.json differs from Schema(): regenerate it with go test ./internal/report/reportschema -update\n--- generated\n%s", got)
 	}
 }
 

@@ -1,4 +1,8 @@
-package jobs
+// Package jobschema generates the job file's JSON Schema
+// (docs/job.schema.json) from the file's Go types and a catalog of kinds.
+// It is kept out of the binary: only tests and the docs need it, and its
+// reflection library costs every command's start.
+package jobschema
 
 import (
 	"bytes"
@@ -9,13 +13,15 @@ import (
 
 	"github.com/invopop/jsonschema"
 	orderedmap "github.com/pb33f/ordered-map/v2"
+
+	"github.com/retrywise/retrywise/internal/jobs"
 )
 
 // The schema's id and the patterns it checks.
 const (
 	schemaID = "https://github.com/retrywise/retrywise/docs/job.schema.json"
-	// durationPattern is a Go duration as time.ParseDuration reads it.
-	durationPattern = `^[-+]?(0|((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+)$`
+	// DurationPattern is a Go duration as time.ParseDuration reads it.
+	DurationPattern = `^[-+]?(0|((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+)$`
 	idPattern       = `^[A-Za-z_][A-Za-z0-9_-]*$`
 	envNamePattern  = `^[A-Za-z_][A-Za-z0-9_]*$`
 )
@@ -57,7 +63,7 @@ type (
 
 // JSONSchema is a Go duration string.
 func (schemaDuration) JSONSchema() *jsonschema.Schema {
-	return &jsonschema.Schema{Type: "string", Pattern: durationPattern}
+	return &jsonschema.Schema{Type: "string", Pattern: DurationPattern}
 }
 
 // JSONSchema is a mapping of variable names to scalar values.
@@ -85,7 +91,7 @@ func scalarTypes() []*jsonschema.Schema {
 
 // Schema returns the JSON Schema (draft 2020-12) of the job file for cat,
 // indented, keys sorted, with a trailing newline.
-func Schema(cat Catalog) ([]byte, error) {
+func Schema(cat jobs.Catalog) ([]byte, error) {
 	r := &jsonschema.Reflector{
 		ExpandedStruct: true,
 		Namer: func(t reflect.Type) string {
@@ -161,7 +167,7 @@ func Schema(cat Catalog) ([]byte, error) {
 }
 
 // keyProperties are the schemas of keys by name.
-func keyProperties(keys []Key) *orderedmap.OrderedMap[string, *jsonschema.Schema] {
+func keyProperties(keys []jobs.Key) *orderedmap.OrderedMap[string, *jsonschema.Schema] {
 	p := jsonschema.NewProperties()
 	for _, k := range keys {
 		p.Set(k.Name, keySchema(k))
@@ -170,19 +176,19 @@ func keyProperties(keys []Key) *orderedmap.OrderedMap[string, *jsonschema.Schema
 }
 
 // keySchema is the schema of one key's value, by its type.
-func keySchema(k Key) *jsonschema.Schema {
+func keySchema(k jobs.Key) *jsonschema.Schema {
 	s := &jsonschema.Schema{Description: k.Usage}
 	switch k.Type {
-	case KeyBool:
+	case jobs.KeyBool:
 		s.Type = "boolean"
-	case KeyInt:
+	case jobs.KeyInt:
 		s.Type = "integer"
-	case KeyDuration:
-		s.Type, s.Pattern = "string", durationPattern
-	case KeyList:
+	case jobs.KeyDuration:
+		s.Type, s.Pattern = "string", DurationPattern
+	case jobs.KeyList:
 		// A scalar is a list of one.
 		s.AnyOf = []*jsonschema.Schema{{Type: "array", Items: &jsonschema.Schema{Type: "string"}}, {Type: "string"}}
-	case KeyCSV:
+	case jobs.KeyCSV:
 		s.AnyOf = []*jsonschema.Schema{{Type: "string"}, {Type: "array", Items: &jsonschema.Schema{AnyOf: scalarTypes()}}}
 	default:
 		s.Type = "string"

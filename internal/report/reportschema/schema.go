@@ -1,4 +1,8 @@
-package report
+// Package reportschema generates the JSON report's schema
+// (docs/report.schema.json) from the report's Go types. It is kept out of
+// the binary: only tests and the docs need it, and its reflection library
+// costs every command's start.
+package reportschema
 
 import (
 	"encoding/json"
@@ -6,6 +10,7 @@ import (
 
 	"github.com/invopop/jsonschema"
 
+	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/retry"
 )
 
@@ -22,12 +27,12 @@ func Schema() ([]byte, error) {
 	comments := schemaComments()
 	comment := func(t reflect.Type, field string) string { return comments[t.Name()+"."+field] }
 	r := &jsonschema.Reflector{Anonymous: true, ExpandedStruct: true, Mapper: schemaMapper, LookupComment: comment}
-	s := r.Reflect(&Run{})
+	s := r.Reflect(&report.Run{})
 	s.ID = SchemaID
 	s.Title = "retrywise report"
 	s.Description = "The JSON report of one retrywise run: a job's steps in order, or the one step of a step command (exec, push, http, github-quota), with every attempt, the final failure's class, code, evidence and remedy, and the retry policy that ran."
-	s.Properties.Value("version").Const = Version
-	s.Definitions["RunInfo"].Properties.Value("result").Enum = []any{Success, Failure, Cancelled}
+	s.Properties.Value("version").Const = report.Version
+	s.Definitions["RunInfo"].Properties.Value("result").Enum = []any{report.Success, report.Failure, report.Cancelled}
 
 	p := (&jsonschema.Reflector{Anonymous: true, ExpandedStruct: true, DoNotReference: true, Mapper: schemaMapper, LookupComment: comment}).Reflect(&policySchema{})
 	p.Version, p.Definitions = "", nil
@@ -57,8 +62,8 @@ type durationString string
 // a closed set, their schema.
 func schemaMapper(t reflect.Type) *jsonschema.Schema {
 	switch t {
-	case reflect.TypeFor[Result]():
-		return &jsonschema.Schema{Type: "string", Enum: []any{Success, Failure, Skipped, Cancelled}}
+	case reflect.TypeFor[report.Result]():
+		return &jsonschema.Schema{Type: "string", Enum: []any{report.Success, report.Failure, report.Skipped, report.Cancelled}}
 	case reflect.TypeFor[retry.Policy]():
 		return &jsonschema.Schema{Ref: "#/$defs/Policy"}
 	case reflect.TypeFor[retry.OnUnknown]():
