@@ -589,7 +589,7 @@ exit 1
 			perPush++
 		}
 	}
-	perPush /= len(tools) * (*pushRuns + 2) // the set-up's push included
+	perPush /= len(tools)*(*pushRuns+1) + 1 // the set-up's push included
 	for _, tool := range tools {
 		fmt.Fprintf(&b, "| push that succeeds (median of %d) | %s | %d | %.3f | 0 | yes | – | – |\n", *pushRuns, tool, perPush, med[tool].Seconds())
 	}
