@@ -94,6 +94,7 @@ func execKind() *kindDef {
 			fs.StringVar(&ef.contextFrom, "context-from", "", "a `REGEX` with one capture group matched against every output line; the last match reaches\n--continue-with as $RETRYWISE_CONTEXT, and without one the failure cannot be retried in the same context")
 			return ef
 		},
+		args: "command",
 		positional: []jobs.Key{
 			{Name: "command", Type: jobs.KeyList, Positional: true, Usage: "the command and its arguments, run directly (no shell); exclusive with run"},
 			{Name: "run", Type: jobs.KeyString, Positional: true, Usage: "a script, run as a workflow's run: is (bash --noprofile --norc -eo pipefail, or sh -e without bash); exclusive with command"},

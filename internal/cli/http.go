@@ -124,6 +124,7 @@ func httpKind() *kindDef {
 			fs.IntVar(&hf.threshold, "breaker-threshold", breaker.DefaultThreshold, "consecutive transient/unknown failures of a host that open its circuit breaker; 0 disables it")
 			return hf
 		},
+		args:       "url",
 		positional: []jobs.Key{{Name: "url", Type: jobs.KeyString, Positional: true, Usage: "the request's URL"}},
 		outputs:    []string{"status", "found", "value", "body-file"},
 		fixed:      false, // each field is an output too

@@ -53,6 +53,10 @@ type kindDef struct {
 	// positional are the keys that stand for the command's positional
 	// arguments, in the job file.
 	positional []jobs.Key
+	// args names the positional key whose values are the command's
+	// arguments (http: url, push: args, probe: targets, exec: command); the
+	// other positional keys are read by the resolved step (positionalSetter).
+	args string
 	// outputs are the kind's outputs; fixed is false when a step may have any.
 	outputs []string
 	fixed   bool
@@ -110,16 +114,6 @@ type stepIO struct {
 // kinds returns the step kinds by name.
 func kinds() []*kindDef {
 	return []*kindDef{execKind(), pushKind(), httpKind(), probeKind(), githubQuotaKind()}
-}
-
-// kindNamed returns the kind called name, or nil.
-func kindNamed(name string) *kindDef {
-	for _, k := range kinds() {
-		if k.name == name {
-			return k
-		}
-	}
-	return nil
 }
 
 // parseKind parses a step command's flags and positional arguments with
@@ -323,7 +317,7 @@ func (k *fileKind) Prepare(s jobs.Settings) (jobs.Prepared, error) {
 	var pos []string
 	for _, st := range s {
 		if pk := k.positional(st.Key); pk != nil {
-			if st.Key == "args" || st.Key == "targets" || st.Key == "command" || st.Key == "url" {
+			if st.Key == k.def.args {
 				pos = append(pos, st.Values...)
 			}
 			continue

@@ -74,6 +74,7 @@ func probeKind() *kindDef {
 			pf.egress = addEgressFlags(fs)
 			return pf
 		},
+		args:       "targets",
 		positional: []jobs.Key{{Name: "targets", Type: jobs.KeyList, Positional: true, Usage: "the targets: host, host:port or URL"}},
 		outputs:    []string{"verdict"},
 		fixed:      true,

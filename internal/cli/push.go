@@ -78,6 +78,7 @@ func pushKind() *kindDef {
 			fs.StringVar(&pf.dir, "dir", "", "the repository to push from (`DIR`); empty means the current directory")
 			return pf
 		},
+		args:       "args",
 		positional: []jobs.Key{{Name: "args", Type: jobs.KeyList, Positional: true, Usage: "git push's arguments: remote, refspecs, options"}},
 		outputs:    []string{"pushed", "landed", "refs"},
 		fixed:      true,
