@@ -113,21 +113,9 @@ func (opts *pushOptions) target() string {
 // to the remote is diagnosed by the egress probe (or opts.step.diagnose).
 func (opts *pushOptions) run(ctx context.Context, io *stepIO) (*report.Step, *stepError) {
 	f := opts.f
-	exp := f.expander(io)
-	dir, serr := exp(opts.dir, "--dir")
-	if serr != nil {
-		return nil, serr
-	}
-	gitArgs := make([]string, len(opts.gitArgs))
-	for i, a := range opts.gitArgs {
-		if gitArgs[i], serr = exp(a, "the git push arguments"); serr != nil {
-			return nil, serr
-		}
-	}
-	if !io.expanded {
-		gitArgs = opts.gitArgs // a step command's arguments are git's, as given
-		dir = opts.dir
-	}
+	// A step command's arguments are git's, as given; a job's runner has
+	// already expanded ${...} in them.
+	dir, gitArgs := opts.dir, opts.gitArgs
 	step, err := gitpush.New(gitpush.Options{
 		Dir: dir, Args: gitArgs, Env: io.env, Stdout: io.stdout, Stderr: io.stderr,
 		Timeout: opts.timeout, RebaseOnReject: opts.rebaseOnReject, AuthRecheck: opts.authRecheck, SafeDirectory: opts.safeDirectory,
