@@ -635,28 +635,10 @@ exit 1
 	}
 }
 
-// wrapperSource is the smallest Go program that runs git push the way
-// retrywise does: the same as BenchmarkPushVersusGit's (internal/cli).
-const wrapperSource = `package main
-
-import (
-	"os"
-	"os/exec"
-)
-
-func main() {
-	cmd := exec.Command("git", append([]string{"push", "--porcelain"}, os.Args[1:]...)...)
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
-		os.Exit(1)
-	}
-}
-`
-
 func buildWrapper(t *testing.T, dir string) string {
 	src := filepath.Join(dir, "wrapper.go")
 	bin := filepath.Join(dir, "wrapper")
-	if err := os.WriteFile(src, []byte(wrapperSource), 0o644); err != nil {
+	if err := os.WriteFile(src, []byte(gittest.PushWrapperSource), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, src)

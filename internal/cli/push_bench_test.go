@@ -12,25 +12,6 @@ import (
 	"github.com/retrywise/retrywise/internal/gittest"
 )
 
-// wrapperSource is the smallest Go program that runs git push the way
-// retrywise does (its own process, pipes for the output, a wait): the floor
-// for any wrapper written in Go.
-const wrapperSource = `package main
-
-import (
-	"os"
-	"os/exec"
-)
-
-func main() {
-	cmd := exec.Command("git", append([]string{"push", "--porcelain"}, os.Args[1:]...)...)
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
-		os.Exit(1)
-	}
-}
-`
-
 // BenchmarkPushVersusGit compares `retrywise push` with plain `git push` to a
 // local http-backend: per iteration, 20 pushes with each tool, alternating in
 // the same run (each push fast-forwards main by one commit). It reports the
@@ -51,7 +32,7 @@ func BenchmarkPushVersusGit(b *testing.B) {
 	}
 	wrapper := filepath.Join(dir, "wrapper")
 	src := filepath.Join(dir, "wrapper.go")
-	if err := os.WriteFile(src, []byte(wrapperSource), 0o644); err != nil {
+	if err := os.WriteFile(src, []byte(gittest.PushWrapperSource), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	if out, err := exec.Command("go", "build", "-o", wrapper, src).CombinedOutput(); err != nil {
