@@ -1,0 +1,32 @@
+# The retrywise container image: the GitHub container action (action.yml,
+# runs.using: docker) and `docker run` outside GitHub (README: "The container
+# image"). Built by .github/workflows/release.yml for amd64 and arm64, and by
+# scripts/test-container with buildah.
+
+# The build stage: a static binary. The tag's Go is go.mod's major.minor
+# (scripts/test-container checks that they agree).
+FROM golang:1.26-bookworm AS build
+# How the build reaches the Go module proxy: the public defaults unless the
+# builder passes its own with --build-arg. They live in this stage only.
+ARG GOPROXY=https://proxy.golang.org,direct GOSUMDB=sum.golang.org GONOSUMDB= GOFLAGS=
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+# The version `retrywise version` prints (main.version), e.g. v1.2.3; empty
+# means the module's, or (devel). Declared here, so a new version reuses the
+# module download above.
+ARG VERSION=
+RUN CGO_ENABLED=0 go build -trimpath -buildvcs=false \
+	-ldflags "-s -w -X main.version=${VERSION}" \
+	-o /out/retrywise ./cmd/retrywise
+
+# The runtime: what run scripts and push mode call (git, curl, ssh, bash). It
+# runs as root, as GitHub requires of a container action; the runner mounts
+# the workspace at /github/workspace and sets the working directory.
+FROM debian:bookworm-slim
+RUN apt-get update \
+	&& apt-get install -y --no-install-recommends bash ca-certificates curl git openssh-client \
+	&& rm -rf /var/lib/apt/lists/*
+COPY --from=build /out/retrywise /usr/local/bin/retrywise
+ENTRYPOINT ["/usr/local/bin/retrywise"]
