@@ -232,3 +232,9 @@ func isAlpha(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
 func (r *Redactor) AddEnv(env []string) {
 	r.add(envSecrets(env))
 }
+
+// Secrets returns every literal secret the Redactor masks, longest first:
+// the values a runner is asked to mask too (an action's ::add-mask::).
+func (r *Redactor) Secrets() []string {
+	return slices.Clone(r.load().secrets)
+}
