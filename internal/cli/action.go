@@ -360,7 +360,7 @@ func (a *actionRun) runStep(ctx context.Context) int {
 		return f.fail(exitcode.Config, err.Error())
 	}
 	io := &stepIO{
-		stdin: f.stdin, stdout: a.stdout, stderr: a.stderr, red: a.red, env: a.env, tempDir: a.tempDir,
+		stdin: f.stdin, stdout: a.stdout, stderr: a.stderr, red: a.red, env: a.env, tempDir: a.tempDir, outputsOnly: true,
 		progress: func(at retry.Attempt, max int) {
 			if line, ok := report.Progress(at, max); ok {
 				a.line("%s", line)

@@ -112,6 +112,9 @@ type stepIO struct {
 	expanded bool
 	// stdoutTerminal is true when the process's stdout is a terminal.
 	stdoutTerminal bool
+	// outputsOnly is true when the step's outputs are an action's outputs:
+	// the step does not print them (http's fields).
+	outputsOnly bool
 }
 
 // kinds returns the step kinds by name.
