@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -471,4 +472,36 @@ func TestActionGitWorksOnAWorkspaceOwnedByAnotherUser(t *testing.T) {
 	if s.code != exitcode.OK || !strings.Contains(s.stdout, "status-ok") {
 		t.Errorf("exit %d:\n%s", s.code, s.stdout)
 	}
+}
+
+// TestActionCancelledDuringWait: SIGTERM during a wait stops the action
+// within a second with 143, and it still writes its outputs and report.
+func TestActionCancelledDuringWait(t *testing.T) {
+	bin := buildBinary(t)
+	s := newActionStep(t)
+	env := append([]string(nil), s.env...)
+	env = append(env, action.InputVar("run")+"=echo 'curl: (28) Operation timed out' >&2; exit 28",
+		action.InputVar("schedule")+"=1h", action.InputVar("max-elapsed")+"=2h")
+	cmd := exec.Command(bin, "action")
+	cmd.Env, cmd.Dir = env, s.workspace
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, &out, "retrying in 1h0m0s")
+	sent := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	err := cmd.Wait()
+	if took := time.Since(sent); took > time.Second {
+		t.Errorf("exit took %s after SIGTERM", took)
+	}
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitcode.Terminated {
+		t.Fatalf("exit = %v, want 143\n%s", err, out.String())
+	}
+	o := s.outputs()
+	if o["result"] != "cancelled" || o["exit-code"] != "143" {
+		t.Errorf("outputs = %v", o)
+	}
+	reporttest.ValidateFile(t, o["report"])
 }
