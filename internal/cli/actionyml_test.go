@@ -48,7 +48,7 @@ var actionOutputDocs = [][2]string{
 	{"attempts", "How many attempts ran, in all steps."},
 	{"reason", "The final failure's one-line reason."},
 	{"remedy", "What to do about the final failure."},
-	{"exit-code", "The exit code: 0, or 64 usage, 65 structural, 69 unavailable, 75 transient exhausted, 77 policy, 78 config, 130/143 signals."},
+	{"exit-code", "The exit code, as the command line's: 0 ok, 1 unknown, 64 usage, 65 structural, 66 absent, 75 transient, 77 policy, 78 configuration, 130/143 cancelled (see the README's exit codes)."},
 	{"report", "The path of the JSON report (docs/report.schema.json), under $RUNNER_TEMP."},
 	{"outputs", "JSON of the step's outputs (for fromJSON): a run: script's $GITHUB_OUTPUT names, http's status, found, value, body-file and fields, push's pushed, landed, refs; in config mode by step id. Cut with a note beyond 1 MiB."},
 }
