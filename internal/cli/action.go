@@ -356,7 +356,7 @@ func (a *actionRun) runStep(ctx context.Context) int {
 	so := r.options()
 	a.streams(f.redactor(append([]string{a.input("token")}, so.masks...)...))
 	defer a.close()
-	if err := a.log.Mask(a.red.Secrets()...); err != nil {
+	if err := a.log.Mask(a.red.Given()...); err != nil {
 		return f.fail(exitcode.Config, err.Error())
 	}
 	io := &stepIO{
@@ -479,7 +479,7 @@ func (a *actionRun) runJob(ctx context.Context) int {
 	a.streams(js.red)
 	defer a.close()
 	defer js.close()
-	if err := a.log.Mask(a.red.Secrets()...); err != nil {
+	if err := a.log.Mask(a.red.Given()...); err != nil {
 		return f.fail(exitcode.Config, err.Error())
 	}
 	if o.dryRun {

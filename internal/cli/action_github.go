@@ -46,7 +46,7 @@ func (a *actionRun) github() (*github.Client, error) {
 func (a *actionRun) reportIssue(ctx context.Context, run *report.Run, markdown string) {
 	ok, why := a.issues.Enabled(ghissue.UnderAct(a.getenv))
 	if !ok {
-		if why != "" {
+		if a.issues != ghissue.Off && why != "" {
 			a.line("report-issue: %s", why)
 		}
 		return

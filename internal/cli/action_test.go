@@ -505,3 +505,31 @@ func TestActionCancelledDuringWait(t *testing.T) {
 	}
 	reporttest.ValidateFile(t, o["report"])
 }
+
+// TestActionBinaryEndToEnd runs the built binary as the runner runs the
+// action's entry point: INPUT_* and the file commands in a temp folder.
+func TestActionBinaryEndToEnd(t *testing.T) {
+	bin := buildBinary(t)
+	s := newActionStep(t)
+	env := append(append([]string(nil), s.env...),
+		action.InputVar("run")+"=echo \"sum=$((40+2))\" >> \"$GITHUB_OUTPUT\"; echo '::notice::the script may issue commands'",
+		action.InputVar("max-attempts")+"=2", action.InputVar("token")+"=ghs_binaryTokenValue0123456789abcdef",
+		action.InputVar("report-issue")+"=false", action.InputVar("step-summary")+"=true")
+	cmd := exec.Command(bin, "action")
+	cmd.Env, cmd.Dir = env, s.workspace
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	o := s.outputs()
+	if o["sum"] != "42" || o["result"] != "success" || o["attempts"] != "1" {
+		t.Errorf("outputs = %v", o)
+	}
+	if !strings.Contains(string(out), "\n::notice::the script may issue commands\n") || !strings.HasPrefix(string(out), "::add-mask::") || !strings.Contains(string(out), "::add-mask::ghs_binaryTokenValue0123456789abcdef\n") || strings.Count(string(out), "::add-mask::") > 3 {
+		t.Errorf("log:\n%s", out)
+	}
+	if !strings.Contains(s.read(s.summary), "| exec |") {
+		t.Errorf("summary:\n%s", s.read(s.summary))
+	}
+	reporttest.ValidateFile(t, o["report"])
+}

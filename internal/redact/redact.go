@@ -75,6 +75,7 @@ type Options struct {
 type Redactor struct {
 	mu      sync.Mutex      // serialises Add
 	secrets map[string]bool // every literal form, true for a base64 one; guarded by mu
+	given   []string        // the secrets as given, in the order added; guarded by mu
 	snap    atomic.Pointer[snapshot]
 }
 
@@ -124,6 +125,9 @@ func (r *Redactor) add(vals []form) {
 	}
 	grew := false
 	for _, v := range vals {
+		if v.given && !slices.Contains(r.given, v.s) {
+			r.given = append(r.given, v.s)
+		}
 		if b64, ok := r.secrets[v.s]; !ok || v.b64 && !b64 {
 			r.secrets[v.s] = b64 || v.b64
 			grew = true
@@ -233,8 +237,11 @@ func (r *Redactor) AddEnv(env []string) {
 	r.add(envSecrets(env))
 }
 
-// Secrets returns every literal secret the Redactor masks, longest first:
-// the values a runner is asked to mask too (an action's ::add-mask::).
-func (r *Redactor) Secrets() []string {
-	return slices.Clone(r.load().secrets)
+// Given returns the secrets as they were given (trimmed, and each line of
+// a multi-line one), in the order added, without the forms derived from
+// them: what a runner is asked to mask too (an action's ::add-mask::).
+func (r *Redactor) Given() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.given)
 }
