@@ -71,6 +71,7 @@ func (c *Command) subcommands() map[string]subcommand {
 		"validate": {"check a job file and print every error with its position", runValidate},
 		"demo":     {"run an offline demo of every failure class on 127.0.0.1", runDemo},
 		"schedule": {"run the job file's jobs on their cron: triggers, outside GitHub", runSchedule},
+		"action":   {"run as the GitHub Action's entry point (inputs from INPUT_*)", runAction},
 
 		"http":         {"send an HTTP request, retrying only transient failures", stepCommand(httpKind())},
 		"github-quota": {"check the GitHub API rate-limit quota, waiting for its reset if allowed", stepCommand(githubQuotaKind())},

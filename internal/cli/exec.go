@@ -58,6 +58,12 @@ type execOptions struct {
 	onRetry, continueWith string
 	// contextFrom finds the context a continuation needs.
 	contextFrom *regexp.Regexp
+	// dir is the command's working directory; "" means the current one
+	// (the action's working-directory).
+	dir string
+	// attemptFiles are files given fresh to every attempt, by the variable
+	// naming them (the action's $GITHUB_OUTPUT and the like).
+	attemptFiles map[string]string
 }
 
 // execFlags are `retrywise exec`'s flags as given.
@@ -252,8 +258,8 @@ func (opts *execOptions) run(ctx context.Context, io *stepIO) (*report.Step, *st
 		mode = autoStdout(io)
 	}
 	step, err := execstep.New(execstep.Options{
-		Args: argv, Env: io.env, Stdin: io.stdin, Stdout: io.stdout, Stderr: io.stderr,
-		Timeout: opts.timeout, KillGrace: opts.killGrace, Tool: opts.tool, Rules: opts.rules,
+		Args: argv, Env: io.env, Dir: opts.dir, Stdin: io.stdin, Stdout: io.stdout, Stderr: io.stderr,
+		AttemptFiles: opts.attemptFiles, Timeout: opts.timeout, KillGrace: opts.killGrace, Tool: opts.tool, Rules: opts.rules,
 		OutputDir: outDir, StdoutMode: mode, StdoutMax: opts.stdoutMax, SpoolDir: io.tempDir,
 		OnRetry: opts.onRetry, ContinueWith: opts.continueWith, ContextFrom: opts.contextFrom,
 	})

@@ -107,7 +107,7 @@ func (f *factory) prober(e *egressFlags, timeout time.Duration) (*egress.Prober,
 // clock, with io's progress lines and diagnose (the egress probe) as its
 // Diagnose.
 func (f *factory) coordinator(pol retry.Policy, io *stepIO, diagnose egress.DiagnoseFunc) *retry.Coordinator {
-	return &retry.Coordinator{Policy: pol, Clock: f.clock, Progress: io.progress, Diagnose: diagnose}
+	return &retry.Coordinator{Policy: pol, Clock: f.clock, Progress: io.progress, Diagnose: diagnose, Attempting: io.attempting}
 }
 
 // transport returns the transport of a step's HTTP requests, from

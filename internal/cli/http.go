@@ -278,7 +278,7 @@ func (opts *httpOptions) run(ctx context.Context, io *stepIO) (*report.Step, *st
 	if out.OK() && outputFile != "" {
 		rep.Outputs["body-file"] = outputFile
 	}
-	if done := out.OK() || (out.Final != nil && out.Final.Class == failure.Absent); done && !io.expanded {
+	if done := out.OK() || (out.Final != nil && out.Final.Class == failure.Absent); done && !io.expanded && !io.outputsOnly {
 		io.stderr.Flush()
 		if !res.Found {
 			fmt.Fprintln(io.stderr, "found=false")

@@ -101,6 +101,9 @@ type stepIO struct {
 	env []string
 	// progress prints one failed attempt that will be retried.
 	progress func(a retry.Attempt, maxAttempts int)
+	// attempting, when set, is called as each attempt starts, and what it
+	// returns as the attempt ends (an action's log groups).
+	attempting func(n, maxAttempts int) (ended func())
 	// tempDir holds the step's files (scripts, output files); "" means the
 	// system's temporary folder.
 	tempDir string
@@ -109,6 +112,9 @@ type stepIO struct {
 	expanded bool
 	// stdoutTerminal is true when the process's stdout is a terminal.
 	stdoutTerminal bool
+	// outputsOnly is true when the step's outputs are an action's outputs:
+	// the step does not print them (http's fields).
+	outputsOnly bool
 }
 
 // kinds returns the step kinds by name.
@@ -410,7 +416,7 @@ func (p *prepared) Target() string { return p.r.target() }
 // a failure with its exit code and reason, and no attempt.
 func (p *prepared) Run(ctx context.Context, rt *jobs.Runtime) *report.Step {
 	rt.Redactor.Add(p.r.options().masks...)
-	io := &stepIO{stdin: rt.Stdin, stdout: rt.Stdout, stderr: rt.Stderr, red: rt.Redactor, env: rt.Env, progress: rt.Progress, tempDir: rt.TempDir, expanded: true,
+	io := &stepIO{stdin: rt.Stdin, stdout: rt.Stdout, stderr: rt.Stderr, red: rt.Redactor, env: rt.Env, progress: rt.Progress, attempting: rt.Attempting, tempDir: rt.TempDir, expanded: true,
 		stdoutTerminal: p.f.stdoutTerminal()}
 	rep, serr := p.r.run(ctx, io)
 	if serr != nil {

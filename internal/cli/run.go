@@ -149,6 +149,8 @@ type runOptions struct {
 	reportPath, summaryPath string
 	// dryRun prints the plan and runs nothing.
 	dryRun bool
+	// config is the job file's path; "" means the default places.
+	config string
 }
 
 // addRunFlags registers the flags run and demo share.
@@ -157,21 +159,26 @@ func addRunFlags(fs *flag.FlagSet, o *runOptions) {
 	fs.StringVar(&o.summaryPath, "summary", "", "also write the run's report as Markdown to `FILE`")
 }
 
+// defineRunFlags registers `retrywise run`'s flags on fs.
+func defineRunFlags(fs *flag.FlagSet, o *runOptions) {
+	fs.StringVar(&o.config, "config", "", "the job `FILE`; empty means .github/retrywise.yml, then retrywise.yml")
+	fs.StringVar(&o.job, "job", "", "the job to run (`NAME`); empty means the file's only job")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "validate, resolve every policy and setting known before the run, print the plan, and send nothing")
+	addRunFlags(fs, o)
+}
+
 // runRun is `retrywise run`.
 func runRun(ctx context.Context, f *factory, args []string) int {
 	fs := newFlagSet("run", runSynopsis)
 	var o runOptions
-	config := fs.String("config", "", "the job `FILE`; empty means .github/retrywise.yml, then retrywise.yml")
-	fs.StringVar(&o.job, "job", "", "the job to run (`NAME`); empty means the file's only job")
-	fs.BoolVar(&o.dryRun, "dry-run", false, "validate, resolve every policy and setting known before the run, print the plan, and send nothing")
-	addRunFlags(fs, &o)
+	defineRunFlags(fs, &o)
 	if code, done := f.parse(fs, args); done {
 		return code
 	}
 	if fs.NArg() > 0 {
 		return f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", fs.Arg(0)))
 	}
-	l, code, ok := f.loadValid(*config)
+	l, code, ok := f.loadValid(o.config)
 	if !ok {
 		return code
 	}

@@ -25,17 +25,24 @@ func OutputFile(dir string, n int) string {
 // whatever was there.
 func freshOutputFile(dir string, n int) (string, error) {
 	path := OutputFile(dir, n)
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("outputs file: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return "", fmt.Errorf("outputs file: %w", err)
-	}
-	if err := f.Close(); err != nil {
+	if err := freshFile(path); err != nil {
 		return "", fmt.Errorf("outputs file: %w", err)
 	}
 	return path, nil
+}
+
+// freshFile replaces whatever is at path with a new empty file: a new
+// file, not a truncated one, so that a process of an earlier attempt still
+// holding the old one open cannot write into it.
+func freshFile(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // readOutputs parses a succeeded attempt's outputs file. A file the command

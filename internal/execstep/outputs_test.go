@@ -231,3 +231,54 @@ func TestOutputFileIsAbsolute(t *testing.T) {
 		t.Errorf("the child's file is in %q, want %q", s.Outputs()["dir"], want)
 	}
 }
+
+func TestAttemptFilesHoldTheFinalAttemptsWritesOnly(t *testing.T) {
+	dir, work := t.TempDir(), t.TempDir()
+	files := map[string]string{"GITHUB_OUTPUT": filepath.Join(dir, "out"), "GITHUB_ENV": filepath.Join(dir, "env")}
+	// Attempt 1 writes and fails; attempt 2 writes other values and fails too:
+	// the files hold attempt 2's writes, success or not.
+	script := `n=$(cat n 2>/dev/null || echo 0); n=$((n+1)); echo $n > n
+echo "try=$n" >> "$GITHUB_OUTPUT"
+echo "ENV_$n=x" >> "$GITHUB_ENV"
+exit 1`
+	s := newShStep(t, script, Options{AttemptFiles: files, Dir: work})
+	ctx := context.Background()
+	for n := 1; n <= 2; n++ {
+		if err := s.Attempt(ctx, n); err == nil {
+			t.Fatalf("attempt %d succeeded", n)
+		}
+	}
+	for name, want := range map[string]string{"GITHUB_OUTPUT": "try=2\n", "GITHUB_ENV": "ENV_2=x\n"} {
+		b, err := os.ReadFile(files[name])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != want {
+			t.Errorf("$%s holds %q after two attempts, want only the final one's %q", name, b, want)
+		}
+	}
+}
+
+func TestAttemptFilesAreNewFilesNotTruncatedOnes(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out")
+	s := newShStep(t, `true`, Options{AttemptFiles: map[string]string{"GITHUB_OUTPUT": path}})
+	if err := s.Attempt(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	// A process of attempt 1 still holding the file open.
+	old, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	if err := s.Attempt(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.WriteString("late=1\n"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); strings.Contains(string(b), "late") {
+		t.Errorf("a write through attempt 1's open file reached attempt 2's file: %q", b)
+	}
+}

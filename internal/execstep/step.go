@@ -124,6 +124,11 @@ type Options struct {
 	// OutputDir, when set, is where each attempt gets a fresh $RETRYWISE_OUTPUT
 	// file; give each step its own directory (see the package documentation).
 	OutputDir string
+	// AttemptFiles maps environment variables to the files whose paths they
+	// give the command (GITHUB_OUTPUT, GITHUB_ENV, ...): each attempt starts
+	// with every one of them fresh and empty, so after the loop they hold
+	// the final attempt's writes alone, whether it succeeded or not.
+	AttemptFiles map[string]string
 	// StdoutMode is live ("" too) or final: see StdoutFinal and WriteStdout.
 	StdoutMode StdoutMode
 	// StdoutMax bounds an attempt's spooled stdout in final mode; 0 means DefaultStdoutMax.
@@ -294,6 +299,18 @@ func (s *Step) Attempt(ctx context.Context, n int) error {
 	if n > 1 && s.opts.StdoutMode == StdoutLive && s.stdoutWritten > 0 {
 		fmt.Fprintf(s.opts.Stderr, "--- attempt %d (stdout of attempt %d above is incomplete) ---\n", n, n-1)
 		s.notes = append(s.notes, fmt.Sprintf("stdout of attempt %d was relayed before it failed, so stdout holds its incomplete output before attempt %d's (--stdout live); use --stdout final to keep only the succeeding attempt's", n-1, n))
+	}
+	if len(s.opts.AttemptFiles) > 0 {
+		if env == nil {
+			env = os.Environ()
+		}
+		for _, name := range slices.Sorted(maps.Keys(s.opts.AttemptFiles)) {
+			path := s.opts.AttemptFiles[name]
+			if err := freshFile(path); err != nil {
+				return fmt.Errorf("$%s file: %w", name, err)
+			}
+			env = setEnv(env, name, path)
+		}
 	}
 	if s.opts.OutputDir == "" {
 		return s.run(ctx, n, env)

@@ -136,7 +136,7 @@ func classifyAnswer(method string, status int, h http.Header, body string, now t
 	}
 
 	vd := statusVerdict(status, method, ToolHTTP)
-	f := New(vd.class, vd.code, vd.reason, vd.remedy, ev()...)
+	f := New(vd.class, vd.code, vd.reason, vd.remedy, ev(bodyEvidence(body)...)...)
 	if haveBody && bodyBest.Class == vd.class && hitRank(hits, bodyBest) >= rankTransport {
 		f.Code = bodyBest.Code
 		f.Reason = st + ": " + bodyBest.Reason

@@ -3,6 +3,7 @@ package failure
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -164,5 +165,31 @@ func TestInferMethod(t *testing.T) {
 		if got := inferMethod(text); got != want {
 			t.Errorf("inferMethod(%q) = %q, want %q", text, got, want)
 		}
+	}
+}
+
+// TestFromHTTPQuotesTheMessageTheRemedyPointsTo: "see the message" must
+// have a message to see: the answer's own lines, verbatim.
+func TestFromHTTPQuotesTheMessageTheRemedyPointsTo(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		status     int
+		want       []string
+	}{
+		{"422 JSON", `{"error":"Title has already been published","status":422}`, 422, []string{"HTTP 422 Unprocessable Entity", `{"error":"Title has already been published","status":422}`}},
+		{"400 text", "bad request\n\n  missing field: title  \nthird\nfourth", 400, []string{"HTTP 400 Bad Request", "bad request", "missing field: title", "third"}},
+		{"HTML title only", "<html><head><title>418 I'm a teapot</title></head><body>...</body></html>", 418, []string{"HTTP 418 I'm a teapot", "418 I'm a teapot"}},
+		{"empty body", "", 422, []string{"HTTP 422 Unprocessable Entity"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Response{Method: "POST", Status: tc.status, Body: []byte(tc.body), Now: httpNow}
+			f := FromHTTP(r)
+			if !slices.Equal(f.Evidence, tc.want) {
+				t.Errorf("evidence = %q, want %q", f.Evidence, tc.want)
+			}
+			if err := httpInvariants(f, r); err != nil {
+				t.Error(err)
+			}
+		})
 	}
 }

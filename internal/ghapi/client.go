@@ -76,6 +76,10 @@ func New(opts Options) (*Client, error) {
 	return &Client{gh: gh, clk: clk}, nil
 }
 
+// GitHub returns the go-github client New configured (base URL, token, user
+// agent), for the packages that call other endpoints; it is shared, not a copy.
+func (c *Client) GitHub() *github.Client { return c.gh }
+
 // BaseURL returns the API root the client sends to.
 func (c *Client) BaseURL() *url.URL { u := *c.gh.BaseURL; return &u }
 

@@ -94,3 +94,15 @@ func repoTop(dir string) (string, error) {
 		d = parent
 	}
 }
+
+// SafeDirectoryEnv returns env with the repository holding dir (or dir
+// itself) added to safe.directory for every git that runs with it,
+// through GIT_CONFIG_COUNT: for a workspace owned by another user, as in
+// a container action, without touching any config file.
+func SafeDirectoryEnv(env []string, dir string) ([]string, error) {
+	top, err := repoTop(dir)
+	if err != nil {
+		return nil, err
+	}
+	return addConfig(env, "safe.directory", top)
+}

@@ -164,6 +164,9 @@ type Runtime struct {
 	Clock clock.Clock
 	// Progress is the loop's progress line for one failed attempt that will be retried.
 	Progress func(a retry.Attempt, maxAttempts int)
+	// Attempting, when set, is called as each attempt starts; the function
+	// it returns, when not nil, as the attempt ends (retry.Coordinator).
+	Attempting func(n, maxAttempts int) (ended func())
 	// TempDir is the run's temporary folder (body files, output files),
 	// removed by the caller when the run ends.
 	TempDir string

@@ -41,6 +41,9 @@ type Runner struct {
 	// Log receives the run's progress lines (step started, step ended,
 	// retries); nil means none.
 	Log func(line string)
+	// Attempting, when set, is called as an attempt of step id starts; the
+	// function it returns, when not nil, is called as the attempt ends.
+	Attempting func(id, kind string, n, maxAttempts int) (ended func())
 }
 
 // Plan is a step's resolved snapshot before anything runs.
@@ -251,6 +254,9 @@ func (r *Runner) runStep(ctx context.Context, st *Step, pol retry.Policy, jobEnv
 				r.Log(fmt.Sprintf("step %s: %s", st.ID, line))
 			}
 		},
+	}
+	if r.Attempting != nil {
+		rt.Attempting = func(n, maxAttempts int) func() { return r.Attempting(st.ID, kind, n, maxAttempts) }
 	}
 	return p.Run(ctx, rt)
 }

@@ -75,6 +75,7 @@ type Options struct {
 type Redactor struct {
 	mu      sync.Mutex      // serialises Add
 	secrets map[string]bool // every literal form, true for a base64 one; guarded by mu
+	given   []string        // the secrets as given, in the order added; guarded by mu
 	snap    atomic.Pointer[snapshot]
 }
 
@@ -124,6 +125,9 @@ func (r *Redactor) add(vals []form) {
 	}
 	grew := false
 	for _, v := range vals {
+		if v.given && !slices.Contains(r.given, v.s) {
+			r.given = append(r.given, v.s)
+		}
 		if b64, ok := r.secrets[v.s]; !ok || v.b64 && !b64 {
 			r.secrets[v.s] = b64 || v.b64
 			grew = true
@@ -231,4 +235,13 @@ func isAlpha(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
 // the same name rules as Options.Env: a job's env: and a step's.
 func (r *Redactor) AddEnv(env []string) {
 	r.add(envSecrets(env))
+}
+
+// Given returns the secrets as they were given (trimmed, and each line of
+// a multi-line one), in the order added, without the forms derived from
+// them: what a runner is asked to mask too (an action's ::add-mask::).
+func (r *Redactor) Given() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.given)
 }

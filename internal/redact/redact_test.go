@@ -2,6 +2,7 @@ package redact
 
 import (
 	"encoding/base64"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -130,5 +131,19 @@ func BenchmarkString(b *testing.B) {
 				r.String(bc.in)
 			}
 		})
+	}
+}
+
+func TestGivenListsTheSecretsNotTheirForms(t *testing.T) {
+	r := New(Options{Values: []string{"  tok_first_value  ", "ab"}})
+	r.Add("line-one-secret\nline-two-secret", "tok_first_value")
+	r.AddEnv([]string{"API_TOKEN=env_token_value", "HOME=/root"})
+	got := r.Given()
+	want := []string{"tok_first_value", "line-one-secret\nline-two-secret", "line-one-secret", "line-two-secret", "env_token_value"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Given = %q, want %q (no derived forms, no short values, no duplicates)", got, want)
+	}
+	if s := r.String(`x tok_first_value "tok_first_value" %74%6F%6B%5F%66%69%72%73%74%5F%76%61%6C%75%65`); strings.Contains(s, "first") || strings.Contains(s, "%66%69") {
+		t.Errorf("the given value and its derived forms still mask: %q", s)
 	}
 }

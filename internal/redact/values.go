@@ -61,6 +61,9 @@ func secretEnvName(name string) bool {
 type form struct {
 	s   string
 	b64 bool
+	// given is true for the secret itself (trimmed) and each of its lines,
+	// as opposed to a form derived from it.
+	given bool
 }
 
 // basicUsers are the user names sent with a token in HTTP basic
@@ -96,7 +99,7 @@ func appendSecret(dst []form, v string, minLen int) []form {
 		}
 	}
 	for _, text := range texts {
-		dst = append(dst, form{s: text})
+		dst = append(dst, form{s: text, given: true})
 		for _, esc := range escapedForms(text) {
 			if esc != text {
 				dst = append(dst, form{s: esc})

@@ -186,6 +186,10 @@ type Coordinator struct {
 	// failure into policy; a proxy that fails for everyone turns a bare 403 into
 	// transient). It returns f itself (or nil) to keep it, and must be bounded in time.
 	Diagnose func(ctx context.Context, f *failure.Failure) *failure.Failure
+	// Attempting, when set, is called as attempt n starts; the function it
+	// returns, when not nil, is called as the attempt ends, before its
+	// failure is diagnosed or progress is printed (an action's log groups).
+	Attempting func(n, maxAttempts int) (ended func())
 }
 
 // Run attempts step until it succeeds, a failure is not retryable, or the policy's
@@ -233,8 +237,15 @@ func (c *Coordinator) Run(ctx context.Context, step Step) (*Outcome, error) {
 				return out, nil
 			}
 		}
+		var ended func()
+		if c.Attempting != nil {
+			ended = c.Attempting(n, pol.MaxAttempts)
+		}
 		t0 := clk.Now()
 		aerr := step.Attempt(loopCtx, n)
+		if ended != nil {
+			ended()
+		}
 		rec := Attempt{N: n, Start: t0, Duration: clk.Now().Sub(t0)}
 		if nr, ok := step.(Narrator); ok {
 			rec.Command, rec.Why = nr.Ran(n)

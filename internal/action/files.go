@@ -1,0 +1,81 @@
+package action
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/retrywise/retrywise/internal/outputfile"
+)
+
+// ScriptFileVars are the file commands a run: script may write to; each
+// attempt gets fresh files (execstep.Options.AttemptFiles), and only the
+// final attempt's reach the workflow.
+var ScriptFileVars = []string{"GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STEP_SUMMARY"}
+
+// AttemptFiles returns the script's file command paths in dir, by variable.
+func AttemptFiles(dir string) map[string]string {
+	m := make(map[string]string, len(ScriptFileVars))
+	for _, v := range ScriptFileVars {
+		m[v] = filepath.Join(dir, strings.ToLower(v))
+	}
+	return m
+}
+
+// Final is what the final attempt of a run: script wrote to its file commands.
+type Final struct {
+	// Outputs are its $GITHUB_OUTPUT entries, in order.
+	Outputs []outputfile.Entry
+	// Env are its $GITHUB_ENV entries, in order.
+	Env []outputfile.Entry
+	// Path are the non-empty lines of its $GITHUB_PATH.
+	Path []string
+	// Summary is its $GITHUB_STEP_SUMMARY, as written.
+	Summary string
+}
+
+// ReadFinal reads the files AttemptFiles named after the loop; a file the
+// script removed holds nothing, as the runner treats it.
+func ReadFinal(files map[string]string) (Final, error) {
+	var fin Final
+	read := func(name string) (string, error) {
+		b, err := os.ReadFile(files[name])
+		if errors.Is(err, fs.ErrNotExist) || files[name] == "" {
+			return "", nil
+		}
+		return string(b), err
+	}
+	var errs []error
+	for _, name := range ScriptFileVars {
+		text, err := read(name)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("$%s: %w", name, err))
+			continue
+		}
+		switch name {
+		case "GITHUB_OUTPUT", "GITHUB_ENV":
+			entries, err := outputfile.Parse(strings.NewReader(text))
+			if err != nil {
+				errs = append(errs, fmt.Errorf("$%s: %w", name, err))
+				continue
+			}
+			if name == "GITHUB_OUTPUT" {
+				fin.Outputs = entries
+			} else {
+				fin.Env = entries
+			}
+		case "GITHUB_PATH":
+			for _, line := range strings.Split(text, "\n") {
+				if line = strings.TrimSuffix(line, "\r"); line != "" {
+					fin.Path = append(fin.Path, line)
+				}
+			}
+		case "GITHUB_STEP_SUMMARY":
+			fin.Summary = text
+		}
+	}
+	return fin, errors.Join(errs...)
+}

@@ -1,0 +1,132 @@
+package action
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/sethvargo/go-githubactions"
+)
+
+// Reserved are the action's own outputs; a run: script's output of one of
+// these names reaches the workflow only inside the outputs JSON.
+var Reserved = []string{"result", "class", "code", "attempts", "reason", "remedy", "exit-code", "report", "outputs"}
+
+// IsReserved reports whether name is one of the action's own outputs.
+func IsReserved(name string) bool { return slices.Contains(Reserved, name) }
+
+// MaxOutputsJSON bounds the outputs output: GitHub keeps at most 1 MiB of
+// a job's outputs, and the action's other outputs need their share.
+const MaxOutputsJSON = 1<<20 - 64<<10
+
+// toolkitDelimiter is the delimiter go-githubactions writes every file
+// command value with; a value holding it would end the value early and
+// let the rest set other names, so such a value is refused.
+const toolkitDelimiter = "_GitHubActionsFileCommandDelimeter_"
+
+// Files writes the workflow's file commands: outputs, env, path and the
+// step summary, through go-githubactions.
+type Files struct {
+	gh     *githubactions.Action
+	getenv Getenv
+}
+
+// NewFiles returns the file commands of the step whose environment getenv reads.
+func NewFiles(getenv Getenv) *Files {
+	return &Files{gh: githubactions.New(githubactions.WithGetenv(githubactions.GetenvFunc(getenv))), getenv: getenv}
+}
+
+// MissingError is a file command whose variable the runner did not set.
+type MissingError struct{ Var string }
+
+// Error says which variable is missing.
+func (e *MissingError) Error() string {
+	return fmt.Sprintf("$%s is not set: retrywise action runs as a step of a GitHub Actions workflow (or under act)", e.Var)
+}
+
+// issue writes one file command, turning the toolkit's panic (a file that
+// cannot be written; a variable that is not set) into an error.
+func (f *Files) issue(variable, name, value string, cmd func(gh *githubactions.Action)) (err error) {
+	if f.getenv(variable) == "" {
+		return &MissingError{Var: variable}
+	}
+	if strings.Contains(name, toolkitDelimiter) || strings.Contains(value, toolkitDelimiter) {
+		return fmt.Errorf("cannot write %s to $%s: the value holds the toolkit's delimiter %s", name, variable, toolkitDelimiter)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("cannot write to $%s: %v", variable, r)
+		}
+	}()
+	cmd(f.gh)
+	return nil
+}
+
+// SetOutput sets the step's output name.
+func (f *Files) SetOutput(name, value string) error {
+	return f.issue("GITHUB_OUTPUT", name, value, func(gh *githubactions.Action) { gh.SetOutput(name, value) })
+}
+
+// SetEnv sets name in the environment of the job's later steps.
+func (f *Files) SetEnv(name, value string) error {
+	return f.issue("GITHUB_ENV", name, value, func(gh *githubactions.Action) { gh.SetEnv(name, value) })
+}
+
+// AddPath puts dir first on the PATH of the job's later steps.
+func (f *Files) AddPath(dir string) error {
+	return f.issue("GITHUB_PATH", "", dir, func(gh *githubactions.Action) { gh.AddPath(dir) })
+}
+
+// AddStepSummary appends markdown to the step's summary.
+func (f *Files) AddStepSummary(markdown string) error {
+	return f.issue("GITHUB_STEP_SUMMARY", "", markdown, func(gh *githubactions.Action) { gh.AddStepSummary(markdown) })
+}
+
+// OutputsJSON renders outputs as a JSON object of at most limit bytes, for
+// fromJSON. When the whole is longer, the longest values are replaced, one
+// at a time, by a string saying how long they were, and the object gains
+// "retrywise-cut" naming them; cut is true then.
+func OutputsJSON(outputs map[string]any, limit int) (doc string, cut bool, err error) {
+	b, err := json.Marshal(outputs)
+	if err != nil {
+		return "", false, err
+	}
+	if len(b) <= limit {
+		return string(b), false, nil
+	}
+	m := make(map[string]any, len(outputs)+1)
+	sizes := map[string]int{}
+	for k, v := range outputs {
+		m[k] = v
+		vb, err := json.Marshal(v)
+		if err != nil {
+			return "", false, err
+		}
+		sizes[k] = len(vb)
+	}
+	names := make([]string, 0, len(sizes))
+	for k := range sizes {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if sizes[names[i]] != sizes[names[j]] {
+			return sizes[names[i]] > sizes[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	var cutNames []string
+	for _, k := range names {
+		m[k] = fmt.Sprintf("(cut: %d bytes of JSON, over the outputs' limit of %d; the JSON report has it)", sizes[k], limit)
+		cutNames = append(cutNames, k)
+		m["retrywise-cut"] = cutNames
+		if b, err = json.Marshal(m); err != nil {
+			return "", false, err
+		}
+		if len(b) <= limit {
+			return string(b), true, nil
+		}
+	}
+	return "", true, fmt.Errorf("the outputs' names alone are over %d bytes of JSON", limit)
+}

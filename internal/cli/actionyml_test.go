@@ -1,0 +1,259 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/goccy/go-yaml"
+
+	"github.com/retrywise/retrywise/internal/action"
+)
+
+var updateAction = flag.Bool("update-action", false, "rewrite action.yml from the flags")
+
+// actionInputDocs are the descriptions of the inputs that are not flags.
+var actionInputDocs = map[string]string{
+	"run":               "Mode run: a script, run as a workflow's run: is (bash --noprofile --norc -eo pipefail on a temporary file, so a failing line fails the attempt). What it writes to $GITHUB_OUTPUT, $GITHUB_ENV, $GITHUB_PATH and $GITHUB_STEP_SUMMARY reaches the workflow from the final attempt only.",
+	"shell":             "Mode run: the script's shell: bash (default), sh, or a command template with {0} for the script's path.",
+	"working-directory": "Mode run: the folder the script runs in; empty means the workspace.",
+	"push":              "Mode push: true runs git push with push-args, retrying only network failures.",
+	"push-args":         "Mode push: git push's arguments (remote, refspecs, options), separated by white space, e.g. origin HEAD:main.",
+	"url":               "Mode url: send an HTTP request to this URL, retrying only transient failures. The body is saved under $RUNNER_TEMP and named by the output body-file.",
+	"config":            "Mode config: the job file to run (a job of many steps, one report).",
+	"job":               "Mode config: the job to run; empty means the file's only job.",
+	"token":             "The token for the failure issue (report-issue) and for reading the branch rules that refused a push. Masked in every output.",
+	"report-issue":      "On a final failure open (or comment on) one issue labelled retrywise, and close it on the next success: false, true, or force (also under act). Needs permissions: issues: write.",
+	"step-summary":      "Append the Markdown report to the step summary ($GITHUB_STEP_SUMMARY): true or false.",
+}
+
+// actionInputDefaults are the only inputs with a default in action.yml: a
+// flag's default depends on the mode, so an empty input means the mode's own.
+var actionInputDefaults = map[string]string{
+	"token":        "${{ github.token }}",
+	"report-issue": "false",
+	"step-summary": "true",
+}
+
+// actionOutputDocs describe the action's own outputs, in order.
+var actionOutputDocs = [][2]string{
+	{"result", "success, failure or cancelled."},
+	{"class", "The final failure's class: transient, policy, structural, absent or unknown; empty on success."},
+	{"code", "The final failure's stable code (see the README's failure codes); empty on success."},
+	{"attempts", "How many attempts ran, in all steps."},
+	{"reason", "The final failure's one-line reason."},
+	{"remedy", "What to do about the final failure."},
+	{"exit-code", "The exit code, as the command line's: 0 ok, 1 unknown, 64 usage, 65 structural, 66 absent, 75 transient, 77 policy, 78 configuration, 130/143 cancelled (see the README's exit codes)."},
+	{"report", "The path of the JSON report (docs/report.schema.json), under $RUNNER_TEMP."},
+	{"outputs", "JSON of the step's outputs (for fromJSON): a run: script's $GITHUB_OUTPUT names, http's status, found, value, body-file and fields, push's pushed, landed, refs; in config mode by step id. Cut with a note beyond 1 MiB."},
+}
+
+// flagDoc is a flag's usage on one line, without the backquotes that name
+// its value.
+func flagDoc(fl *flag.Flag) string {
+	return strings.ReplaceAll(strings.ReplaceAll(fl.Usage, "\n", " "), "`", "")
+}
+
+// renderActionYAML renders action.yml from the modes' flags.
+func renderActionYAML() string {
+	type use struct {
+		mode action.Mode
+		fl   *flag.Flag
+	}
+	uses := map[string][]use{}
+	for _, m := range actionModes {
+		for _, fl := range actionFlags(m) {
+			uses[fl.Name] = append(uses[fl.Name], use{m, fl})
+		}
+	}
+	modeName := func(m action.Mode) string { return string(m) }
+	var b strings.Builder
+	b.WriteString(`# Generated from the flags of each mode: go test ./internal/cli -run TestActionYAML -update-action
+name: retrywise
+description: Run a step (a script, git push, an HTTP request or a job file) and classify every failure before deciding to retry.
+author: retrywise
+branding:
+  icon: refresh-cw
+  color: blue
+inputs:
+`)
+	names := actionInputs()
+	for _, n := range names {
+		var desc string
+		if d, ok := actionInputDocs[n]; ok {
+			desc = d
+		} else {
+			us := uses[n]
+			var modes []string
+			docs := map[string][]string{}
+			var order []string
+			var defaults []string
+			defaultValues := map[string]bool{}
+			repeatable := false
+			for _, u := range us {
+				modes = append(modes, modeName(u.mode))
+				d := flagDoc(u.fl)
+				if _, ok := docs[d]; !ok {
+					order = append(order, d)
+				}
+				docs[d] = append(docs[d], modeName(u.mode))
+				if u.fl.DefValue != "" && u.fl.DefValue != "[]" && u.fl.DefValue != "false" {
+					defaults = append(defaults, fmt.Sprintf("%s %s", modeName(u.mode), u.fl.DefValue))
+					defaultValues[u.fl.DefValue] = true
+				}
+				if _, ok := u.fl.Value.(*stringList); ok {
+					repeatable = true
+				}
+			}
+			var parts []string
+			if len(order) == 1 {
+				parts = append(parts, order[0]+".")
+			} else {
+				for _, d := range order {
+					parts = append(parts, fmt.Sprintf("%s: %s.", strings.Join(docs[d], ", "), d))
+				}
+			}
+			word := "Modes"
+			if len(modes) == 1 {
+				word = "Mode"
+			}
+			desc = fmt.Sprintf("%s %s: the --%s flag: %s", word, strings.Join(modes, ", "), n, strings.Join(parts, " "))
+			if repeatable {
+				desc += " One value per line."
+			}
+			switch {
+			case len(defaultValues) == 1 && len(defaults) == len(us):
+				for v := range defaultValues {
+					desc += " Empty means " + v + "."
+				}
+			case len(defaults) > 0:
+				desc += " Empty means the mode's default (" + strings.Join(defaults, "; ") + ")."
+			}
+		}
+		fmt.Fprintf(&b, "  %s:\n    description: %s\n    required: false\n", n, yamlString(desc))
+		if d, ok := actionInputDefaults[n]; ok {
+			fmt.Fprintf(&b, "    default: %s\n", yamlString(d))
+		}
+	}
+	b.WriteString("outputs:\n")
+	for _, o := range actionOutputDocs {
+		fmt.Fprintf(&b, "  %s:\n    description: %s\n", o[0], yamlString(o[1]))
+	}
+	b.WriteString("runs:\n  using: docker\n  image: Dockerfile\n  args:\n    - action\n")
+	return b.String()
+}
+
+// yamlString quotes s as a YAML double-quoted scalar.
+func yamlString(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+	return `"` + r.Replace(s) + `"`
+}
+
+func TestActionYAMLUpToDate(t *testing.T) {
+	path := filepath.Join("..", "..", "action.yml")
+	want := renderActionYAML()
+	if *updateAction {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Errorf("action.yml is not what the flags generate (go test ./internal/cli -run TestActionYAML -update-action)")
+	}
+}
+
+// TestActionInputsMatchFlags reads action.yml as the runner does and holds
+// it to the flags: every input is a flag of some mode, a mode input or a
+// common one; every flag of every mode is an input (but the documented
+// exceptions); and no flag input has a default, so that an empty input
+// means the chosen mode's own default.
+func TestActionInputsMatchFlags(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		Inputs map[string]struct {
+			Default *string `yaml:"default"`
+		} `yaml:"inputs"`
+		Outputs map[string]any `yaml:"outputs"`
+		Runs    struct {
+			Using string   `yaml:"using"`
+			Image string   `yaml:"image"`
+			Args  []string `yaml:"args"`
+		} `yaml:"runs"`
+	}
+	if err := yaml.Unmarshal(b, &meta); err != nil {
+		t.Fatal(err)
+	}
+	if meta.Runs.Using != "docker" || meta.Runs.Image != "Dockerfile" || !slices.Equal(meta.Runs.Args, []string{"action"}) {
+		t.Errorf("runs = %+v, want docker, Dockerfile, [action]", meta.Runs)
+	}
+	nonFlag := map[string]bool{}
+	for _, n := range action.CommonInputs {
+		nonFlag[n] = true
+	}
+	for _, ns := range action.ModeInputs {
+		for _, n := range ns {
+			nonFlag[n] = true
+		}
+	}
+	flags := map[string]bool{}
+	for _, m := range actionModes {
+		k := actionKind(m)
+		var fs *flag.FlagSet
+		if k != nil {
+			fs = newFlagSet(k.name, k.synopsis)
+			k.define(fs)
+		} else {
+			fs = newFlagSet("run", runSynopsis)
+			defineRunFlags(fs, &runOptions{})
+		}
+		fs.VisitAll(func(fl *flag.Flag) {
+			switch {
+			case len(fl.Name) == 1: // -X, -H: short aliases of long flags
+			case slices.Contains(actionFlagExceptions, fl.Name):
+			case m == action.ModeJob && (fl.Name == "config" || fl.Name == "job"): // the mode inputs
+			default:
+				flags[fl.Name] = true
+				if _, ok := meta.Inputs[fl.Name]; !ok {
+					t.Errorf("flag --%s of %s mode is not an input of action.yml", fl.Name, m)
+				}
+			}
+		})
+	}
+	var names []string
+	for n, in := range meta.Inputs {
+		names = append(names, n)
+		switch {
+		case flags[n]:
+			if in.Default != nil {
+				t.Errorf("input %s has a default (%q): a flag's default is the mode's, so its input must have none", n, *in.Default)
+			}
+		case nonFlag[n]:
+		default:
+			t.Errorf("input %s is neither a flag of a mode nor a mode or common input", n)
+		}
+	}
+	sort.Strings(names)
+	if !slices.Equal(names, actionInputs()) {
+		t.Errorf("inputs = %v\nwant %v", names, actionInputs())
+	}
+	for _, o := range action.Reserved {
+		if _, ok := meta.Outputs[o]; !ok {
+			t.Errorf("output %s is not declared", o)
+		}
+	}
+	if len(meta.Outputs) != len(action.Reserved) {
+		t.Errorf("outputs = %d, want the %d reserved ones", len(meta.Outputs), len(action.Reserved))
+	}
+}
