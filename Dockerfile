@@ -17,7 +17,8 @@ COPY . .
 # means the module's, or (devel). Declared here, so a new version reuses the
 # module download above.
 ARG VERSION=
-RUN CGO_ENABLED=0 go build -trimpath -buildvcs=false \
+RUN --mount=type=cache,target=/root/.cache/go-build \
+	CGO_ENABLED=0 go build -trimpath -buildvcs=false \
 	-ldflags "-s -w -X main.version=${VERSION}" \
 	-o /out/retrywise ./cmd/retrywise
 

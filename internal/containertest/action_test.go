@@ -365,7 +365,7 @@ exit 22`,
 				t.Errorf("a failure without a reason output")
 			}
 			tc.check(t, s, r)
-			if t.Failed() {
+			if t.Failed() || testing.Verbose() {
 				t.Logf("step result:\n%s", r)
 			}
 		})

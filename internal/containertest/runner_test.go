@@ -144,12 +144,16 @@ type imageConfig struct {
 // inspect returns the image's OCI configuration.
 func (b buildah) inspect(t testing.TB, image string) imageConfig {
 	t.Helper()
-	var c imageConfig
-	out := b.output(t, "inspect", "--type", "image", "--format", "{{json .OCIv1.Config}}", image)
-	if err := json.Unmarshal([]byte(out), &c); err != nil {
+	var info struct {
+		OCIv1 struct {
+			Config imageConfig `json:"config"`
+		} `json:"OCIv1"`
+	}
+	out := b.output(t, "inspect", "--type", "image", image)
+	if err := json.Unmarshal([]byte(out), &info); err != nil {
 		t.Fatalf("buildah inspect %s: %v\n%s", image, err, out)
 	}
-	return c
+	return info.OCIv1.Config
 }
 
 // actionInput is one declared input of action.yml.
