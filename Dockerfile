@@ -3,6 +3,11 @@
 # image"). Built by .github/workflows/release.yml for amd64 and arm64, and by
 # scripts/test-container with buildah.
 
+# Only what the classic builder understands too (no RUN --mount, no
+# $BUILDPLATFORM, no syntax directive): a tool that builds the action through
+# the Docker API, as act does, gets the API's default builder, which is the
+# classic one unless it asks for BuildKit.
+
 # The build stage: a static binary. The tag's Go is go.mod's major.minor
 # (scripts/test-container checks that they agree).
 FROM golang:1.26-bookworm AS build
@@ -17,8 +22,7 @@ COPY . .
 # means the module's, or (devel). Declared here, so a new version reuses the
 # module download above.
 ARG VERSION=
-RUN --mount=type=cache,target=/root/.cache/go-build \
-	CGO_ENABLED=0 go build -trimpath -buildvcs=false \
+RUN CGO_ENABLED=0 go build -trimpath -buildvcs=false \
 	-ldflags "-s -w -X main.version=${VERSION}" \
 	-o /out/retrywise ./cmd/retrywise
 
