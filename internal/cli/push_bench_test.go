@@ -28,7 +28,10 @@ import (
 //     than the metrics' cost;
 //   - x-floor: retrywise over the floor, what retrywise's own code costs;
 //   - ratio, wrapper-ratio and porcelain-ratio: retrywise, the wrapper and
-//     git push --porcelain over git push.
+//     git push --porcelain over git push;
+//   - with RETRYWISE_PUSH_BASELINE naming another retrywise binary (an
+//     earlier build), baseline-x-wrapper and x-baseline: that binary over
+//     the wrapper, and retrywise over it, pushed in the same rotation.
 //
 // scripts/bench-push runs it.
 func BenchmarkPushVersusGit(b *testing.B) {
@@ -74,6 +77,7 @@ func BenchmarkPushVersusGit(b *testing.B) {
 	work := gittest.NewWork(b, env, url)
 	gittest.Git(b, env, work, "push", "--quiet", "origin", "main")
 
+	baseline := os.Getenv("RETRYWISE_PUSH_BASELINE")
 	push := func(tool string, commit string) time.Duration {
 		var cmd *exec.Cmd
 		refspec := commit + ":refs/heads/main"
@@ -84,6 +88,8 @@ func BenchmarkPushVersusGit(b *testing.B) {
 			cmd = exec.Command("git", "push", "--porcelain", "origin", refspec)
 		case "retrywise":
 			cmd = exec.Command(bin, "push", "--", "origin", refspec)
+		case "baseline":
+			cmd = exec.Command(baseline, "push", "--", "origin", refspec)
 		default:
 			cmd = exec.Command(filepath.Join(dir, tool), "origin", refspec)
 		}
@@ -97,6 +103,9 @@ func BenchmarkPushVersusGit(b *testing.B) {
 		return took
 	}
 	tools := []string{"git", "retrywise", "wrapper", "floor", "git-porcelain", "floor-noprom"}
+	if baseline != "" {
+		tools = append(tools, "baseline")
+	}
 	times := map[string][]time.Duration{}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -134,6 +143,10 @@ func BenchmarkPushVersusGit(b *testing.B) {
 	b.ReportMetric(m["retrywise"]/m["git"], "ratio")
 	b.ReportMetric(m["wrapper"]/m["git"], "wrapper-ratio")
 	b.ReportMetric(m["git-porcelain"]/m["git"], "porcelain-ratio")
+	if baseline != "" {
+		b.ReportMetric(m["baseline"]/m["wrapper"], "baseline-x-wrapper")
+		b.ReportMetric(m["retrywise"]/m["baseline"], "x-baseline")
+	}
 }
 
 func median(ds []time.Duration) time.Duration {
