@@ -35,7 +35,7 @@ var (
 	scale        = flag.Float64("scale", 0.05, "multiply every schedule (2s,4s,8s,16s) by this factor")
 	retrywiseBin = flag.String("retrywise", "", "the retrywise binary under test (required)")
 	rhttpBin     = flag.String("retryablehttp", "", "the go-retryablehttp peer binary (bench/retryablehttp)")
-	pushRuns     = flag.Int("push-runs", 15, "pushes per tool for the push timing (medians)")
+	pushRuns     = flag.Int("push-runs", 25, "pushes per tool for the push timing (medians)")
 	denialFull   = flag.Bool("denial-scale1", true, "also run the denial scenario at scale 1 for retrywise and the plain loop")
 )
 
