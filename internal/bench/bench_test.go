@@ -35,7 +35,7 @@ var (
 	scale        = flag.Float64("scale", 0.05, "multiply every schedule (2s,4s,8s,16s) by this factor")
 	retrywiseBin = flag.String("retrywise", "", "the retrywise binary under test (required)")
 	rhttpBin     = flag.String("retryablehttp", "", "the go-retryablehttp peer binary (bench/retryablehttp)")
-	pushRuns     = flag.Int("push-runs", 15, "pushes per tool for the push timing (medians)")
+	pushRuns     = flag.Int("push-runs", 25, "pushes per tool for the push timing (medians)")
 	denialFull   = flag.Bool("denial-scale1", true, "also run the denial scenario at scale 1 for retrywise and the plain loop")
 )
 
@@ -47,6 +47,11 @@ const (
 	cRHTTP     = "go-retryablehttp"
 	cGit       = "git push"
 	cWrapper   = "Go wrapper of git push"
+	// cFloor is the wrapper linking every library retrywise links, and
+	// cFloorNoProm the same without client_golang: what the libraries cost
+	// a Go program's start before any of retrywise's own code runs.
+	cFloor       = "the wrapper + retrywise's libraries"
+	cFloorNoProm = "the wrapper + the libraries but client_golang"
 )
 
 // slug is a contender's name in host names and paths.
@@ -526,11 +531,11 @@ exit 1
 	}
 
 	// --- push on success: retrywise push vs git push vs the smallest Go wrapper ---
-	wrapper := buildWrapper(t, tmp)
+	wrapper, floor, floorNoProm := buildWrappers(t, tmp)
 	speedURL, _ := srv.NewRepo(t, "speed.git")
 	work := gittest.NewWork(t, genv, speedURL)
 	gittest.Git(t, genv, work, "push", "--quiet", "origin", "main")
-	tools := []string{cGit, cWrapper, cRetrywise}
+	tools := []string{cGit, cWrapper, cRetrywise, cFloor, cFloorNoProm}
 	commits := make([]string, len(tools)*(*pushRuns+1))
 	for i := range commits {
 		commits[i] = gittest.Commit(t, genv, work, "n.txt", strconv.Itoa(i)+"\n", "bench")
@@ -548,6 +553,10 @@ exit 1
 				r = run(genv, work, "git", "push", "origin", ref)
 			case cWrapper:
 				r = run(genv, work, wrapper, "origin", ref)
+			case cFloor:
+				r = run(genv, work, floor, "origin", ref)
+			case cFloorNoProm:
+				r = run(genv, work, floorNoProm, "origin", ref)
 			default:
 				r = run(genv, work, *retrywiseBin, "push", "--", "origin", ref)
 			}
@@ -622,6 +631,8 @@ exit 1
 	b.WriteString(" " + strings.Join(sums, ", ") + "\n")
 	fmt.Fprintf(&b, "- push that succeeds: retrywise push %.1f ms, git push %.1f ms, smallest Go wrapper of git push %.1f ms: retrywise / wrapper = **%.3f×** (target ≤ 1.05), retrywise / git push = %.3f×\n",
 		ms(med[cRetrywise]), ms(med[cGit]), ms(med[cWrapper]), float64(med[cRetrywise])/float64(med[cWrapper]), float64(med[cRetrywise])/float64(med[cGit]))
+	fmt.Fprintf(&b, "- the floor of that target: the wrapper linking every library retrywise links (blank imports, nothing called) %.1f ms = **%.3f×** the wrapper; without client_golang and what only it brings %.1f ms = %.3f×; retrywise / that floor = %.3f× (what retrywise's own code costs)\n",
+		ms(med[cFloor]), float64(med[cFloor])/float64(med[cWrapper]), ms(med[cFloorNoProm]), float64(med[cFloorNoProm])/float64(med[cWrapper]), float64(med[cRetrywise])/float64(med[cFloor]))
 	b.WriteString("- peers run: plain loop (sh + curl -fsS; around git push for git), curl --retry")
 	if *rhttpBin != "" {
 		b.WriteString(", go-retryablehttp v0.7.8")
@@ -635,18 +646,40 @@ exit 1
 	}
 }
 
-func buildWrapper(t *testing.T, dir string) string {
-	src := filepath.Join(dir, "wrapper.go")
-	bin := filepath.Join(dir, "wrapper")
-	if err := os.WriteFile(src, []byte(gittest.PushWrapperSource), 0o644); err != nil {
+// buildWrappers builds, as retrywise is released (static, -trimpath), the
+// smallest Go wrapper of git push and the two floors: the wrapper with a
+// blank import of every library retrywise links, and of all of them but
+// client_golang and what only it brings (gittest.PushFloorSource).
+func buildWrappers(t *testing.T, dir string) (wrapper, floor, floorNoProm string) {
+	const module = "github.com/retrywise/retrywise"
+	libs, err := gittest.Libraries(".", module, module+"/cmd/retrywise")
+	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, src)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build wrapper: %v\n%s", err, out)
+	metricsOnly, err := gittest.Libraries(".", module, "github.com/prometheus/client_golang/prometheus/promhttp", "github.com/prometheus/client_golang/prometheus/collectors")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return bin
+	var noProm []string
+	for _, l := range libs {
+		if !slices.Contains(metricsOnly, l) {
+			noProm = append(noProm, l)
+		}
+	}
+	build := func(name, src string) string {
+		path := filepath.Join(dir, name+".go")
+		bin := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("go", "build", "-trimpath", "-o", bin, path)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", name, err, out)
+		}
+		return bin
+	}
+	return build("wrapper", gittest.PushWrapperSource), build("floor", gittest.PushFloorSource(libs)), build("floor-noprom", gittest.PushFloorSource(noProm))
 }
 
 func curlVersion() string {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/retrywise/retrywise/internal/execstep"
 	"github.com/retrywise/retrywise/internal/exitcode"
@@ -203,6 +204,10 @@ func parseHeaders(hs []string) (http.Header, error) {
 	}
 	return h, nil
 }
+
+// execTools is toolList(failure.ToolHTTP), the tools exec's --tool takes,
+// joined on first use: every exec step of a job file defines the flag again.
+var execTools = sync.OnceValue(func() string { return toolList(failure.ToolHTTP) })
 
 // toolList names the tools --tool takes besides auto, exec and the given
 // exceptions, comma-separated.

@@ -91,7 +91,7 @@ func execKind() *kindDef {
 			fs.StringVar(&ef.stopOnExit, "stop-on-exit", "", "stop on these exit `CODES`; wins over --retry-on-exit")
 			fs.DurationVar(&ef.timeout, "timeout", 0, "bound on each attempt (SIGTERM, then SIGKILL after --kill-grace); 0 means none")
 			fs.DurationVar(&ef.killGrace, "kill-grace", execstep.DefaultKillGrace, "wait between SIGTERM and SIGKILL when an attempt is stopped")
-			fs.StringVar(&ef.tool, "tool", "auto", "whose output to expect: auto (by the command's name, then its output), exec, or a tool:\n"+toolList(failure.ToolHTTP))
+			fs.StringVar(&ef.tool, "tool", "auto", "whose output to expect: auto (by the command's name, then its output), exec, or a tool:\n"+execTools())
 			fs.BoolVar(&ef.absentOK, "absent-ok", false, "exit 0 when the failure means \"not there\" (e.g. curl -f on a 404)")
 			fs.StringVar(&ef.stdout, "stdout", "auto", "what stdout gets: live (every attempt's, as it comes), final (only the succeeding attempt's, once)\nor auto (live on a terminal or in GitHub Actions, final otherwise)")
 			fs.StringVar(&ef.stdoutMax, "stdout-max", "1GiB", "with --stdout final, the most stdout one attempt may write (`SIZE`: bytes, KiB, MiB, GiB); more fails it")
@@ -122,7 +122,7 @@ func (ef *execFlags) resolve(f *factory, argv []string, _ func(string) bool) (ru
 	}
 	opts.tool, err = failure.ParseTool(ef.tool)
 	if err != nil || opts.tool == failure.ToolHTTP {
-		return nil, fmt.Errorf("invalid --tool %q: want auto, exec or one of %s", ef.tool, toolList(failure.ToolHTTP))
+		return nil, fmt.Errorf("invalid --tool %q: want auto, exec or one of %s", ef.tool, execTools())
 	}
 	if opts.timeout < 0 || opts.killGrace < 0 {
 		return nil, errors.New("--timeout and --kill-grace must not be negative")

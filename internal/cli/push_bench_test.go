@@ -15,28 +15,61 @@ import (
 // BenchmarkPushVersusGit compares `retrywise push` with plain `git push` to a
 // local http-backend: per iteration, 20 pushes with each tool, alternating in
 // the same run (each push fast-forwards main by one commit). It reports the
-// medians and retrywise's ratio to git (the target is at most 1.05), and the
-// same for the smallest Go wrapper (wrapper-ratio), which is the floor for
-// the cost of starting any Go program, and for git push --porcelain
-// (porcelain-ratio), which shows what the flag itself costs. scripts/bench-push
-// runs it.
+// medians and these ratios:
+//   - x-wrapper: retrywise over the smallest Go wrapper of git push
+//     (gittest.PushWrapperSource), the floor any Go program that runs git
+//     pays; the target is at most 1.05;
+//   - floor-x-wrapper: the same wrapper linking every library retrywise
+//     links (gittest.PushFloorSource), over the wrapper: what the libraries
+//     cost at start (their package inits, their size) before retrywise's
+//     own code runs;
+//   - noprom-x-wrapper: that floor without client_golang and what only it
+//     brings (protobuf, procfs), over the wrapper: what the libraries other
+//     than the metrics' cost;
+//   - x-floor: retrywise over the floor, what retrywise's own code costs;
+//   - ratio, wrapper-ratio and porcelain-ratio: retrywise, the wrapper and
+//     git push --porcelain over git push;
+//   - with RETRYWISE_PUSH_BASELINE naming another retrywise binary (an
+//     earlier build), baseline-x-wrapper and x-baseline: that binary over
+//     the wrapper, and retrywise over it, pushed in the same rotation.
+//
+// scripts/bench-push runs it.
 func BenchmarkPushVersusGit(b *testing.B) {
 	const pairs = 20
 	dir := b.TempDir()
-	bin := filepath.Join(dir, "retrywise")
-	// Built as released (README: Install): static, so no dynamic loader runs at start.
-	build := exec.Command("go", "build", "-trimpath", "-o", bin, "github.com/retrywise/retrywise/cmd/retrywise")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
+	// Every Go program is built as retrywise is released (README: Install):
+	// static, so no dynamic loader runs at start, and -trimpath.
+	build := func(out string, args ...string) {
+		cmd := exec.Command("go", append([]string{"build", "-trimpath", "-o", out}, args...)...)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if o, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("go build %s: %v\n%s", out, err, o)
+		}
 	}
-	wrapper := filepath.Join(dir, "wrapper")
-	src := filepath.Join(dir, "wrapper.go")
-	if err := os.WriteFile(src, []byte(gittest.PushWrapperSource), 0o644); err != nil {
+	const module = "github.com/retrywise/retrywise"
+	bin := filepath.Join(dir, "retrywise")
+	build(bin, module+"/cmd/retrywise")
+	libs, err := gittest.Libraries(".", module, module+"/cmd/retrywise")
+	if err != nil {
 		b.Fatal(err)
 	}
-	if out, err := exec.Command("go", "build", "-o", wrapper, src).CombinedOutput(); err != nil {
-		b.Fatalf("go build wrapper: %v\n%s", err, out)
+	metricsOnly, err := gittest.Libraries(".", module, "github.com/prometheus/client_golang/prometheus/promhttp", "github.com/prometheus/client_golang/prometheus/collectors")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var noprom []string
+	for _, l := range libs {
+		if !slices.Contains(metricsOnly, l) {
+			noprom = append(noprom, l)
+		}
+	}
+	programs := map[string]string{"wrapper": gittest.PushWrapperSource, "floor": gittest.PushFloorSource(libs), "floor-noprom": gittest.PushFloorSource(noprom)}
+	for name, src := range programs {
+		path := filepath.Join(dir, name+".go")
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		build(filepath.Join(dir, name), path)
 	}
 	env := gittest.Env(b)
 	srv := gittest.NewServer(b, env)
@@ -44,6 +77,7 @@ func BenchmarkPushVersusGit(b *testing.B) {
 	work := gittest.NewWork(b, env, url)
 	gittest.Git(b, env, work, "push", "--quiet", "origin", "main")
 
+	baseline := os.Getenv("RETRYWISE_PUSH_BASELINE")
 	push := func(tool string, commit string) time.Duration {
 		var cmd *exec.Cmd
 		refspec := commit + ":refs/heads/main"
@@ -52,10 +86,12 @@ func BenchmarkPushVersusGit(b *testing.B) {
 			cmd = exec.Command("git", "push", "origin", refspec)
 		case "git-porcelain":
 			cmd = exec.Command("git", "push", "--porcelain", "origin", refspec)
-		case "wrapper":
-			cmd = exec.Command(wrapper, "origin", refspec)
-		default:
+		case "retrywise":
 			cmd = exec.Command(bin, "push", "--", "origin", refspec)
+		case "baseline":
+			cmd = exec.Command(baseline, "push", "--", "origin", refspec)
+		default:
+			cmd = exec.Command(filepath.Join(dir, tool), "origin", refspec)
 		}
 		cmd.Dir, cmd.Env = work, env
 		start := time.Now()
@@ -66,7 +102,10 @@ func BenchmarkPushVersusGit(b *testing.B) {
 		}
 		return took
 	}
-	tools := []string{"git", "retrywise", "wrapper", "git-porcelain"}
+	tools := []string{"git", "retrywise", "wrapper", "floor", "git-porcelain", "floor-noprom"}
+	if baseline != "" {
+		tools = append(tools, "baseline")
+	}
 	times := map[string][]time.Duration{}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -89,13 +128,25 @@ func BenchmarkPushVersusGit(b *testing.B) {
 			}
 		}
 	}
-	g, r, w := median(times["git"]), median(times["retrywise"]), median(times["wrapper"])
-	b.ReportMetric(float64(g.Microseconds())/1000, "git-ms")
-	b.ReportMetric(float64(r.Microseconds())/1000, "retrywise-ms")
-	b.ReportMetric(float64(w.Microseconds())/1000, "wrapper-ms")
-	b.ReportMetric(float64(r)/float64(g), "ratio")
-	b.ReportMetric(float64(w)/float64(g), "wrapper-ratio")
-	b.ReportMetric(float64(median(times["git-porcelain"]))/float64(g), "porcelain-ratio")
+	m := map[string]float64{}
+	for _, tool := range tools {
+		m[tool] = float64(median(times[tool]))
+	}
+	b.ReportMetric(m["git"]/1e6, "git-ms")
+	b.ReportMetric(m["retrywise"]/1e6, "retrywise-ms")
+	b.ReportMetric(m["wrapper"]/1e6, "wrapper-ms")
+	b.ReportMetric(m["floor"]/1e6, "floor-ms")
+	b.ReportMetric(m["retrywise"]/m["wrapper"], "x-wrapper")
+	b.ReportMetric(m["floor"]/m["wrapper"], "floor-x-wrapper")
+	b.ReportMetric(m["floor-noprom"]/m["wrapper"], "noprom-x-wrapper")
+	b.ReportMetric(m["retrywise"]/m["floor"], "x-floor")
+	b.ReportMetric(m["retrywise"]/m["git"], "ratio")
+	b.ReportMetric(m["wrapper"]/m["git"], "wrapper-ratio")
+	b.ReportMetric(m["git-porcelain"]/m["git"], "porcelain-ratio")
+	if baseline != "" {
+		b.ReportMetric(m["baseline"]/m["wrapper"], "baseline-x-wrapper")
+		b.ReportMetric(m["retrywise"]/m["baseline"], "x-baseline")
+	}
 }
 
 func median(ds []time.Duration) time.Duration {

@@ -3,6 +3,7 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/retrywise/retrywise/internal/egress"
@@ -40,13 +41,24 @@ type stepOptions struct {
 	diagnose egress.DiagnoseFunc
 }
 
+// stepFlagUsage are the usage texts of the step flags that name the retry
+// limits, formatted on first use: every step of a job file defines the
+// flags again.
+var stepFlagUsage = sync.OnceValue(func() (u struct{ maxAttempts, forceAttempts, maxElapsed string }) {
+	u.maxAttempts = fmt.Sprintf("attempts in all, the first included; 0 means the schedule's length plus one; at most %d without --max-attempts-force", retry.MaxAttemptsLimit)
+	u.forceAttempts = fmt.Sprintf("allow more than %d attempts (still bounded by --max-elapsed)", retry.MaxAttemptsLimit)
+	u.maxElapsed = fmt.Sprintf("bound on the whole loop, at most %s; a wait that would cross it is not started", fmtLimit(retry.MaxElapsedLimit))
+	return u
+})
+
 // addStepFlags registers the step flags on fs with the given default schedule.
 func addStepFlags(fs *flag.FlagSet, defaultSchedule string) *stepFlags {
 	r := &stepFlags{}
 	fs.StringVar(&r.schedule, "schedule", defaultSchedule, "comma-separated `waits` before each retry; the last repeats")
-	fs.IntVar(&r.maxAttempts, "max-attempts", 0, fmt.Sprintf("attempts in all, the first included; 0 means the schedule's length plus one; at most %d without --max-attempts-force", retry.MaxAttemptsLimit))
-	fs.BoolVar(&r.forceAttempts, "max-attempts-force", false, fmt.Sprintf("allow more than %d attempts (still bounded by --max-elapsed)", retry.MaxAttemptsLimit))
-	fs.DurationVar(&r.maxElapsed, "max-elapsed", 15*time.Minute, fmt.Sprintf("bound on the whole loop, at most %s; a wait that would cross it is not started", fmtLimit(retry.MaxElapsedLimit)))
+	u := stepFlagUsage()
+	fs.IntVar(&r.maxAttempts, "max-attempts", 0, u.maxAttempts)
+	fs.BoolVar(&r.forceAttempts, "max-attempts-force", false, u.forceAttempts)
+	fs.DurationVar(&r.maxElapsed, "max-elapsed", 15*time.Minute, u.maxElapsed)
 	fs.DurationVar(&r.retryAfterCap, "retry-after-cap", 5*time.Minute, "longest server-requested wait (Retry-After) honoured; a longer one stops")
 	fs.StringVar(&r.onUnknown, "on-unknown", "stop", "what to do with an unrecognised failure: stop or retry")
 	fs.StringVar(&r.report, "report", "", "also write the report as JSON to `FILE`")

@@ -9,7 +9,11 @@ import (
 
 	"github.com/expr-lang/expr"
 	exprast "github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/checker"
+	"github.com/expr-lang/expr/compiler"
+	"github.com/expr-lang/expr/conf"
 	"github.com/expr-lang/expr/file"
+	"github.com/expr-lang/expr/optimizer"
 	exprparser "github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
 )
@@ -180,7 +184,10 @@ func (l *loader) condition(e entry, sc *scope) *Condition {
 		return nil
 	}
 	fix := `see the if: syntax: steps.ID.outcome, steps.ID.outputs.NAME, env.NAME, success(), failure(), always(), cancelled()`
-	tree, err := exprparser.Parse(s.text)
+	if l.condConfig == nil {
+		l.condConfig = newCondConfig()
+	}
+	tree, err := exprparser.ParseWithConfig(s.text, l.condConfig)
 	if err != nil {
 		l.errorf(s.pos, fix, "if: %s", exprMessage(err))
 		return nil
@@ -190,16 +197,53 @@ func (l *loader) condition(e entry, sc *scope) *Condition {
 	if rv.bad {
 		return nil
 	}
-	p, err := expr.Compile(s.text, expr.Env(condEnv{}), expr.AsBool())
+	// the status calls are looked for as written, before the optimizer
+	// rewrites the tree
+	sv := &statusVisitor{}
+	exprast.Walk(&tree.Node, sv)
+	p, err := compileCondition(tree, l.condConfig)
 	if err != nil {
 		l.errorf(s.pos, fix, "if: %s", exprMessage(err))
 		return nil
 	}
-	sv := &statusVisitor{}
-	exprast.Walk(&tree.Node, sv)
 	c := &Condition{Source: s.text, Pos: s.pos, status: sv.found}
 	c.eval = evaluator(s.text, s.pos, p)
 	return c
+}
+
+// newCondConfig is the compile configuration of if: expressions (condEnv,
+// a bool result), as expr.Compile builds it from its options. Building it
+// reflects over condEnv and copies expr's builtins, so a loader builds it
+// once and compiles every condition of the file with it.
+func newCondConfig() *conf.Config {
+	cfg := conf.CreateNew()
+	for _, op := range []expr.Option{expr.Env(condEnv{}), expr.AsBool()} {
+		op(cfg)
+	}
+	for name := range cfg.Disabled {
+		delete(cfg.Builtins, name)
+	}
+	cfg.Check()
+	return cfg
+}
+
+// compileCondition type-checks, optimizes and compiles a condition parsed
+// with cfg: what expr.Compile does after its parse, so the expression is
+// parsed once.
+func compileCondition(tree *exprparser.Tree, cfg *conf.Config) (*vm.Program, error) {
+	if _, err := new(checker.Checker).PatchAndCheck(tree, cfg); err != nil {
+		return nil, err
+	}
+	if cfg.Optimize {
+		if err := optimizer.Optimize(&tree.Node, cfg); err != nil {
+			var fe *file.Error
+			if errors.As(err, &fe) {
+				return nil, fe.Bind(tree.Source)
+			}
+			return nil, err
+		}
+	}
+	return compiler.Compile(tree, cfg)
 }
 
 // refVisitor checks the steps.ID... member chains of an expression.

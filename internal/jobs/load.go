@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/expr-lang/expr/conf"
 	"github.com/goccy/go-yaml/ast"
 
 	"github.com/retrywise/retrywise/internal/cronexpr"
@@ -63,6 +64,8 @@ type loader struct {
 	cat     Catalog
 	errs    Errors
 	anchors anchors
+	// condConfig compiles the file's if: expressions; built on first use.
+	condConfig *conf.Config
 }
 
 // errorf records an error at p.
@@ -127,7 +130,7 @@ func fieldNames[T any](fs []field[T]) []string {
 // readFields reads entries into into with the table fs, reporting unknown
 // keys with unknown; it returns the keys seen.
 func readFields[T any](l *loader, entries []entry, fs []field[T], into T, unknown func(e entry)) map[string]entry {
-	seen := map[string]entry{}
+	seen := make(map[string]entry, len(entries))
 	for _, e := range entries {
 		found := false
 		for _, f := range fs {

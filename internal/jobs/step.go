@@ -159,6 +159,7 @@ func (l *loader) readKind(k Kind, e entry, sb *stepBuild) {
 		return
 	}
 	keys := k.Keys()
+	sb.kindSettings = make([]raw, 0, len(entries))
 	for _, ke := range entries {
 		if key, ok := findKey(keys, ke.key); ok {
 			sb.kindSettings = append(sb.kindSettings, l.convert(key, ke))
@@ -235,7 +236,8 @@ func (l *loader) checkSteps(b *jobBuild) {
 // defaults.retry overridden key by key by the step's retry:, then the
 // defaults' run-wide keys its kind has and the step does not set.
 func (l *loader) merge(sb *stepBuild, d *defaultsBuild) []raw {
-	out := append([]raw(nil), sb.kindSettings...)
+	out := make([]raw, 0, len(sb.kindSettings)+len(d.retry)+len(sb.retry)+len(d.run))
+	out = append(out, sb.kindSettings...)
 	set := map[string]bool{}
 	for _, r := range sb.kindSettings {
 		set[r.Key] = true
@@ -270,7 +272,7 @@ func (l *loader) merge(sb *stepBuild, d *defaultsBuild) []raw {
 // those in error, and reports its complaints where the settings are
 // written.
 func (l *loader) prepare(sb *stepBuild, merged []raw) {
-	var pass Settings
+	pass := make(Settings, 0, len(merged))
 	left := map[string]bool{}
 	for _, r := range merged {
 		if r.bad {

@@ -178,7 +178,10 @@ func (l *loader) mapping(n ast.Node, pos Pos, where string) (entries []entry, ok
 		merge bool
 	}
 	var own []item
-	seen := map[string]Pos{}
+	if m, ok := mn.(*ast.MappingNode); ok {
+		own = make([]item, 0, len(m.Values))
+	}
+	seen := make(map[string]Pos, cap(own))
 	for it := mn.MapRange(); it.Next(); {
 		mv := it.KeyValue()
 		if mv.Key != nil && mv.Key.IsMergeKey() {
@@ -197,6 +200,9 @@ func (l *loader) mapping(n ast.Node, pos Pos, where string) (entries []entry, ok
 		own = append(own, item{mv: mv, e: e})
 	}
 	merged := map[string]bool{}
+	if len(own) > 0 {
+		entries = make([]entry, 0, len(own))
+	}
 	for _, it := range own {
 		if !it.merge {
 			entries = append(entries, it.e)
