@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -111,11 +112,15 @@ type actionRun struct {
 	stdout, stderr *redact.Writer
 	log            *action.Log
 	files          *action.Files
-	// tempDir is $RUNNER_TEMP, or the system's temporary folder.
+	// tempDir is $RUNNER_TEMP, or the system's temporary folder: the
+	// step's own files (scripts, file commands).
 	tempDir string
-	summary bool
-	issues  issueMode
-	notes   []string
+	// shareDir is where the files later steps read go (the JSON report,
+	// http's body-file), and sharedAs is the path they see it at.
+	shareDir, sharedAs string
+	summary            bool
+	issues             issueMode
+	notes              []string
 }
 
 // lockedWriter serialises the writes of several writers onto one stream.
@@ -158,14 +163,7 @@ func runAction(ctx context.Context, f *factory, args []string) int {
 	if a.issues, err = parseIssueMode(a.input("report-issue")); err != nil {
 		return f.fail(exitcode.Usage, err.Error())
 	}
-	a.tempDir = os.TempDir()
-	if t := a.getenv("RUNNER_TEMP"); t != "" {
-		// In a container action $RUNNER_TEMP names the host's folder, which
-		// need not exist inside: create it.
-		if err := os.MkdirAll(t, 0o700); err == nil {
-			a.tempDir = t
-		}
-	}
+	a.placeFiles()
 	a.env = f.env
 	if ws := a.getenv("GITHUB_WORKSPACE"); ws != "" {
 		if env, err := gitpush.SafeDirectoryEnv(a.env, ws); err == nil {
@@ -350,7 +348,7 @@ func (a *actionRun) runStep(ctx context.Context) int {
 	case *httpOptions:
 		if o.outputFile == "" {
 			// The body is an output (body-file): stdout is the log.
-			o.outputFile = a.tempFile("retrywise-body-")
+			o.outputFile, _ = a.shareFile("retrywise-body-")
 		}
 	}
 	so := r.options()
@@ -374,6 +372,10 @@ func (a *actionRun) runStep(ctx context.Context) int {
 		rep = report.NotRun(k.name, r.target(), serr.code, serr.msg, so.policy)
 	}
 	rep.Notes = append(rep.Notes, a.notes...)
+	if bf, ok := rep.Outputs["body-file"].(string); ok {
+		os.Chmod(bf, 0o644) // readable by the runner's user, for whom a container's root made it
+		rep.Outputs["body-file"] = a.shared(bf)
+	}
 	outputs := map[string]any{}
 	for n, v := range rep.Outputs {
 		outputs[n] = v
@@ -390,14 +392,54 @@ func (a *actionRun) runStep(ctx context.Context) int {
 	return a.finish(ctx, run, outputs)
 }
 
-// tempFile returns a fresh path under the temporary folder; "" when none can be made.
-func (a *actionRun) tempFile(prefix string) string {
-	fh, err := os.CreateTemp(a.tempDir, prefix+"*")
+// placeFiles chooses the step's folders. On the runner itself and under a
+// mounted $RUNNER_TEMP, everything goes there. In a container action the
+// runner passes $RUNNER_TEMP as the host's path without mounting it, but
+// mounts $RUNNER_TEMP/_github_home at $HOME: the files later steps read
+// go to $HOME, named by their host path, and $RUNNER_TEMP is created in
+// the container for the step's own files.
+func (a *actionRun) placeFiles() {
+	a.tempDir = os.TempDir()
+	t := a.getenv("RUNNER_TEMP")
+	if t == "" {
+		a.shareDir, a.sharedAs = a.tempDir, a.tempDir
+		return
+	}
+	if isDir(t) {
+		a.tempDir, a.shareDir, a.sharedAs = t, t, t
+		return
+	}
+	if err := os.MkdirAll(t, 0o700); err == nil {
+		a.tempDir = t
+	}
+	a.shareDir, a.sharedAs = a.tempDir, a.tempDir
+	if home := a.getenv("HOME"); home != "" && isDir(home) && a.getenv("GITHUB_ACTIONS") == "true" {
+		a.shareDir, a.sharedAs = home, filepath.Join(t, "_github_home")
+	}
+}
+
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}
+
+// shareFile returns a fresh file for later steps: its path here and the
+// path later steps see; "" when none can be made.
+func (a *actionRun) shareFile(prefix string) (path, sharedAs string) {
+	fh, err := os.CreateTemp(a.shareDir, prefix+"*")
 	if err != nil {
-		return ""
+		return "", ""
 	}
 	fh.Close()
-	return fh.Name()
+	return fh.Name(), a.shared(fh.Name())
+}
+
+// shared is the path later steps see for a file in the share folder.
+func (a *actionRun) shared(path string) string {
+	if rest, ok := strings.CutPrefix(path, a.shareDir+string(filepath.Separator)); ok && a.sharedAs != a.shareDir {
+		return filepath.Join(a.sharedAs, rest)
+	}
+	return path
 }
 
 // forwardScriptFiles hands the final attempt's file commands to the
@@ -547,15 +589,16 @@ func (a *actionRun) finish(ctx context.Context, run *report.Run, outputs map[str
 	}
 
 	var reportPath string
-	if path := a.tempFile("retrywise-report-"); path != "" {
+	if path, sharedAs := a.shareFile("retrywise-report-"); path != "" {
 		var b strings.Builder
 		run.WriteJSON(&b)
-		if err := os.WriteFile(path, []byte(a.red.String(b.String())), 0o600); err == nil {
-			reportPath = path
+		// Readable by the runner's user, for whom a container's root made it.
+		if err := os.WriteFile(path, []byte(a.red.String(b.String())), 0o644); err == nil && os.Chmod(path, 0o644) == nil {
+			reportPath = sharedAs
 		}
 	}
 	if reportPath == "" {
-		a.line("cannot write the JSON report under %s", a.tempDir)
+		a.line("cannot write the JSON report under %s", a.shareDir)
 	}
 	attempts := 0
 	for _, s := range run.Steps {

@@ -46,7 +46,7 @@ func newActionStep(t *testing.T) *actionStep {
 		output: filepath.Join(dir, "file_commands", "set_output_1"), summary: filepath.Join(dir, "file_commands", "step_summary_1"),
 		envFile: filepath.Join(dir, "file_commands", "set_env_1"), pathFile: filepath.Join(dir, "file_commands", "add_path_1"),
 		temp: filepath.Join(dir, "_temp"), workspace: filepath.Join(dir, "workspace")}
-	for _, d := range []string{filepath.Dir(s.output), s.workspace} {
+	for _, d := range []string{filepath.Dir(s.output), s.workspace, s.temp} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -532,4 +532,43 @@ func TestActionBinaryEndToEnd(t *testing.T) {
 		t.Errorf("summary:\n%s", s.read(s.summary))
 	}
 	reporttest.ValidateFile(t, o["report"])
+}
+
+// TestActionInAContainerSharesFilesThroughHome: the runner passes
+// $RUNNER_TEMP as the host's path without mounting it in a container
+// action, but mounts $RUNNER_TEMP/_github_home at $HOME: the report and the
+// body-file go to $HOME, and the outputs name them by their host paths.
+func TestActionInAContainerSharesFilesThroughHome(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, `{"ok":true}`) }))
+	defer srv.Close()
+	s := newActionStep(t)
+	home := filepath.Join(s.dir, "github_home")
+	os.MkdirAll(home, 0o755)
+	hostTemp := filepath.Join(s.dir, "host", "_temp") // not there in the "container"
+	for i, kv := range s.env {
+		switch {
+		case strings.HasPrefix(kv, "RUNNER_TEMP="):
+			s.env[i] = "RUNNER_TEMP=" + hostTemp
+		case strings.HasPrefix(kv, "HOME="):
+			s.env[i] = "HOME=" + home
+		}
+	}
+	s.inputs["url"] = srv.URL
+	s.run()
+	if s.code != exitcode.OK {
+		t.Fatalf("exit %d:\n%s", s.code, s.stdout)
+	}
+	out := s.outputs()
+	hostHome := filepath.Join(hostTemp, "_github_home") + string(filepath.Separator)
+	for _, name := range []string{"report", "body-file"} {
+		rest, ok := strings.CutPrefix(out[name], hostHome)
+		if !ok {
+			t.Errorf("output %s = %q, want a path under %s", name, out[name], hostHome)
+			continue
+		}
+		st, err := os.Stat(filepath.Join(home, rest))
+		if err != nil || st.Mode().Perm()&0o044 != 0o044 {
+			t.Errorf("%s is not in $HOME readable by the runner's user: %v %v", name, err, st)
+		}
+	}
 }

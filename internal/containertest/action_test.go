@@ -203,14 +203,14 @@ func TestAction(t *testing.T) {
 			prepare: func(t *testing.T) step {
 				return step{with: map[string]string{
 					"schedule": "100ms",
-					"run": `n=$(cat "$RUNNER_TEMP/count" 2>/dev/null || echo 0); echo $((n+1)) > "$RUNNER_TEMP/count"
+					"run": `n=$(cat "$HOME/count" 2>/dev/null || echo 0); echo $((n+1)) > "$HOME/count"
 if [ "$n" -lt 1 ]; then echo "curl: (56) Recv failure: Connection reset by peer" >&2; exit 56; fi
 echo recovered`,
 				}}
 			},
 			want: want{exit: 0, warnings: 1, outputs: map[string]string{"result": "success", "attempts": "2", "exit-code": "0"}},
 			check: func(t *testing.T, s step, r stepResult) {
-				b, err := os.ReadFile(filepath.Join(r.temp, "count"))
+				b, err := os.ReadFile(filepath.Join(r.home, "count"))
 				if err != nil || strings.TrimSpace(string(b)) != "2" {
 					t.Errorf("the script ran %q times (%v), want 2", b, err)
 				}

@@ -236,21 +236,24 @@ type stepResult struct {
 	outputs map[string]string
 	// summary is the step summary file's content.
 	summary string
-	// fileCommands and temp are the host folders behind /github/file_commands and RUNNER_TEMP.
-	fileCommands, temp string
+	// fileCommands and home are the host folders behind /github/file_commands and /github/home.
+	fileCommands, home string
 	// mounts maps container paths to host paths.
 	mounts []mount
+	// views maps the paths later steps see (on the runner) to this host's
+	// folders: $RUNNER_TEMP/_github_home is what the runner mounts at $HOME.
+	views []mount
 }
 
 // hostPath returns the host path of a container path under one of the mounts.
 func (r stepResult) hostPath(t testing.TB, p string) string {
 	t.Helper()
-	for _, m := range r.mounts {
+	for _, m := range append(append([]mount(nil), r.views...), r.mounts...) {
 		if p == m.container || strings.HasPrefix(p, m.container+"/") {
 			return filepath.Join(m.host, strings.TrimPrefix(p, m.container))
 		}
 	}
-	t.Fatalf("%s is on no folder the runner mounts (%v): it is lost when the container ends", p, r.mounts)
+	t.Fatalf("%s is on no folder the runner mounts (%v) or shows later steps (%v): it is lost when the container ends", p, r.mounts, r.views)
 	return ""
 }
 
@@ -299,7 +302,7 @@ func (e *env) runStep(t testing.TB, s step) stepResult {
 	t.Helper()
 	root := t.TempDir()
 	dirs := map[string]string{}
-	for _, d := range []string{"home", "file_commands", "workflow", "temp"} {
+	for _, d := range []string{"home", "file_commands", "workflow"} {
 		p := filepath.Join(root, d)
 		if err := os.Mkdir(p, 0o755); err != nil {
 			t.Fatal(err)
@@ -398,8 +401,9 @@ func (e *env) runStep(t testing.TB, s step) stepResult {
 	for k, v := range s.env {
 		environ = append(environ, k+"="+v)
 	}
+	// As the runner does, RUNNER_TEMP names the runner's folder but is not
+	// mounted: only its _github_home is, at /github/home.
 	mounts := append([]mount{
-		{dirs["temp"], runnerTempDir},
 		{dirs["home"], homeDir},
 		{dirs["workflow"], workflowDir},
 		{dirs["file_commands"], fileCommandsDir},
@@ -413,7 +417,8 @@ func (e *env) runStep(t testing.TB, s step) stepResult {
 		argv = append(argv, evaluate(t, a, inputs, github))
 	}
 	r := e.buildah.run(t, e.imageName, runSpec{argv: argv, mounts: mounts, env: environ, workdir: workspaceDir})
-	res := stepResult{ran: r, fileCommands: dirs["file_commands"], temp: dirs["temp"], mounts: mounts}
+	res := stepResult{ran: r, fileCommands: dirs["file_commands"], home: dirs["home"], mounts: mounts,
+		views: []mount{{dirs["home"], runnerTempDir + "/_github_home"}}}
 	out, err := os.ReadFile(filepath.Join(dirs["file_commands"], outputFile))
 	if err != nil {
 		t.Fatal(err)
