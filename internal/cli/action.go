@@ -206,14 +206,7 @@ func (a *actionRun) checkInputs() error {
 	if a.mode == action.ModeJob {
 		hint = "; in config mode the job file holds the steps' settings"
 	}
-	return fmt.Errorf("input %s does not apply to %s mode%s", strings.Join(wrong, ", "), a.modeName(), hint)
-}
-
-func (a *actionRun) modeName() string {
-	if a.mode == action.ModeHTTP {
-		return "url"
-	}
-	return string(a.mode)
+	return fmt.Errorf("input %s does not apply to %s mode%s", strings.Join(wrong, ", "), a.mode, hint)
 }
 
 // setFlags sets every non-empty input that is one of fs's flags; given
