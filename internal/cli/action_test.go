@@ -572,3 +572,18 @@ func TestActionInAContainerSharesFilesThroughHome(t *testing.T) {
 		}
 	}
 }
+
+// TestActionRunCurlFailDeniedByTheProxyIsProxyDenied: with --fail, curl
+// reports the proxy's refused CONNECT as "(22) ... error: 403", as it
+// would the server's 403; the probe names the proxy's denial.
+func TestActionRunCurlFailDeniedByTheProxyIsProxyDenied(t *testing.T) {
+	s := newActionStep(t)
+	host := uniqueHost("action-denied-f")
+	s.env = append(s.env, "https_proxy="+squid.URL)
+	s.inputs["run"] = "curl -fsS \"https://" + host + "/\""
+	s.run()
+	out := s.outputs()
+	if s.code != exitcode.Policy || out["code"] != "proxy-denied" || !strings.Contains(out["remedy"], "allowlist") {
+		t.Errorf("exit %d code %q remedy %q, want 77 proxy-denied:\n%s", s.code, out["code"], out["remedy"], s.stdout)
+	}
+}

@@ -372,3 +372,21 @@ func TestEgressFlagsInHelp(t *testing.T) {
 	r := runCLI(t, "", nil, "probe", "--help")
 	mustContain(t, "probe --help", r.stdout, "Usage: retrywise probe", "--json", "--timeout", "(default 5s)", "--client", "(default go)")
 }
+
+// TestExecCurlFailServer403ThroughAllowedTunnelStaysTheServers: curl --fail
+// words the server's 403 inside an allowed tunnel as it words the proxy's
+// refused CONNECT; the probe finds the tunnel allowed, so the 403 stays
+// the server's (http-403, not proxy-denied), and the probe's answer is
+// evidence.
+func TestExecCurlFailServer403ThroughAllowedTunnelStaysTheServers(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusForbidden) }))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	r := runCLI(t, "", []string{"https_proxy=" + squid.URL}, "exec", "--", "curl", "-fksS", "https://up.allowed.test:"+port+"/")
+	if r.code != exitcode.Policy || !strings.Contains(r.stderr, "code:     http-403") || strings.Contains(r.stderr, "proxy-denied") {
+		t.Errorf("exit %d, want 77 with the server's http-403:\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "allowed") {
+		t.Errorf("the probe's finding is not in the evidence:\n%s", r.stderr)
+	}
+}

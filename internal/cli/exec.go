@@ -270,6 +270,11 @@ func (opts *execOptions) run(ctx context.Context, io *stepIO) (*report.Step, *st
 	diagnose := opts.step.diagnose
 	if diagnose == nil {
 		diagnose = execDiagnose(opts.step.prober, argv, opts.tool, io.env)
+		if opts.script != "" {
+			// A script's client and target are in its text, not its argv
+			// (bash FILE): the client comes from the failure's trace.
+			diagnose = opts.step.prober.Diagnose(egress.Step{URL: egress.ScriptURL(opts.script), Args: strings.Fields(opts.script), Env: io.env})
+		}
 	}
 	out, err := f.coordinator(opts.step.policy, io, diagnose).Run(ctx, step)
 	if err != nil {

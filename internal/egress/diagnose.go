@@ -73,7 +73,7 @@ func (p *Prober) Diagnose(s Step) DiagnoseFunc {
 			}
 		}
 		target, ok := diagnoseTarget(client, s.URL, tr)
-		if !ok || (!tr.Network && target.Scheme != "http") {
+		if !ok || (!tr.Network && target.Scheme != "http" && !curlTunnelStatus(client, tr.Status)) {
 			// a status inside an https tunnel is the server's, not the proxy's
 			return f
 		}
@@ -88,6 +88,15 @@ func (p *Prober) Diagnose(s Step) DiagnoseFunc {
 		r := p.probeWith(ctx, d, client, target)
 		return failure.FromProbe(f, r.Probe())
 	}
+}
+
+// curlTunnelStatus reports whether a status curl reported for an https
+// target may be the proxy's refusal of the tunnel: with --fail, curl
+// reports a CONNECT answered 403 or 407 as "(22) The requested URL returned
+// error: 403", the same words as the server's own 403 inside the tunnel.
+// The probe tells them apart; an allowed tunnel leaves the server's answer.
+func curlTunnelStatus(client Client, status int) bool {
+	return client == ClientCurl && (status == 403 || status == 407)
 }
 
 // proxyMayHaveAnswered reports whether an HTTP status reported by a client
@@ -186,6 +195,25 @@ func URLFromArgs(argv []string) string {
 		}
 	}
 	return ""
+}
+
+// ScriptURL returns the one http(s) URL a script names, quotes stripped,
+// for the probe of a failure whose output does not name its target; ""
+// when the script names none or several.
+func ScriptURL(script string) string {
+	found := ""
+	for _, w := range strings.Fields(script) {
+		w = strings.Trim(w, `"'`)
+		l := strings.ToLower(w)
+		if !strings.HasPrefix(l, "https://") && !strings.HasPrefix(l, "http://") {
+			continue
+		}
+		if found != "" && found != w {
+			return ""
+		}
+		found = w
+	}
+	return found
 }
 
 // curlValueOption reports whether a curl option takes the next argument as a

@@ -107,8 +107,8 @@ func TestDiagnoseLeavesOtherFailuresAlone(t *testing.T) {
 			f: failure.FromText(failure.ToolGit, " ! [rejected]        main -> main (non-fast-forward)\nerror: failed to push some refs to 'https://dev.to/r.git'\n", 1)},
 		{name: "NO_PROXY bypass", step: Step{Client: ClientCurl, URL: "https://bypass.test/"},
 			f: failure.FromText(failure.ToolCurl, "curl: (7) Failed to connect to bypass.test port 443 after 3 ms: Connection refused\n", 7)},
-		{name: "a 403 inside an https tunnel is the server's", step: Step{Client: ClientCurl, URL: "https://dev.to/"},
-			f: failure.FromText(failure.ToolCurl, "curl: (22) The requested URL returned error: 403\n", 22)},
+		{name: "git's 403 of an https remote is the server's", step: Step{Client: ClientGit, URL: "https://dev.to/r.git"},
+			f: failure.FromText(failure.ToolGit, "remote: Permission to o/r.git denied to bot.\nfatal: unable to access 'https://dev.to/r.git/': The requested URL returned error: 403\n", 128)},
 		{name: "a 404 of a plain-http URL is not the proxy's", step: Step{Client: ClientCurl, URL: "http://dev.to/"},
 			f: failure.FromText(failure.ToolCurl, "curl: (22) The requested URL returned error: 404\n", 22)},
 		{name: "no target known", step: Step{Client: ClientCurl},
@@ -124,6 +124,22 @@ func TestDiagnoseLeavesOtherFailuresAlone(t *testing.T) {
 	}
 	if p.sent.Load() != 0 {
 		t.Errorf("sent %d requests", p.sent.Load())
+	}
+}
+
+// TestDiagnoseCurlFail403OfAnHTTPSURL: with --fail, curl words the proxy's
+// refused CONNECT as it words the server's 403 inside the tunnel, so that
+// 403 is probed: here the proxy denies the host.
+func TestDiagnoseCurlFail403OfAnHTTPSURL(t *testing.T) {
+	t.Parallel()
+	p := newProber(t, Options{Env: []string{"https_proxy=" + squid.URL}})
+	f := failure.FromText(failure.ToolCurl, "curl: (22) The requested URL returned error: 403\n", 22)
+	got := p.Diagnose(Step{Client: ClientCurl, URL: "https://dev.to/"})(context.Background(), f)
+	if got.Class != failure.Policy || got.Code != failure.CodeProxyDenied {
+		t.Errorf("diagnosed = %v %s: %s, want policy proxy-denied", got.Class, got.Code, got.Reason)
+	}
+	if p.sent.Load() != 1 {
+		t.Errorf("sent %d probes, want 1", p.sent.Load())
 	}
 }
 
@@ -236,5 +252,19 @@ func BenchmarkPolicyVerdict(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+func TestScriptURL(t *testing.T) {
+	for _, tc := range []struct{ script, want string }{
+		{`curl -fsS "https://api.example.com/v1/items?x=1" -o out.json`, "https://api.example.com/v1/items?x=1"},
+		{"set -e\ncurl -fsS https://a.example/x\necho done", "https://a.example/x"},
+		{"curl https://a.example/ && curl https://a.example/", "https://a.example/"},
+		{"curl https://a.example/ && curl https://b.example/", ""},
+		{"make publish", ""},
+	} {
+		if got := ScriptURL(tc.script); got != tc.want {
+			t.Errorf("ScriptURL(%q) = %q, want %q", tc.script, got, tc.want)
+		}
 	}
 }
