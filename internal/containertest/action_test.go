@@ -224,13 +224,13 @@ echo recovered`,
 					env:  map[string]string{"HTTPS_PROXY": e.squid.URL, "HTTP_PROXY": e.squid.URL, "https_proxy": e.squid.URL, "http_proxy": e.squid.URL},
 				}
 			},
-			want: want{exit: 77, errors: 1, outputs: map[string]string{"result": "failure", "class": "policy", "attempts": "1", "exit-code": "77"}},
+			want: want{exit: 77, errors: 1, outputs: map[string]string{"result": "failure", "class": "policy", "code": "proxy-denied", "attempts": "1", "exit-code": "77"}},
 			check: func(t *testing.T, s step, r stepResult) {
 				if n, err := e.squid.WaitLog("denied.example.test", 1, 10*time.Second); err != nil || n == 0 {
 					t.Errorf("Squid's access log has no request for denied.example.test (%d, %v): the container did not use the host's proxy", n, err)
 				}
-				if r.outputs["remedy"] == "" {
-					t.Errorf("no remedy for a denial")
+				if !strings.Contains(r.outputs["remedy"], "allowlist") {
+					t.Errorf("remedy %q does not say to add the host to the allowlist", r.outputs["remedy"])
 				}
 			},
 		},
