@@ -651,20 +651,9 @@ exit 1
 // blank import of every library retrywise links, and of all of them but
 // client_golang and what only it brings (gittest.PushFloorSource).
 func buildWrappers(t *testing.T, dir string) (wrapper, floor, floorNoProm string) {
-	const module = "github.com/retrywise/retrywise"
-	libs, err := gittest.Libraries(".", module, module+"/cmd/retrywise")
+	libs, noProm, err := gittest.FloorLibraries(".")
 	if err != nil {
 		t.Fatal(err)
-	}
-	metricsOnly, err := gittest.Libraries(".", module, "github.com/prometheus/client_golang/prometheus/promhttp", "github.com/prometheus/client_golang/prometheus/collectors")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var noProm []string
-	for _, l := range libs {
-		if !slices.Contains(metricsOnly, l) {
-			noProm = append(noProm, l)
-		}
 	}
 	build := func(name, src string) string {
 		path := filepath.Join(dir, name+".go")

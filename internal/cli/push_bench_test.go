@@ -49,19 +49,9 @@ func BenchmarkPushVersusGit(b *testing.B) {
 	const module = "github.com/retrywise/retrywise"
 	bin := filepath.Join(dir, "retrywise")
 	build(bin, module+"/cmd/retrywise")
-	libs, err := gittest.Libraries(".", module, module+"/cmd/retrywise")
+	libs, noprom, err := gittest.FloorLibraries(".")
 	if err != nil {
 		b.Fatal(err)
-	}
-	metricsOnly, err := gittest.Libraries(".", module, "github.com/prometheus/client_golang/prometheus/promhttp", "github.com/prometheus/client_golang/prometheus/collectors")
-	if err != nil {
-		b.Fatal(err)
-	}
-	var noprom []string
-	for _, l := range libs {
-		if !slices.Contains(metricsOnly, l) {
-			noprom = append(noprom, l)
-		}
 	}
 	programs := map[string]string{"wrapper": gittest.PushWrapperSource, "floor": gittest.PushFloorSource(libs), "floor-noprom": gittest.PushFloorSource(noprom)}
 	for name, src := range programs {

@@ -3,6 +3,7 @@ package gittest
 import (
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 )
 
@@ -60,4 +61,24 @@ func Libraries(dir, module string, pkgs ...string) ([]string, error) {
 		libs = append(libs, p)
 	}
 	return libs, nil
+}
+
+// FloorLibraries returns the libraries of the two push floors, as go list
+// run in dir sees them: every library cmd/retrywise links, and the same
+// without client_golang and what only it brings.
+func FloorLibraries(dir string) (all, noProm []string, err error) {
+	const module = "github.com/retrywise/retrywise"
+	if all, err = Libraries(dir, module, module+"/cmd/retrywise"); err != nil {
+		return nil, nil, err
+	}
+	metricsOnly, err := Libraries(dir, module, "github.com/prometheus/client_golang/prometheus/promhttp", "github.com/prometheus/client_golang/prometheus/collectors")
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, l := range all {
+		if !slices.Contains(metricsOnly, l) {
+			noProm = append(noProm, l)
+		}
+	}
+	return all, noProm, nil
 }
