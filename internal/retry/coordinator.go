@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -190,6 +192,9 @@ type Coordinator struct {
 	// returns, when not nil, is called as the attempt ends, before its
 	// failure is diagnosed or progress is printed (an action's log groups).
 	Attempting func(n, maxAttempts int) (ended func())
+	// Rand draws the jitter of each wait: a number in [0, 1). Nil means
+	// math/rand/v2's; tests inject a seeded source.
+	Rand func() float64
 }
 
 // Run attempts step until it succeeds, a failure is not retryable, or the policy's
@@ -326,14 +331,12 @@ func (c *Coordinator) Run(ctx context.Context, step Step) (*Outcome, error) {
 			}
 			return out, nil
 		}
-		if f.RetryAfter > 0 {
-			if f.RetryAfter > pol.RetryAfterCap {
-				out.Stop = StopRetryAfterOverCap
-				out.Detail = fmt.Sprintf("the server asked to wait %s, over the retry-after cap of %s", f.RetryAfter, pol.RetryAfterCap)
-				return out, nil
-			}
-			wait = max(wait, f.RetryAfter)
+		if f.RetryAfter > 0 && f.RetryAfter > pol.RetryAfterCap {
+			out.Stop = StopRetryAfterOverCap
+			out.Detail = fmt.Sprintf("the server asked to wait %s, over the retry-after cap of %s", f.RetryAfter, pol.RetryAfterCap)
+			return out, nil
 		}
+		wait = Jittered(wait, f.RetryAfter, pol.RetryAfterCap, pol.Jitter, c.rand())
 		if elapsed := clk.Now().Sub(start); Add(elapsed, wait) > pol.MaxElapsed {
 			out.Stop = StopElapsedExhausted
 			out.Detail = fmt.Sprintf("waiting %s more would cross the max elapsed time of %s (%s spent)", wait, pol.MaxElapsed, elapsed.Round(time.Millisecond))
@@ -347,6 +350,45 @@ func (c *Coordinator) Run(ctx context.Context, step Step) (*Outcome, error) {
 			return c.cancelled(ctx, out), nil
 		}
 	}
+}
+
+// rand returns the Coordinator's random source.
+func (c *Coordinator) rand() float64 {
+	if c.Rand != nil {
+		return c.Rand()
+	}
+	return rand.Float64()
+}
+
+// Jittered is the wait after a failure: the scheduled wait w spread by
+// jitter j (u is a draw in [0, 1)): w·(1−j+2j·u). With a server's wait R
+// (within cap) the wait is a floor that jitter only adds to: max(w, R) +
+// j·min(R, w)·u, never past cap (a schedule longer than cap is kept as it
+// is). All arithmetic saturates.
+func Jittered(w, R, cap time.Duration, j, u float64) time.Duration {
+	if R > 0 {
+		floor := max(w, R)
+		if floor >= cap {
+			return floor
+		}
+		return min(Add(floor, scale(min(R, w), j*u)), cap)
+	}
+	if j == 0 {
+		return w
+	}
+	return scale(w, 1-j+2*j*u)
+}
+
+// scale returns d·f for f ≥ 0, saturated at the largest duration.
+func scale(d time.Duration, f float64) time.Duration {
+	if d <= 0 || f <= 0 {
+		return 0
+	}
+	x := float64(d) * f
+	if x >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return time.Duration(x)
 }
 
 func retryable(f *failure.Failure, p Policy) bool {

@@ -492,7 +492,7 @@ func TestPolicyRendering(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const wantJSON = `{"schedule":["10s","20s","1m0s"],"max_attempts":4,"max_elapsed":"15m0s","retry_after_cap":"5m0s","on_unknown":"stop"}`
+	const wantJSON = `{"schedule":["10s","20s","1m0s"],"max_attempts":4,"max_elapsed":"15m0s","retry_after_cap":"5m0s","on_unknown":"stop","jitter":0}`
 	if string(b) != wantJSON {
 		t.Errorf("JSON = %s\nwant   %s", b, wantJSON)
 	}

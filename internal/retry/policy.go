@@ -72,7 +72,15 @@ type Policy struct {
 	RetryAfterCap time.Duration
 	// OnUnknown says whether unknown failures are retried; "" means stop.
 	OnUnknown OnUnknown
+	// Jitter spreads each wait at random, 0 ≤ Jitter ≤ 1: a scheduled wait w
+	// becomes w·U(1−Jitter, 1+Jitter); a server's Retry-After R stays a floor
+	// and only gains U(0, Jitter·min(R, w)), never past RetryAfterCap. 0
+	// keeps the schedule exact.
+	Jitter float64
 }
+
+// MaxJitter is the largest Jitter: a wait may shrink to nothing or double.
+const MaxJitter = 1.0
 
 // Normalize validates p and fills in derived values (MaxAttempts, OnUnknown).
 func (p Policy) Normalize() (Policy, error) {
@@ -99,6 +107,9 @@ func (p Policy) Normalize() (Policy, error) {
 	}
 	if p.RetryAfterCap < 0 {
 		return p, fmt.Errorf("retry-after cap must not be negative, got %s", p.RetryAfterCap)
+	}
+	if !(p.Jitter >= 0 && p.Jitter <= MaxJitter) { // NaN included
+		return p, fmt.Errorf("jitter %v is out of range: want 0 to %v", p.Jitter, MaxJitter)
 	}
 	switch p.OnUnknown {
 	case "":
@@ -128,6 +139,7 @@ type policyJSON struct {
 	MaxElapsed    string    `json:"max_elapsed"`
 	RetryAfterCap string    `json:"retry_after_cap"`
 	OnUnknown     OnUnknown `json:"on_unknown"`
+	Jitter        float64   `json:"jitter"`
 }
 
 // MarshalJSON writes durations as Go duration strings.
@@ -136,7 +148,7 @@ func (p Policy) MarshalJSON() ([]byte, error) {
 	for i, d := range p.Schedule {
 		s[i] = d.String()
 	}
-	return json.Marshal(policyJSON{s, p.MaxAttempts, p.MaxElapsed.String(), p.RetryAfterCap.String(), p.OnUnknown})
+	return json.Marshal(policyJSON{s, p.MaxAttempts, p.MaxElapsed.String(), p.RetryAfterCap.String(), p.OnUnknown, p.Jitter})
 }
 
 // UnmarshalJSON reads the form MarshalJSON writes.
@@ -160,7 +172,7 @@ func (p *Policy) UnmarshalJSON(b []byte) error {
 			return err
 		}
 	}
-	*p = Policy{Schedule: sched, MaxAttempts: j.MaxAttempts, MaxElapsed: me, RetryAfterCap: rc, OnUnknown: j.OnUnknown}
+	*p = Policy{Schedule: sched, MaxAttempts: j.MaxAttempts, MaxElapsed: me, RetryAfterCap: rc, OnUnknown: j.OnUnknown, Jitter: j.Jitter}
 	return nil
 }
 
@@ -170,8 +182,12 @@ func (p Policy) String() string {
 	if p.MaxAttempts == 1 {
 		attempts = "attempt"
 	}
-	return fmt.Sprintf("schedule %s; %d %s; max elapsed %s; retry-after cap %s; on unknown %s",
+	s := fmt.Sprintf("schedule %s; %d %s; max elapsed %s; retry-after cap %s; on unknown %s",
 		FormatSchedule(p.Schedule), p.MaxAttempts, attempts, p.MaxElapsed, p.RetryAfterCap, p.OnUnknown)
+	if p.Jitter > 0 {
+		s += fmt.Sprintf("; jitter %v", p.Jitter)
+	}
+	return s
 }
 
 // ParseSchedule parses a comma-separated list of Go durations such as "10s,20s,60s".
