@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -17,13 +16,13 @@ import (
 
 	"github.com/retrywise/retrywise/internal/action"
 	"github.com/retrywise/retrywise/internal/environ"
-	"github.com/retrywise/retrywise/internal/execstep"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/gitpush"
 	"github.com/retrywise/retrywise/internal/jobs"
 	"github.com/retrywise/retrywise/internal/redact"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/retry"
+	"github.com/retrywise/retrywise/internal/step"
 )
 
 const actionSynopsis = `Usage: retrywise action
@@ -40,22 +39,13 @@ command line. See the README, "Use in a workflow".`
 // it is always live.
 var actionFlagExceptions = []string{"report", "summary", "stdout", "stdout-max"}
 
-// actionKind returns the step kind a mode runs; nil for the job mode.
-func actionKind(m action.Mode) *kindDef {
-	for _, k := range kinds() {
-		if k.name == m.Kind() {
-			return k
-		}
-	}
-	return nil
-}
-
-// actionFlags returns the flags of a mode that are inputs, each once, sorted.
+// actionFlags returns the flags of a mode that are inputs, each once, sorted:
+// the flags generated from the mode's step kind (internal/step), or run's.
 func actionFlags(m action.Mode) []*flag.Flag {
 	var fs *flag.FlagSet
-	if k := actionKind(m); k != nil {
-		fs = newFlagSet(k.name, k.synopsis)
-		k.define(fs)
+	if k := step.KindNamed(m.Kind()); k != nil {
+		fs = newFlagSet(k.Name, k.Synopsis)
+		step.Flags(fs, k.Fields())
 	} else {
 		fs = newFlagSet("run", runSynopsis)
 		defineRunFlags(fs, &runOptions{})
@@ -209,36 +199,20 @@ func (a *actionRun) checkInputs() error {
 	return fmt.Errorf("input %s does not apply to %s mode%s", strings.Join(wrong, ", "), a.mode, hint)
 }
 
-// setFlags sets every non-empty input that is one of fs's flags; given
-// reports which were set.
-func (a *actionRun) setFlags(fs *flag.FlagSet) (given func(string) bool, err error) {
-	set := map[string]bool{}
-	var errs []error
+// setFields sets every non-empty input that is one of the mode's fields
+// (a repeatable one takes one value per line).
+func (a *actionRun) setFields(fields []*step.Field) error {
 	for _, fl := range actionFlags(a.mode) {
 		text := a.input(fl.Name)
-		if text == "" {
+		fd := step.Lookup(fields, fl.Name)
+		if text == "" || fd == nil {
 			continue
 		}
-		_, repeatable := fl.Value.(*stringList)
-		for _, v := range action.Values(text, repeatable) {
-			if err := fs.Set(fl.Name, v); err != nil {
-				errs = append(errs, fmt.Errorf("invalid input %s: %s", fl.Name, flagSetMessage(err)))
-				break
-			}
+		if err := fd.SetValues(action.Values(text, fd.Type == step.List)); err != nil {
+			return errors.New(step.FieldErrors(err)[0].Render(step.InputName))
 		}
-		set[fl.Name] = true
 	}
-	return func(name string) bool { return set[name] }, errors.Join(errs...)
-}
-
-// inputWording names inputs, not flags, in a resolve error.
-func inputWording(msg string, fs *flag.FlagSet) string {
-	return flagNameInMessage().ReplaceAllStringFunc(msg, func(m string) string {
-		if fs.Lookup(m[2:]) != nil {
-			return "input " + m[2:]
-		}
-		return m
-	})
+	return nil
 }
 
 // streams sets up the masked writers over the one log stream, and the log.
@@ -299,70 +273,60 @@ func (a *actionRun) group(label func(n, max int) string, kind string) func(n, ma
 // runStep runs the run, push or url mode: one step of the mode's kind.
 func (a *actionRun) runStep(ctx context.Context) int {
 	f := a.f
-	k := actionKind(a.mode)
-	fs := newFlagSet(k.name, k.synopsis)
-	fs.SetOutput(io.Discard)
-	kf := k.define(fs)
-	given, err := a.setFlags(fs)
-	if err != nil {
+	k := step.KindNamed(a.mode.Kind())
+	c := k.New()
+	fields := c.Fields()
+	if err := a.setFields(fields); err != nil {
 		return f.fail(exitcode.Usage, err.Error())
 	}
-	var pos []string
-	switch a.mode {
-	case action.ModePush:
-		pos = strings.Fields(a.input("push-args"))
-	case action.ModeHTTP:
-		pos = []string{a.input("url")}
-	}
-	r, err := kf.resolve(f, pos, given)
-	if err != nil {
-		return f.fail(exitcode.Usage, inputWording(err.Error(), fs))
-	}
 	var scriptFiles map[string]string
-	switch o := r.(type) {
-	case *execOptions:
-		o.script, o.shell, o.noCommand = a.input("run"), a.input("shell"), false
-		if _, err := execstep.ScriptCommand(o.shell, "script", exec.LookPath); err != nil {
-			return f.fail(exitcode.Usage, "invalid input shell: "+err.Error())
+	switch cfg := c.(type) {
+	case *step.PushConfig:
+		cfg.Args = strings.Fields(a.input("push-args"))
+	case *step.HTTPConfig:
+		cfg.URL = a.input("url")
+		if cfg.Output == "" {
+			// The body is an output (body-file): stdout is the log.
+			cfg.Output, _ = a.shareFile("retrywise-body-")
 		}
-		if o.dir = a.input("working-directory"); o.dir != "" {
-			if st, err := os.Stat(o.dir); err != nil || !st.IsDir() {
-				return f.fail(exitcode.Config, fmt.Sprintf("invalid input working-directory %q: not a folder", o.dir))
+	case *step.ExecConfig:
+		cfg.Run, cfg.Shell = a.input("run"), a.input("shell")
+		cfg.Stdout = "live" // the log
+		if cfg.Dir = a.input("working-directory"); cfg.Dir != "" {
+			if st, err := os.Stat(cfg.Dir); err != nil || !st.IsDir() {
+				return f.fail(exitcode.Config, fmt.Sprintf("invalid input working-directory %q: not a folder", cfg.Dir))
 			}
 		}
-		o.stdoutMode = execstep.StdoutLive
 		dir, err := os.MkdirTemp(a.tempDir, "retrywise-files-")
 		if err != nil {
 			return f.fail(exitcode.Config, "cannot create the script's file commands: "+err.Error())
 		}
 		defer os.RemoveAll(dir)
 		scriptFiles = action.AttemptFiles(dir)
-		o.attemptFiles = scriptFiles
-	case *httpOptions:
-		if o.outputFile == "" {
-			// The body is an output (body-file): stdout is the log.
-			o.outputFile, _ = a.shareFile("retrywise-body-")
-		}
+		cfg.AttemptFiles = scriptFiles
 	}
-	so := r.options()
-	a.streams(f.redactor(append([]string{a.input("token")}, so.masks...)...))
+	p, err := step.Prepare(k, c)
+	if err != nil {
+		return f.fail(exitcode.Usage, step.FieldErrors(err)[0].Render(step.InputName))
+	}
+	a.streams(f.redactor(append([]string{a.input("token")}, c.Shared().Masks...)...))
 	defer a.close()
 	if err := a.log.Mask(a.red.Given()...); err != nil {
 		return f.fail(exitcode.Config, err.Error())
 	}
-	io := &stepIO{
-		stdin: f.stdin, stdout: a.stdout, stderr: a.stderr, red: a.red, env: a.env, tempDir: a.tempDir, outputsOnly: true,
-		progress: func(at retry.Attempt, max int) {
+	io := &step.IO{
+		Stdin: f.stdin, Stdout: a.stdout, Stderr: a.stderr, Red: a.red, Env: a.env, TempDir: a.tempDir, OutputsOnly: true,
+		Progress: func(at retry.Attempt, max int) {
 			if line, ok := report.Progress(at, max); ok {
 				a.line("%s", line)
 			}
 		},
-		attempting: a.group(func(n, max int) string { return fmt.Sprintf("attempt %d of %d: %s", n, max, r.target()) }, k.name),
+		Attempting: a.group(func(n, max int) string { return fmt.Sprintf("attempt %d of %d: %s", n, max, p.Target()) }, k.Name),
 	}
 	start := f.clock.Now()
-	rep, serr := r.run(ctx, io)
+	rep, serr := p.RunStep(ctx, f.services(), io)
 	if serr != nil {
-		rep = report.NotRun(k.name, r.target(), serr.code, serr.msg, so.policy)
+		rep = report.NotRun(k.Name, p.Target(), serr.Code, serr.Msg, p.Policy())
 	}
 	rep.Notes = append(rep.Notes, a.notes...)
 	if bf, ok := rep.Outputs["body-file"].(string); ok {
@@ -491,11 +455,9 @@ func (a *actionRun) passOutputs(outs map[string]any) {
 // runJob runs the config mode: a job of a job file, as `retrywise run` does.
 func (a *actionRun) runJob(ctx context.Context) int {
 	f := *a.f
-	fs := newFlagSet("run", runSynopsis)
-	fs.SetOutput(io.Discard)
 	var o runOptions
-	defineRunFlags(fs, &o)
-	if _, err := a.setFlags(fs); err != nil {
+	var err error
+	if o.dryRun, err = action.ParseBool("dry-run", a.input("dry-run"), false); err != nil {
 		return f.fail(exitcode.Usage, err.Error())
 	}
 	o.job = a.input("job")

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -108,7 +109,7 @@ func (a *actionRun) explainRefusal(ctx context.Context, rep *report.Step) {
 	var branches []string
 	for _, r := range rep.Refs {
 		if !r.OK {
-			if b := branchrules.BranchOf(r.To); b != "" && !contains(branches, b) {
+			if b := branchrules.BranchOf(r.To); b != "" && !slices.Contains(branches, b) {
 				branches = append(branches, b)
 			}
 		}

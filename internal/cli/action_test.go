@@ -73,7 +73,7 @@ func (s *actionStep) run() *actionStep {
 	}
 	var out bytes.Buffer
 	s.clk = clock.NewFake(time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC), true)
-	c := &Command{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out, Env: env, Clock: s.clk, Version: "test"}
+	c := &Command{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out, Env: env, Clock: s.clk, Version: "test", Rand: noJitter}
 	s.code = c.Main(context.Background(), []string{"retrywise", "action"})
 	s.stdout = out.String()
 	return s
@@ -481,7 +481,7 @@ func TestActionCancelledDuringWait(t *testing.T) {
 	s := newActionStep(t)
 	env := append([]string(nil), s.env...)
 	env = append(env, action.InputVar("run")+"=echo 'curl: (28) Operation timed out' >&2; exit 28",
-		action.InputVar("schedule")+"=1h", action.InputVar("max-elapsed")+"=2h")
+		action.InputVar("schedule")+"=1h", action.InputVar("jitter")+"=0", action.InputVar("max-elapsed")+"=2h")
 	cmd := exec.Command(bin, "action")
 	cmd.Env, cmd.Dir = env, s.workspace
 	var out syncBuffer

@@ -13,6 +13,7 @@ import (
 	"github.com/goccy/go-yaml"
 
 	"github.com/retrywise/retrywise/internal/action"
+	"github.com/retrywise/retrywise/internal/step"
 )
 
 var updateAction = flag.Bool("update-action", false, "rewrite action.yml from the flags")
@@ -209,11 +210,11 @@ func TestActionInputsMatchFlags(t *testing.T) {
 	}
 	flags := map[string]bool{}
 	for _, m := range actionModes {
-		k := actionKind(m)
+		k := step.KindNamed(m.Kind())
 		var fs *flag.FlagSet
 		if k != nil {
-			fs = newFlagSet(k.name, k.synopsis)
-			k.define(fs)
+			fs = newFlagSet(k.Name, k.Synopsis)
+			step.Flags(fs, k.Fields())
 		} else {
 			fs = newFlagSet("run", runSynopsis)
 			defineRunFlags(fs, &runOptions{})

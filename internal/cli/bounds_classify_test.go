@@ -41,7 +41,7 @@ func (z *noise) Read(p []byte) (int, error) {
 func TestClassifyBoundedStdin(t *testing.T) {
 	in := &noise{n: 200 << 20, tail: " ! [rejected]        main -> main (non-fast-forward)\nerror: failed to push some refs\n"}
 	var out, errb bytes.Buffer
-	c := &Command{Stdin: in, Stdout: &out, Stderr: &errb, Env: os.Environ(), Clock: clock.NewFake(testStart, true), Version: "test"}
+	c := &Command{Stdin: in, Stdout: &out, Stderr: &errb, Env: os.Environ(), Clock: clock.NewFake(testStart, true), Version: "test", Rand: noJitter}
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)

@@ -22,6 +22,7 @@ import (
 	"github.com/retrywise/retrywise/internal/breaker"
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/step"
 )
 
 // Command holds a run's collaborators, so the whole CLI runs in-process in tests.
@@ -35,6 +36,9 @@ type Command struct {
 	Clock clock.Clock
 	// Version is printed by `retrywise version`.
 	Version string
+	// Rand draws the jitter of each wait, a number in [0, 1); nil means
+	// math/rand/v2's. Tests inject a seeded source.
+	Rand func() float64
 	// Breakers holds the per-host circuit breakers shared by every HTTP step of
 	// this process (http, github-quota); nil means Main creates one on first use.
 	Breakers *breaker.Registry
@@ -62,10 +66,10 @@ func command[O any](parse func(f *factory, args []string) (opts *O, code int, do
 // subcommands returns the CLI's verbs by name.
 func (c *Command) subcommands() map[string]subcommand {
 	return map[string]subcommand{
-		"exec":     {"run a command, retrying only transient failures", stepCommand(execKind())},
+		"exec":     {"run a command, retrying only transient failures", stepCommand(step.ExecKind)},
 		"classify": {"explain a failure text without running anything", command(parseClassify, runClassify)},
 		"probe":    {"ask the egress proxy whether targets are allowed, denied or unreachable", runProbeCommand},
-		"push":     {"git push, retrying only network failures", stepCommand(pushKind())},
+		"push":     {"git push, retrying only network failures", stepCommand(step.PushKind)},
 		"version":  {"print the version", command(parseVersion, runVersion)},
 		"run":      {"run a job of a job file: many steps, one report", runRun},
 		"validate": {"check a job file and print every error with its position", runValidate},
@@ -73,8 +77,8 @@ func (c *Command) subcommands() map[string]subcommand {
 		"schedule": {"run the job file's jobs on their cron: triggers, outside GitHub", runSchedule},
 		"action":   {"run as the GitHub Action's entry point (inputs from INPUT_*)", runAction},
 
-		"http":         {"send an HTTP request, retrying only transient failures", stepCommand(httpKind())},
-		"github-quota": {"check the GitHub API rate-limit quota, waiting for its reset if allowed", stepCommand(githubQuotaKind())},
+		"http":         {"send an HTTP request, retrying only transient failures", stepCommand(step.HTTPKind)},
+		"github-quota": {"check the GitHub API rate-limit quota, waiting for its reset if allowed", stepCommand(step.QuotaKind)},
 	}
 }
 

@@ -15,10 +15,10 @@ func TestFlagErrorsNameFlagsAsDocumented(t *testing.T) {
 	}{
 		{[]string{"exec", "--exit-code", "1", "--", "true"}, "retrywise: flag provided but not defined: --exit-code (see --help)\n"},
 		{[]string{"exec", "-exit-code", "1", "--", "true"}, "retrywise: flag provided but not defined: --exit-code (see --help)\n"},
-		{[]string{"exec", "--timeout", "x", "--", "true"}, `retrywise: invalid value "x" for flag --timeout: parse error (see --help)` + "\n"},
+		{[]string{"exec", "--timeout", "x", "--", "true"}, `retrywise: invalid value "x" for flag --timeout: want a duration such as 10s, 1m30s or 2h (see --help)` + "\n"},
 		{[]string{"exec", "--timeout"}, "retrywise: flag needs an argument: --timeout (see --help)\n"},
-		{[]string{"http", "--absent-ok=maybe", "http://127.0.0.1:1/"}, `retrywise: invalid boolean value "maybe" for --absent-ok: parse error (see --help)` + "\n"},
-		{[]string{"http", "--max-attempts", `" for flag -y: `, "http://127.0.0.1:1/"}, `retrywise: invalid value "\" for flag -y: " for flag --max-attempts: parse error (see --help)` + "\n"},
+		{[]string{"http", "--absent-ok=maybe", "http://127.0.0.1:1/"}, `retrywise: invalid boolean value "maybe" for --absent-ok: want true or false (see --help)` + "\n"},
+		{[]string{"http", "--max-attempts", `" for flag -y: `, "http://127.0.0.1:1/"}, `retrywise: invalid value "\" for flag -y: " for flag --max-attempts: want a whole number (see --help)` + "\n"},
 		{[]string{"http", "-X"}, "retrywise: flag needs an argument: -X (see --help)\n"},
 		{[]string{"classify", "-Z"}, "retrywise: flag provided but not defined: -Z (see --help)\n"},
 		{[]string{"exec", "---timeout", "1s"}, "retrywise: bad flag syntax: ---timeout (see --help)\n"},

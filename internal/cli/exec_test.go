@@ -15,6 +15,7 @@ import (
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/step"
 )
 
 type run struct {
@@ -28,7 +29,7 @@ func runCLI(t *testing.T, stdin string, env []string, args ...string) run {
 	t.Helper()
 	var out, errb bytes.Buffer
 	clk := clock.NewFake(time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC), true)
-	c := &Command{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, Env: append(os.Environ(), env...), Clock: clk, Version: "test"}
+	c := &Command{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, Env: append(os.Environ(), env...), Clock: clk, Version: "test", Rand: noJitter}
 	code := c.Main(context.Background(), append([]string{"retrywise"}, args...))
 	return run{code, out.String(), errb.String(), clk}
 }
@@ -267,7 +268,7 @@ func TestBinarySIGTERMDuringWait(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	rep := filepath.Join(dir, "r.json")
-	cmd := exec.Command(bin, "exec", "--schedule", "1h", "--max-elapsed", "2h", "--report", rep, "--", "sh", "-c", "echo 'curl: (6) Could not resolve host: example.com' >&2; exit 6")
+	cmd := exec.Command(bin, "exec", "--schedule", "1h", "--jitter", "0", "--max-elapsed", "2h", "--report", rep, "--", "sh", "-c", "echo 'curl: (6) Could not resolve host: example.com' >&2; exit 6")
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -359,9 +360,8 @@ func TestRunExecDiagnose(t *testing.T) {
 	s := script(t, `echo "curl: (56) CONNECT tunnel failed, response 403" >&2; exit 56`)
 	var seen []*failure.Failure
 	f, stdout, stderr, clk := testFactory(os.Environ())
-	opts := &execOptions{f: f, argv: []string{s}, tool: failure.ToolCurl,
-		step: stepOptions{policy: testPolicy(t, time.Second, 2*time.Second), diagnose: denyHook(&seen)}}
-	code := runKind(context.Background(), f, opts)
+	f.diagnose = denyHook(&seen)
+	code := runKind(context.Background(), f, prepare(t, step.ExecKind, "command", s, "tool", "curl", "schedule", "1s,2s"))
 	if code != exitcode.Policy || len(seen) != 1 || len(clk.Waits()) != 0 {
 		t.Fatalf("exit %d after %d diagnoses and waits %v, want 77 after 1 and none:\n%s", code, len(seen), clk.Waits(), stderr)
 	}

@@ -7,14 +7,12 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/retrywise/retrywise/internal/breaker"
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/egress"
-	"github.com/retrywise/retrywise/internal/httpstep"
 	"github.com/retrywise/retrywise/internal/redact"
-	"github.com/retrywise/retrywise/internal/retry"
+	"github.com/retrywise/retrywise/internal/step"
 )
 
 // factory gives every command the services of the process, each built in
@@ -31,6 +29,11 @@ type factory struct {
 	version string
 	// clock drives every wait.
 	clock clock.Clock
+	// rand draws each wait's jitter; nil means math/rand/v2's.
+	rand func() float64
+	// diagnose, when set, replaces the egress probe as every step's
+	// Diagnose (tests of the loop's use of it).
+	diagnose egress.DiagnoseFunc
 	// breakers holds the per-host circuit breakers of the process, shared by
 	// every HTTP step (http, github-quota).
 	breakers *breaker.Registry
@@ -44,7 +47,7 @@ type factory struct {
 // c.Breakers, so that every command line c runs shares it, as the commands
 // of one process do.
 func (c *Command) factory() *factory {
-	f := &factory{stdin: c.Stdin, stdout: c.Stdout, stderr: c.Stderr, env: c.Env, version: c.Version, clock: c.Clock, breakers: c.Breakers}
+	f := &factory{stdin: c.Stdin, stdout: c.Stdout, stderr: c.Stderr, env: c.Env, version: c.Version, clock: c.Clock, breakers: c.Breakers, rand: c.Rand}
 	if f.clock == nil {
 		f.clock = clock.Real{}
 	}
@@ -95,32 +98,15 @@ func (f *factory) output(masks []string, reportPath string) (*output, error) {
 	return o, nil
 }
 
-// prober builds a command's egress prober from its --egress-* flags, with
-// the process's environment; timeout 0 means egress.DefaultTimeout.
-func (f *factory) prober(e *egressFlags, timeout time.Duration) (*egress.Prober, error) {
-	opts := e.options()
-	opts.Env, opts.Timeout = f.env, timeout
-	return egress.New(opts)
+// services are the step services of a step command: the process's
+// environment, clock, breakers, user agent and random source.
+func (f *factory) services() *step.Services {
+	return &step.Services{Env: f.env, Clock: f.clock, Breakers: f.breakers, UserAgent: f.userAgent(), Rand: f.rand, Diagnose: f.diagnose}
 }
 
-// coordinator returns the one retry loop of a step, on the process's
-// clock, with io's progress lines and diagnose (the egress probe) as its
-// Diagnose.
-func (f *factory) coordinator(pol retry.Policy, io *stepIO, diagnose egress.DiagnoseFunc) *retry.Coordinator {
-	return &retry.Coordinator{Policy: pol, Clock: f.clock, Progress: io.progress, Diagnose: diagnose, Attempting: io.attempting}
-}
-
-// transport returns the transport of a step's HTTP requests, from
-// httpstep.NewTransport, the one place where transports are built: it takes
-// the proxy from the step's environment env with Go's rules (the same rules
-// the egress probe applies) and captures a proxy's CONNECT refusal with its
-// status and headers. The caller closes its idle connections when the
-// command ends.
-func (f *factory) transport(env []string) *http.Transport {
-	t := httpstep.NewTransport(httpstep.TransportOptions{Proxy: egress.GoProxyFunc(env)})
-	egress.CaptureConnect(t)
-	return t
-}
+// transport returns the transport of retrywise's own HTTP requests in env
+// (step.Transport: the proxy from env with Go's rules).
+func (f *factory) transport(env []string) *http.Transport { return step.Transport(env) }
 
 // userAgent is the User-Agent of retrywise's own requests.
 func (f *factory) userAgent() string {

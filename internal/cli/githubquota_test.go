@@ -12,10 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/retrywise/retrywise/internal/breaker"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
-	"github.com/retrywise/retrywise/internal/ghapi"
+	"github.com/retrywise/retrywise/internal/step"
 )
 
 // bucket is one resource of GitHub's documented GET /rate_limit answer.
@@ -368,8 +367,8 @@ func TestRunGitHubQuotaOptions(t *testing.T) {
 	srv := fakeGitHub(t, tok, answers(quota(lowCore), badGateway))
 	var seen []*failure.Failure
 	f, stdout, stderr, clk := testFactory(append(os.Environ(), "GITHUB_TOKEN=env-token-not-used", "GITHUB_API_URL="+srv.URL))
-	opts := &quotaOptions{f: f, step: stepOptions{policy: testPolicy(t, time.Second), diagnose: denyHook(&seen)},
-		token: tok, resource: ghapi.Core, minRemaining: 3, timeout: ghapi.DefaultTimeout, breakerThreshold: breaker.DefaultThreshold}
+	f.diagnose = denyHook(&seen)
+	opts := prepare(t, step.QuotaKind, "token", tok, "min-remaining", "3", "schedule", "1s")
 	if code := runKind(context.Background(), f, opts); code != exitcode.OK || stdout.String() != "resource=core\nlimit=5000\nremaining=5\nreset=2026-11-30T10:10:00Z\n" {
 		t.Fatalf("exit %d, stdout %q:\n%s", code, stdout, stderr)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/retry"
+	"github.com/retrywise/retrywise/internal/step"
 )
 
 // TestMain provides a temp folder for the binary built by buildBinary and the
@@ -140,8 +141,36 @@ func terminate(t *testing.T, cmd *exec.Cmd, stderr *syncBuffer) {
 func testFactory(env []string) (f *factory, stdout, stderr *bytes.Buffer, clk *clock.Fake) {
 	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
 	clk = clock.NewFake(time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC), true)
-	c := &Command{Stdout: stdout, Stderr: stderr, Env: env, Clock: clk, Version: "test"}
+	c := &Command{Stdout: stdout, Stderr: stderr, Env: env, Clock: clk, Version: "test", Rand: noJitter}
 	return c.factory(), stdout, stderr, clk
+}
+
+// noJitter is the tests' random source of jitter: the middle of every
+// draw, so each wait is its scheduled one and the tests of the loop's
+// mechanics see exact waits (the jitter's own tests seed a source).
+func noJitter() float64 { return 0.5 }
+
+// prepare returns the prepared step of kind k with the given settings
+// (name, value pairs, set through the kind's field table as a job file
+// sets them).
+func prepare(t *testing.T, k *step.Kind, settings ...string) *step.Prepared {
+	t.Helper()
+	c := k.New()
+	fields := c.Fields()
+	for i := 0; i < len(settings); i += 2 {
+		fd := step.Lookup(fields, settings[i])
+		if fd == nil {
+			t.Fatalf("%s has no field %s", k.Name, settings[i])
+		}
+		if err := fd.SetValues([]string{settings[i+1]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := step.Prepare(k, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // testPolicy returns the normalised policy of a schedule, with the flags' defaults otherwise.

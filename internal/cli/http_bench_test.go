@@ -32,7 +32,7 @@ func BenchmarkHTTPCommand(b *testing.B) {
 		}
 	})
 	b.Run("retrywise-http", func(b *testing.B) {
-		c := &Command{Stdout: io.Discard, Stderr: io.Discard, Env: os.Environ(), Clock: clock.NewFake(time.Now(), true)}
+		c := &Command{Stdout: io.Discard, Stderr: io.Discard, Env: os.Environ(), Clock: clock.NewFake(time.Now(), true), Rand: noJitter}
 		args := []string{"retrywise", "http", "--field", "id=.id", srv.URL + "/x"}
 		for b.Loop() {
 			if code := c.Main(context.Background(), args); code != 0 {

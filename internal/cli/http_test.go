@@ -25,6 +25,7 @@ import (
 	"github.com/retrywise/retrywise/internal/proxytest"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/report/reporttest"
+	"github.com/retrywise/retrywise/internal/step"
 )
 
 var testStart = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
@@ -39,7 +40,7 @@ type proc struct {
 
 func newProc(t *testing.T, env ...string) *proc {
 	clk := clock.NewFake(testStart, true)
-	return &proc{t: t, clk: clk, c: &Command{Env: append(os.Environ(), env...), Clock: clk, Version: "test"}}
+	return &proc{t: t, clk: clk, c: &Command{Env: append(os.Environ(), env...), Clock: clk, Version: "test", Rand: noJitter}}
 }
 
 // prun is one run in a proc; waits are those of this run only.
@@ -674,7 +675,7 @@ func TestHTTPCancelledDuringWaitWritesReport(t *testing.T) {
 	clk := clock.NewFake(testStart, false)
 	rep := filepath.Join(t.TempDir(), "r.json")
 	var out, errb bytes.Buffer
-	c := &Command{Stdout: &out, Stderr: &errb, Env: os.Environ(), Clock: clk}
+	c := &Command{Stdout: &out, Stderr: &errb, Env: os.Environ(), Clock: clk, Rand: noJitter}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
 	go func() { done <- c.Main(ctx, []string{"retrywise", "http", "--report", rep, srv.URL}) }()
@@ -790,9 +791,8 @@ func TestRunHTTPDiagnose(t *testing.T) {
 	})
 	var seen []*failure.Failure
 	f, stdout, stderr, clk := testFactory(os.Environ())
-	opts := &httpOptions{f: f, step: stepOptions{policy: testPolicy(t, time.Second), diagnose: denyHook(&seen)},
-		url: srv.URL + "/x", header: http.Header{"X-Api-Key": {secret}}, follow: true, breakerThreshold: breaker.DefaultThreshold}
-	code := runKind(context.Background(), f, opts)
+	f.diagnose = denyHook(&seen)
+	code := runKind(context.Background(), f, prepare(t, step.HTTPKind, "url", srv.URL+"/x", "header", "X-Api-Key: "+secret, "schedule", "1s"))
 	if code != exitcode.Policy || srv.hits.Load() != 1 || len(seen) != 1 || len(clk.Waits()) != 0 {
 		t.Fatalf("exit %d after %d requests, %d diagnoses, waits %v; want 77 after 1, 1 and none:\n%s", code, srv.hits.Load(), len(seen), clk.Waits(), stderr)
 	}

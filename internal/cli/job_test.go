@@ -21,6 +21,7 @@ import (
 	"github.com/retrywise/retrywise/internal/jobs/jobschema"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/report/reporttest"
+	"github.com/retrywise/retrywise/internal/step"
 )
 
 // sampleValues are valid values of the flags whose default is empty (or
@@ -31,7 +32,7 @@ var sampleValues = map[string]string{
 	"method": "GET", "header": "X-A: b", "data": "x", "data-file": "body.json", "expect": "200", "output": "out.txt",
 	"field": "id=.id", "mask": "s3cr3t-value", "retry-on": "flaky", "stop-on": "fatal", "retry-on-exit": "3", "stop-on-exit": "4",
 	"token": "${GITHUB_TOKEN}", "dir": ".", "egress-canary": "example.com:443", "schedule": "1s,2s", "max-attempts": "2",
-	"timeout": "5s", "auth-recheck": "1s", "rebase-on-reject": "1", "max-wait": "1m",
+	"timeout": "5s", "auth-recheck": "1s", "jitter": "0.3", "rebase-on-reject": "1", "max-wait": "1m",
 	"on-retry": "rm -rf build", "continue-with": "agent resume", "context-from": `session id: (\S+)`,
 }
 
@@ -53,33 +54,42 @@ func yamlValue(t jobs.KeyType, v string) string {
 func TestJobKeysMatchFlags(t *testing.T) {
 	f, _, _, _ := testFactory(os.Environ())
 	positional := map[string][]string{"exec": {"command", "run", "shell"}, "push": {"args"}, "http": {"url"}, "probe": {"targets"}, "github-quota": nil}
-	for _, k := range kinds() {
-		t.Run(k.name, func(t *testing.T) {
-			keys, excluded := k.fileKeys()
-			fs := newFlagSet(k.name, k.synopsis)
-			k.define(fs)
-			n := 0
-			fs.VisitAll(func(*flag.Flag) { n++ })
-			if len(keys)+len(excluded) != n {
-				t.Fatalf("%d keys + %d excluded for %d flags", len(keys), len(excluded), n)
+	for _, k := range step.Kinds() {
+		t.Run(k.Name, func(t *testing.T) {
+			fs := newFlagSet(k.Name, k.Synopsis)
+			step.Flags(fs, k.Fields())
+			type fileKey struct {
+				jobs.Key
+				place string
 			}
-			for _, ex := range excluded {
-				if len(ex) != 1 && !contains(runOnlyFlags, ex) {
-					t.Errorf("flag --%s is not accepted by the job file", ex)
+			var keys []fileKey
+			fs.VisitAll(func(fl *flag.Flag) {
+				fd := step.Lookup(k.Fields(), fl.Name)
+				switch {
+				case len(fl.Name) == 1: // a short alias
+				case fd == nil:
+					t.Errorf("flag --%s has no field", fl.Name)
+				case fd.Place == step.Command:
+					if fl.Name != "report" {
+						t.Errorf("flag --%s is not accepted by the job file", fl.Name)
+					}
+				default:
+					place := map[step.Place]string{step.Own: "step", step.Retry: "retry", step.Egress: "defaults"}[fd.Place]
+					keys = append(keys, fileKey{jobs.Key{Name: fl.Name, Type: keyType(fd), Default: fd.Default}, place})
 				}
-			}
+			})
 			var fileKeys []string
-			for _, key := range (&fileKind{def: k, f: f}).Keys() {
+			for _, key := range jobs.StepKind(k).Keys() {
 				fileKeys = append(fileKeys, key.Name)
 				if key.Positional {
-					if !slices.Contains(positional[k.name], key.Name) {
-						t.Errorf("key %s is neither a flag nor a positional argument of %s", key.Name, k.name)
+					if !slices.Contains(positional[k.Name], key.Name) {
+						t.Errorf("key %s is neither a flag nor a positional argument of %s", key.Name, k.Name)
 					}
 				} else if fs.Lookup(key.Name) == nil {
-					t.Errorf("key %s is not a flag of %s", key.Name, k.name)
+					t.Errorf("key %s is not a flag of %s", key.Name, k.Name)
 				}
 			}
-			for _, want := range positional[k.name] {
+			for _, want := range positional[k.Name] {
 				if !slices.Contains(fileKeys, want) {
 					t.Errorf("positional key %s missing", want)
 				}
@@ -95,23 +105,23 @@ func TestJobKeysMatchFlags(t *testing.T) {
 				if v == "" {
 					t.Fatalf("no sample value for --%s", fk.Name)
 				}
-				var step, retry, defaults string
+				var stepKey, retry, defaults string
 				switch fk.place {
 				case "retry":
 					retry = fmt.Sprintf("        retry: {%s: %s}\n", fk.Name, yamlValue(fk.Type, v))
 				case "defaults":
 					defaults = fmt.Sprintf("defaults:\n  %s: %s\n", fk.Name, yamlValue(fk.Type, v))
 				default:
-					step = fmt.Sprintf("%s: %s", fk.Name, yamlValue(fk.Type, v))
+					stepKey = fmt.Sprintf("%s: %s", fk.Name, yamlValue(fk.Type, v))
 				}
 				if fk.Name == "context-from" {
-					step += `, continue-with: "agent resume"`
+					stepKey += `, continue-with: "agent resume"`
 				}
-				settings := minimalSettings(k.name)
-				if settings != "" && step != "" {
+				settings := minimalSettings(k.Name)
+				if settings != "" && stepKey != "" {
 					settings += ", "
 				}
-				src := fmt.Sprintf("version: 1\n%sjobs:\n  j:\n    steps:\n      - id: s\n        %s: {%s%s}\n%s", defaults, k.name, settings, step, retry)
+				src := fmt.Sprintf("version: 1\n%sjobs:\n  j:\n    steps:\n      - id: s\n        %s: {%s%s}\n%s", defaults, k.Name, settings, stepKey, retry)
 				if fk.Name == "data-file" || fk.Name == "data" {
 					src = strings.Replace(src, "{url:", "{method: POST, url:", 1)
 				}
@@ -121,6 +131,28 @@ func TestJobKeysMatchFlags(t *testing.T) {
 			}
 		})
 	}
+}
+
+// keyType is a field's key type in a job file.
+func keyType(fd *step.Field) jobs.KeyType {
+	for _, k := range jobs.Steps().Retry {
+		if k.Name == fd.Name {
+			return k.Type
+		}
+	}
+	for _, k := range jobs.Steps().Run {
+		if k.Name == fd.Name {
+			return k.Type
+		}
+	}
+	for _, kd := range step.Kinds() {
+		for _, k := range jobs.StepKind(kd).Keys() {
+			if k.Name == fd.Name {
+				return k.Type
+			}
+		}
+	}
+	return jobs.KeyString
 }
 
 // minimalSettings are a kind's required keys.
@@ -418,7 +450,7 @@ jobs:
   j:
     steps:
       - id: flaky
-        retry: {schedule: [1h], max-elapsed: 2h}
+        retry: {schedule: [1h], max-elapsed: 2h, jitter: 0}
         exec: {command: [sh, -c, "echo 'curl: (28) Operation timed out' >&2; exit 28"]}
       - id: after
         exec: {command: ["true"]}
@@ -528,8 +560,7 @@ func TestExamplesValidate(t *testing.T) {
 
 // TestJobSchemaUpToDate: docs/job.schema.json is what the kinds' flags generate.
 func TestJobSchemaUpToDate(t *testing.T) {
-	f, _, _, _ := testFactory(nil)
-	got, err := jobschema.Schema(f.catalog(&runServices{}))
+	got, err := jobschema.Schema(jobs.Steps())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/retrywise/retrywise/internal/redact"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/retry"
+	"github.com/retrywise/retrywise/internal/step"
 )
 
 // output is what a step command prints and writes: its masked streams and its
@@ -83,6 +84,6 @@ func (o *output) finish(rep *report.Step, end time.Time) int {
 
 // stepIO is the output's streams as a step command's step sees them, with
 // the process's stdin and environment.
-func (o *output) stepIO(f *factory) *stepIO {
-	return &stepIO{stdin: f.stdin, stdout: o.stdout, stderr: o.stderr, red: o.red, env: f.env, progress: o.progress, stdoutTerminal: f.stdoutTerminal()}
+func (o *output) stepIO(f *factory) *step.IO {
+	return &step.IO{Stdin: f.stdin, Stdout: o.stdout, Stderr: o.stderr, Red: o.red, Env: f.env, Progress: o.progress, StdoutTerminal: f.stdoutTerminal()}
 }

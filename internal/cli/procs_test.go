@@ -218,7 +218,7 @@ func TestProcsSIGTERMJobIgnoresIt(t *testing.T) {
 // retry waited for, even though the shell obeyed SIGTERM at once.
 func TestProcsTimeoutKillsGroup(t *testing.T) {
 	t.Parallel()
-	cmd, stderr := startProcs(t, "", nil, "exec", "--timeout", "500ms", "--kill-grace", "1s", "--schedule", "1h", "--max-elapsed", "2h", "--",
+	cmd, stderr := startProcs(t, "", nil, "exec", "--timeout", "500ms", "--kill-grace", "1s", "--schedule", "1h", "--jitter", "0", "--max-elapsed", "2h", "--",
 		"sh", "-c", `(trap '' TERM INT; exec sleep 42) & echo "bg $!" >&2; wait`)
 	bg := pidAfter(t, stderr, "bg")
 	waitFor(t, stderr, "retrying in 1h0m0s")

@@ -14,8 +14,8 @@ import (
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
-	"github.com/retrywise/retrywise/internal/gitpush"
 	"github.com/retrywise/retrywise/internal/gittest"
+	"github.com/retrywise/retrywise/internal/step"
 )
 
 // runPushCLI runs `retrywise push` in-process with exactly env (no inherited
@@ -24,7 +24,7 @@ func runPushCLI(t *testing.T, env []string, args ...string) run {
 	t.Helper()
 	var out, errb bytes.Buffer
 	clk := clock.NewFake(time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC), true)
-	c := &Command{Stdout: &out, Stderr: &errb, Env: env, Clock: clk, Version: "test"}
+	c := &Command{Stdout: &out, Stderr: &errb, Env: env, Clock: clk, Version: "test", Rand: noJitter}
 	code := c.Main(context.Background(), append([]string{"retrywise", "push"}, args...))
 	return run{code, out.String(), errb.String(), clk}
 }
@@ -305,9 +305,10 @@ func TestPushDiagnoseHook(t *testing.T) {
 		return &failure.Failure{Class: failure.Policy, Code: failure.CodeProxyDenied, Reason: "the egress proxy denies " + f.Trace.URL, Remedy: "add the host to the allowlist", Evidence: f.Evidence, Err: f.Err}
 	}
 	f, _, errb, _ := testFactory(fx.env)
-	opts := &pushOptions{f: f, step: stepOptions{policy: testPolicy(t, 2*time.Second, 4*time.Second, 8*time.Second, 16*time.Second), diagnose: diagnose},
-		dir: fx.work, gitArgs: []string{"origin", "main"}, timeout: gitpush.DefaultTimeout}
-	code := runKind(context.Background(), f, opts)
+	f.diagnose = diagnose
+	p := prepare(t, step.PushKind, "dir", fx.work, "args", "origin", "schedule", "2s,4s,8s,16s")
+	p.Config.(*step.PushConfig).Args = append(p.Config.(*step.PushConfig).Args, "main")
+	code := runKind(context.Background(), f, p)
 	if code != exitcode.Policy || len(seen) != 1 {
 		t.Fatalf("exit %d after %d diagnoses, want 77 after 1:\n%s", code, len(seen), errb.String())
 	}

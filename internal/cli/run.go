@@ -9,11 +9,13 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/environ"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/jobs"
 	"github.com/retrywise/retrywise/internal/redact"
 	"github.com/retrywise/retrywise/internal/report"
+	"github.com/retrywise/retrywise/internal/step"
 )
 
 const runSynopsis = `Usage: retrywise run [flags]
@@ -34,9 +36,8 @@ line on stdout when the file is valid.`
 // loaded is a validated job file with the services its run shares.
 type loaded struct {
 	file *jobs.File
-	// run holds the services every step of the run shares; its prober is
-	// built from the file's defaults.
-	run *runServices
+	// prober is the run's one egress prober, built from the file's defaults.
+	prober *egress.Prober
 }
 
 // loadJobFile reads and validates path ("" means the default places) with
@@ -59,31 +60,25 @@ func (f *factory) loadJobFile(path string) (*loaded, jobs.Errors, error) {
 
 // loadJobSource validates src, read from path.
 func (f *factory) loadJobSource(path string, src []byte) (*loaded, jobs.Errors, error) {
-	run := &runServices{}
-	file, errs := jobs.Load(path, src, f.catalog(run))
+	file, errs := jobs.Load(path, src, jobs.Steps())
 	if len(errs) > 0 {
 		return nil, errs, nil
 	}
 	// The run's one prober, from the egress keys of defaults.
-	fs := flag.NewFlagSet("defaults", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	ef := addEgressFlags(fs)
+	var e step.EgressConfig
+	fields := step.EgressFields(&e)
 	for _, s := range file.Defaults.Run {
-		if fs.Lookup(s.Key) == nil {
-			continue
-		}
-		for _, v := range s.Values {
-			if err := fs.Set(s.Key, v); err != nil {
+		if fd := step.Lookup(fields, s.Key); fd != nil {
+			if err := fd.SetValues(s.Values); err != nil {
 				return nil, jobs.Errors{{Path: path, Pos: s.Pos, Msg: fmt.Sprintf("%s: %v", s.Key, err)}}, nil
 			}
 		}
 	}
-	p, err := f.prober(ef, 0)
+	p, err := e.Prober(f.env, 0)
 	if err != nil {
 		return nil, jobs.Errors{{Path: path, Msg: "defaults: " + err.Error()}}, nil
 	}
-	run.prober = p
-	return &loaded{file: file, run: run}, nil, nil
+	return &loaded{file: file, prober: p}, nil, nil
 }
 
 // countSteps counts the steps of every job.
@@ -251,9 +246,11 @@ func (f *factory) jobSession(l *loaded, job *jobs.Job) *jobSession {
 	js := &jobSession{red: f.redactor(secrets...)}
 	registerFileSecrets(js.red, job)
 	js.stdout, js.stderr = js.red.Writer(f.stdout), js.red.Writer(f.stderr)
+	svc := f.services()
+	svc.Prober = l.prober
 	js.runner = &jobs.Runner{
 		File: l.file, Job: job, Env: f.env, Stdin: f.stdin, Stdout: js.stdout, Stderr: js.stderr, Redactor: js.red, Clock: f.clock,
-		Log: js.log,
+		Log: js.log, Services: svc, StdoutTerminal: f.stdoutTerminal(),
 	}
 	return js
 }
@@ -368,18 +365,26 @@ func writePlan(w io.Writer, file *jobs.File, job *jobs.Job, plans []jobs.Plan) {
 		if st.ContinueOnError {
 			fmt.Fprintf(w, "  continue-on-error: true\n")
 		}
-		for _, e := range st.Env {
+		for _, e := range p.Env {
 			fmt.Fprintf(w, "  env %s: %s\n", e.Name, e.Value)
 		}
 		for _, s := range p.Settings {
-			if contains(retryFlagNames, s.Key) {
+			if isRetryKey(s.Key) {
 				continue
 			}
-			fmt.Fprintf(w, "  %s: %s\n", s.Key, strings.Join(s.Values, " | "))
+			// One line per value: a value the masker cuts (a credential
+			// header) never hides the next one.
+			for _, v := range s.Values {
+				fmt.Fprintf(w, "  %s: %s\n", s.Key, v)
+			}
 		}
 		fmt.Fprintf(w, "  policy: %s\n", p.Policy)
 	}
 }
+
+// isRetryKey reports whether key is one of the retry keys, which the
+// plan's policy line shows.
+func isRetryKey(key string) bool { return step.Lookup(step.RetryFields(), key) != nil }
 
 // reportFiles are a run's JSON and Markdown report files, created before it runs.
 type reportFiles struct {

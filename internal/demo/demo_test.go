@@ -349,6 +349,7 @@ func TestConfig(t *testing.T) {
 			Retry struct {
 				Schedule   []string `yaml:"schedule"`
 				MaxElapsed string   `yaml:"max-elapsed"`
+				Jitter     float64  `yaml:"jitter"`
 			} `yaml:"retry"`
 		} `yaml:"defaults"`
 		Jobs map[string]struct {
@@ -358,7 +359,7 @@ func TestConfig(t *testing.T) {
 	if err := yaml.UnmarshalWithOptions(cfg, &doc, yaml.Strict()); err != nil {
 		t.Fatalf("Config() is not the expected YAML: %v", err)
 	}
-	if doc.Version != 1 || !slices.Equal(doc.Defaults.Retry.Schedule, []string{"200ms", "400ms"}) || doc.Defaults.Retry.MaxElapsed != "1m" {
+	if doc.Version != 1 || !slices.Equal(doc.Defaults.Retry.Schedule, []string{"200ms", "400ms"}) || doc.Defaults.Retry.MaxElapsed != "1m" || doc.Defaults.Retry.Jitter != 0 {
 		t.Errorf("version %d, retry %+v", doc.Version, doc.Defaults.Retry)
 	}
 	var ids, kinds []string
@@ -506,7 +507,8 @@ func run(t *testing.T, env []string, args ...string) (int, string, string, *cloc
 	t.Helper()
 	var out, errb bytes.Buffer
 	clk := clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), true)
-	c := &cli.Command{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Env: env, Clock: clk, Version: "test"}
+	// The middle draw of jitter: every wait is its scheduled one.
+	c := &cli.Command{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Env: env, Clock: clk, Version: "test", Rand: func() float64 { return 0.5 }}
 	code := c.Main(context.Background(), append([]string{"retrywise"}, args...))
 	return code, out.String(), errb.String(), clk
 }

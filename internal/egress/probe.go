@@ -137,7 +137,17 @@ type Prober struct {
 	sent  atomic.Int64
 }
 
-// New validates opts and returns a Prober.
+// OptionError is an invalid option of New: Option names it (canary,
+// status-url).
+type OptionError struct {
+	Option string
+	Err    error
+}
+
+func (e *OptionError) Error() string { return e.Err.Error() }
+func (e *OptionError) Unwrap() error { return e.Err }
+
+// New validates opts and returns a Prober; an invalid option is an *OptionError.
 func New(opts Options) (*Prober, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
@@ -150,7 +160,7 @@ func New(opts Options) (*Prober, error) {
 	if opts.Canary != "" {
 		t, err := ParseTarget(opts.Canary)
 		if err != nil || strings.Contains(opts.Canary, "://") {
-			return nil, fmt.Errorf("invalid egress canary %q: want HOST:PORT", opts.Canary)
+			return nil, &OptionError{Option: "canary", Err: fmt.Errorf("invalid egress canary %q: want HOST:PORT", opts.Canary)}
 		}
 		p.canary = &t
 	}
@@ -159,7 +169,7 @@ func New(opts Options) (*Prober, error) {
 	default:
 		u, err := url.Parse(s)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("invalid egress status URL: want an http(s) URL or %q", StatusOff)
+			return nil, &OptionError{Option: "status-url", Err: fmt.Errorf("invalid egress status URL: want an http(s) URL or %q", StatusOff)}
 		}
 		p.statusU = u
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/retrywise/retrywise/internal/redact"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/retry"
+	"github.com/retrywise/retrywise/internal/step"
 )
 
 // KeyType is how a key's YAML value becomes the flag values of its command.
@@ -28,8 +29,10 @@ const (
 	// scalar is a list of one).
 	KeyList
 	// KeyCSV is a comma-separated list (durations, codes): a string in the
-	// flag's syntax, or a YAML list whose items are joined with commas.
+	// flag's syntax, or a YAML list, each item a value.
 	KeyCSV
+	// KeyFloat is a number such as 0.2.
+	KeyFloat
 )
 
 // String names the type for messages and the schema.
@@ -45,6 +48,8 @@ func (t KeyType) String() string {
 		return "list"
 	case KeyCSV:
 		return "comma-list"
+	case KeyFloat:
+		return "number"
 	}
 	return "string"
 }
@@ -63,11 +68,14 @@ type Key struct {
 	// Positional is true for a command's positional argument (http: url,
 	// push: args, probe: targets, exec: command or run).
 	Positional bool
+	// Secret is true for a key whose value is a credential (token, mask).
+	Secret bool
+	// Min and Max bound a number's value; "" means unbounded.
+	Min, Max string
 }
 
 // Setting is one key of a step as written in the file, its YAML value
-// turned into flag values: one for a scalar, one per item for KeyList, the
-// items joined with commas for KeyCSV.
+// turned into values: one for a scalar, one per item of a list.
 type Setting struct {
 	// Key is the key's name.
 	Key string
@@ -162,6 +170,13 @@ type Runtime struct {
 	Redactor *redact.Redactor
 	// Clock drives every wait.
 	Clock clock.Clock
+	// Services are what every step of the run shares (the egress prober,
+	// the breakers, the random source of jitter).
+	Services *step.Services
+	// Expand expands ${...} in the step's settings with the run's state.
+	Expand func(v string) (string, error)
+	// StdoutTerminal is true when the process's stdout is a terminal.
+	StdoutTerminal bool
 	// Progress is the loop's progress line for one failed attempt that will be retried.
 	Progress func(a retry.Attempt, maxAttempts int)
 	// Attempting, when set, is called as each attempt starts; the function

@@ -93,6 +93,9 @@ type Step struct {
 	Kind Kind
 	// KindPos is where the kind's key is written.
 	KindPos Pos
+	// Prepared is the step prepared once, when the file was loaded: the
+	// plan and the run use it.
+	Prepared Prepared
 	// Settings are the kind's keys as written, then the retry keys
 	// (defaults.retry overridden key by key by the step's retry:), then
 	// the defaults.Run keys the kind has and the step does not set.

@@ -15,6 +15,7 @@ import (
 	"github.com/retrywise/retrywise/internal/redact"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/retry"
+	"github.com/retrywise/retrywise/internal/step"
 )
 
 // ErrJobTimeout is the cause of a job's context once its timeout is reached.
@@ -44,6 +45,11 @@ type Runner struct {
 	// Attempting, when set, is called as an attempt of step id starts; the
 	// function it returns, when not nil, is called as the attempt ends.
 	Attempting func(id, kind string, n, maxAttempts int) (ended func())
+	// Services are what every step of the run shares: one egress prober,
+	// one breaker registry, the clock and the random source of jitter.
+	Services *step.Services
+	// StdoutTerminal is true when the process's stdout is a terminal.
+	StdoutTerminal bool
 }
 
 // Plan is a step's resolved snapshot before anything runs.
@@ -56,6 +62,8 @@ type Plan struct {
 	Target string
 	// Settings are the settings the plan resolved (expanded by DryPlan).
 	Settings Settings
+	// Env is the step's env: (expanded by DryPlan).
+	Env []EnvVar
 }
 
 // Plan resolves every step's policy and target without running anything,
@@ -74,29 +82,62 @@ func (r *Runner) DryPlan() ([]Plan, error) {
 
 func (r *Runner) plan(expand bool) ([]Plan, error) {
 	plans := make([]Plan, 0, len(r.Job.Steps))
-	var state State
+	var jobEnv []string
 	if expand {
 		env, err := r.expandJobEnv(State{})
 		if err != nil {
 			return nil, err
 		}
-		state.Env = environ.Map(env)
+		jobEnv = env
 	}
 	for _, st := range r.Job.Steps {
-		settings := st.Settings
-		if expand && st.Kind.Expands() {
-			var err error
-			if settings, err = expandKnown(st.Settings, state); err != nil {
-				return nil, fmt.Errorf("%s:%s: step %s: %w", r.File.Path, st.Pos, st.ID, err)
+		if st.Prepared == nil {
+			return nil, fmt.Errorf("step %s: not prepared (the file was not validated)", st.ID)
+		}
+		p := Plan{Step: st, Policy: st.Prepared.Policy(), Target: st.Prepared.Target(), Settings: st.Settings, Env: st.Env}
+		if expand {
+			// The step's env: as the run would expand it, as far as it is
+			// known before the first step; values of secret-named
+			// variables are registered, so the plan masks what derives
+			// from them.
+			state := State{Env: environ.Map(jobEnv)}
+			env := make([]EnvVar, len(st.Env))
+			added := make([]string, 0, len(st.Env))
+			for i, v := range st.Env {
+				x, err := expandKnownText(v.Value, state)
+				if err != nil {
+					return nil, fmt.Errorf("%s:%s: step %s env %s: %v (an unset value is never passed as empty)", r.File.Path, v.Pos, st.ID, v.Name, err)
+				}
+				env[i] = EnvVar{Name: v.Name, Value: x, Pos: v.Pos}
+				added = append(added, v.Name+"="+x)
+			}
+			if r.Redactor != nil {
+				r.Redactor.AddEnv(added)
+			}
+			p.Env = env
+			stepState := State{Env: environ.Map(append(append([]string(nil), jobEnv...), added...))}
+			if st.Kind.Expands() {
+				var err error
+				if p.Settings, err = expandKnown(st.Settings, stepState); err != nil {
+					return nil, fmt.Errorf("%s:%s: step %s: %w", r.File.Path, st.Pos, st.ID, err)
+				}
+				if p.Target, err = expandKnownText(p.Target, stepState); err != nil {
+					return nil, fmt.Errorf("%s:%s: step %s: %w", r.File.Path, st.Pos, st.ID, err)
+				}
 			}
 		}
-		p, err := st.Kind.Prepare(settings)
-		if err != nil {
-			return nil, fmt.Errorf("step %s: %w", st.ID, err)
-		}
-		plans = append(plans, Plan{Step: st, Policy: p.Policy(), Target: p.Target(), Settings: settings})
+		plans = append(plans, p)
 	}
 	return plans, nil
+}
+
+// expandKnownText expands v unless it names a step output (known only
+// once that step ran).
+func expandKnownText(v string, state State) (string, error) {
+	if strings.Contains(v, "${steps.") {
+		return v, nil
+	}
+	return ExpandValue(v, state)
 }
 
 // expandKnown expands the values of settings that name no step output.
@@ -105,11 +146,7 @@ func expandKnown(settings Settings, state State) (Settings, error) {
 	for i, s := range settings {
 		vals := make([]string, len(s.Values))
 		for j, v := range s.Values {
-			vals[j] = v
-			if strings.Contains(v, "${steps.") {
-				continue
-			}
-			x, err := ExpandValue(v, state)
+			x, err := expandKnownText(v, state)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %v (an unset value is never sent as empty)", s.Key, err)
 			}
@@ -206,14 +243,12 @@ func (r *Runner) Run(ctx context.Context) *report.Run {
 	return run
 }
 
-// runStep decides whether st runs, expands its settings and runs it.
+// runStep decides whether st runs and runs it: its if: is evaluated
+// first, and its env: and settings are expanded only when it runs, as a
+// workflow does.
 func (r *Runner) runStep(ctx context.Context, st *Step, pol retry.Policy, jobEnv []string, state *State, tmp string) *report.Step {
 	kind := st.Kind.Name()
-	env, failed := r.expandEnv(jobEnv, st.Env, *state, st, pol)
-	if failed != nil {
-		return failed
-	}
-	state.Env = environ.Map(env)
+	state.Env = environ.Map(jobEnv)
 	state.Cancelled = ctx.Err() != nil
 	ok, err := st.ShouldRun(*state)
 	if err != nil {
@@ -221,34 +256,33 @@ func (r *Runner) runStep(ctx context.Context, st *Step, pol retry.Policy, jobEnv
 	}
 	if !ok {
 		why := "an earlier step failed"
-		if st.If != nil {
+		if st.If != nil && !(state.Failed && !st.If.status) {
 			why = "if: " + st.If.Source + " is false"
 		}
 		return report.Skip(st.ID, kind, report.Skipped, why, pol)
 	}
-	settings := st.Settings
-	if st.Kind.Expands() {
-		settings = make(Settings, len(st.Settings))
-		for i, s := range st.Settings {
-			vals := make([]string, len(s.Values))
-			for j, v := range s.Values {
-				if vals[j], err = ExpandValue(v, *state); err != nil {
-					return report.NotRun(kind, "", exitcode.Config, fmt.Sprintf("%s: %v (an unset value is never sent as empty)", s.Key, err), pol)
-				}
-			}
-			settings[i] = Setting{Key: s.Key, Values: vals, Pos: s.Pos}
-		}
+	env, failed := r.expandEnv(jobEnv, st.Env, *state, st, pol)
+	if failed != nil {
+		return failed
 	}
-	p, err := st.Kind.Prepare(settings)
-	if err != nil {
-		return report.NotRun(kind, "", exitcode.Config, err.Error(), pol)
+	state.Env = environ.Map(env)
+	if st.Prepared == nil {
+		return report.NotRun(kind, "", exitcode.Config, "the step was not prepared (the file was not validated)", pol)
 	}
 	if r.Log != nil {
-		r.Log(report.ProgressStart(st.ID, kind, p.Target()))
+		target := st.Prepared.Target()
+		if st.Kind.Expands() {
+			if x, err := expandKnownText(target, *state); err == nil {
+				target = x
+			}
+		}
+		r.Log(report.ProgressStart(st.ID, kind, target))
 	}
+	snapshot := *state
 	rt := &Runtime{
 		Env: env, Stdin: r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr, Redactor: r.Redactor,
-		Clock: r.Clock, TempDir: tmp,
+		Clock: r.Clock, TempDir: tmp, Services: r.Services, StdoutTerminal: r.StdoutTerminal,
+		Expand: func(v string) (string, error) { return ExpandValue(v, snapshot) },
 		Progress: func(a retry.Attempt, maxAttempts int) {
 			if line, ok := report.Progress(a, maxAttempts); ok && r.Log != nil {
 				r.Log(fmt.Sprintf("step %s: %s", st.ID, line))
@@ -258,7 +292,7 @@ func (r *Runner) runStep(ctx context.Context, st *Step, pol retry.Policy, jobEnv
 	if r.Attempting != nil {
 		rt.Attempting = func(n, maxAttempts int) func() { return r.Attempting(st.ID, kind, n, maxAttempts) }
 	}
-	return p.Run(ctx, rt)
+	return st.Prepared.Run(ctx, rt)
 }
 
 // expandJobEnv returns the process's environment with the job's env:

@@ -44,6 +44,8 @@ func want(t KeyType) string {
 		return "a list of strings"
 	case KeyCSV:
 		return "a comma-separated string or a list"
+	case KeyFloat:
+		return "a number such as 0.2"
 	}
 	return "a string"
 }
@@ -85,16 +87,8 @@ func (l *loader) convert(k Key, e entry) raw {
 			}
 			r.items = append(r.items, sc)
 		}
-		if k.Type == KeyList {
-			for _, sc := range r.items {
-				r.Values = append(r.Values, sc.text)
-			}
-		} else {
-			texts := make([]string, len(r.items))
-			for i, sc := range r.items {
-				texts[i] = sc.text
-			}
-			r.Values = []string{strings.Join(texts, ",")}
+		for _, sc := range r.items {
+			r.Values = append(r.Values, sc.text)
 		}
 		return r
 	}
@@ -115,6 +109,10 @@ func (l *loader) convert(k Key, e entry) raw {
 	case KeyInt:
 		if _, err := strconv.ParseInt(text, 0, 64); err != nil {
 			return fail(sc.pos, "write a whole number such as 3", "%s: want a whole number, not %q", k.Name, text)
+		}
+	case KeyFloat:
+		if _, err := strconv.ParseFloat(text, 64); err != nil {
+			return fail(sc.pos, "write a number such as 0.2", "%s: want a number, not %q", k.Name, text)
 		}
 	case KeyDuration:
 		if _, err := time.ParseDuration(text); err != nil {

@@ -282,7 +282,10 @@ func (l *loader) prepare(sb *stepBuild, merged []raw) {
 		pass = append(pass, r.Setting)
 	}
 	k := sb.step.Kind
-	_, err := k.Prepare(pass)
+	prepared, err := k.Prepare(pass)
+	if err == nil {
+		sb.step.Prepared = prepared
+	}
 	for _, err := range flatten(err) {
 		var se *SettingError
 		if !errors.As(err, &se) {
@@ -302,6 +305,14 @@ func (l *loader) prepare(sb *stepBuild, merged []raw) {
 		}
 		l.errorf(pos, se.Fix, "%s", msg)
 	}
+}
+
+// joinErrors joins errs; nil when there are none.
+func joinErrors(errs []error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return errors.Join(errs...)
 }
 
 // flatten returns the errors joined in err (errors.Join), or err alone.

@@ -363,15 +363,16 @@ func (c *Coordinator) rand() float64 {
 // Jittered is the wait after a failure: the scheduled wait w spread by
 // jitter j (u is a draw in [0, 1)): w·(1−j+2j·u). With a server's wait R
 // (within cap) the wait is a floor that jitter only adds to: max(w, R) +
-// j·min(R, w)·u, never past cap (a schedule longer than cap is kept as it
-// is). All arithmetic saturates.
+// j·min(R, w)·v with v = |2u−1|, itself uniform in [0, 1], never past cap
+// (a schedule longer than cap is kept as it is). The middle draw, u = ½,
+// leaves both exact. All arithmetic saturates.
 func Jittered(w, R, cap time.Duration, j, u float64) time.Duration {
 	if R > 0 {
 		floor := max(w, R)
 		if floor >= cap {
 			return floor
 		}
-		return min(Add(floor, scale(min(R, w), j*u)), cap)
+		return min(Add(floor, scale(min(R, w), j*math.Abs(2*u-1))), cap)
 	}
 	if j == 0 {
 		return w

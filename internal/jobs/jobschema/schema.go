@@ -183,6 +183,9 @@ func keySchema(k jobs.Key) *jsonschema.Schema {
 		s.Type = "boolean"
 	case jobs.KeyInt:
 		s.Type = "integer"
+	case jobs.KeyFloat:
+		s.Type = "number"
+		s.Minimum, s.Maximum = json.Number(k.Min), json.Number(k.Max)
 	case jobs.KeyDuration:
 		s.Type, s.Pattern = "string", DurationPattern
 	case jobs.KeyList:

@@ -53,6 +53,7 @@ type policySchema struct {
 	MaxElapsed    durationString   `json:"max_elapsed"`
 	RetryAfterCap durationString   `json:"retry_after_cap"`
 	OnUnknown     retry.OnUnknown  `json:"on_unknown"`
+	Jitter        float64          `json:"jitter,omitempty" jsonschema:"minimum=0,maximum=1"`
 }
 
 // durationString is a Go duration written as a string ("1m30s").
@@ -131,5 +132,6 @@ func schemaComments() map[string]string {
 		"policySchema.MaxElapsed":    "The longest the whole loop may run.",
 		"policySchema.RetryAfterCap": "The longest server-requested wait honoured; a longer one stops the loop.",
 		"policySchema.OnUnknown":     "What the loop does with an unrecognised failure: stop or retry; empty for a step that did not run.",
+		"policySchema.Jitter":        "How much each wait was spread at random, 0 to 1: a scheduled wait w became w·U(1−j, 1+j); a server's Retry-After stayed a floor that jitter only added to. Absent in reports written before jitter existed.",
 	}
 }

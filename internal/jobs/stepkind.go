@@ -1,0 +1,128 @@
+package jobs
+
+import (
+	"context"
+
+	"github.com/retrywise/retrywise/internal/report"
+	"github.com/retrywise/retrywise/internal/retry"
+	"github.com/retrywise/retrywise/internal/step"
+)
+
+// Steps is the catalog of the step kinds (internal/step): every kind, the
+// retry keys and the run-wide keys of defaults, all from the kinds' one
+// field table.
+func Steps() Catalog {
+	var cat Catalog
+	for _, k := range step.Kinds() {
+		cat.Kinds = append(cat.Kinds, StepKind(k))
+	}
+	for _, f := range step.RetryFields() {
+		cat.Retry = append(cat.Retry, keyOf(f))
+	}
+	for _, f := range step.RunFields() {
+		cat.Run = append(cat.Run, keyOf(f))
+	}
+	return cat
+}
+
+// keyOf is a field as a job file's key.
+func keyOf(f *step.Field) Key {
+	t := KeyString
+	switch f.Type {
+	case step.Bool:
+		t = KeyBool
+	case step.Int:
+		t = KeyInt
+	case step.Float:
+		t = KeyFloat
+	case step.Duration:
+		t = KeyDuration
+	case step.List:
+		t = KeyList
+	case step.CSV:
+		t = KeyCSV
+	}
+	return Key{Name: f.Name, Type: t, Usage: f.Doc, Default: f.Default, Positional: f.Positional, Secret: f.Secret, Min: f.Min, Max: f.Max}
+}
+
+// StepKind is a step kind of internal/step as a job file's Kind.
+func StepKind(k *step.Kind) Kind {
+	sk := &stepKind{k: k}
+	for _, f := range k.KeyFields() {
+		sk.keys = append(sk.keys, keyOf(f))
+	}
+	return sk
+}
+
+type stepKind struct {
+	k    *step.Kind
+	keys []Key
+}
+
+func (s *stepKind) Name() string              { return s.k.Name }
+func (s *stepKind) Keys() []Key               { return s.keys }
+func (s *stepKind) Outputs() ([]string, bool) { return s.k.Outputs, s.k.Fixed }
+func (s *stepKind) Expands() bool             { return s.k.Expands }
+
+// Prepare sets every setting on a fresh config of the kind and validates
+// it; its errors are *SettingError naming the key.
+func (s *stepKind) Prepare(settings Settings) (Prepared, error) {
+	c := s.k.New()
+	fields := c.Fields()
+	var errs []error
+	for _, st := range settings {
+		f := step.Lookup(fields, st.Key)
+		if f == nil {
+			continue // a kind without retries (probe) ignores defaults.retry
+		}
+		if err := f.SetValues(st.Values); err != nil {
+			errs = append(errs, settingError(err))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, joinErrors(errs)
+	}
+	p, err := step.Prepare(s.k, c)
+	if err != nil {
+		for _, fe := range step.FieldErrors(err) {
+			errs = append(errs, settingError(fe))
+		}
+		return nil, joinErrors(errs)
+	}
+	return &stepPrepared{p: p}, nil
+}
+
+// settingError is a field's error as a key's.
+func settingError(err error) error {
+	for _, fe := range step.FieldErrors(err) {
+		msg := fe.Msg
+		if fe.Value != "" {
+			msg = fe.Value + ": " + msg
+		}
+		return &SettingError{Key: fe.Field, Msg: msg, Fix: fe.Fix}
+	}
+	return err
+}
+
+// stepPrepared is a prepared step of internal/step (Prepared).
+type stepPrepared struct{ p *step.Prepared }
+
+func (s *stepPrepared) Policy() retry.Policy { return s.p.Policy() }
+func (s *stepPrepared) Target() string       { return s.p.Target() }
+
+// Step is the prepared step of internal/step.
+func (s *stepPrepared) Step() *step.Prepared { return s.p }
+
+// Run runs the step with the run's services and streams.
+func (s *stepPrepared) Run(ctx context.Context, rt *Runtime) *report.Step {
+	svc := rt.Services
+	if svc == nil {
+		svc = &step.Services{Clock: rt.Clock}
+	}
+	io := &step.IO{
+		Stdin: rt.Stdin, Stdout: rt.Stdout, Stderr: rt.Stderr, Red: rt.Redactor, Env: rt.Env,
+		Progress: rt.Progress, Attempting: rt.Attempting, TempDir: rt.TempDir, Expand: rt.Expand,
+		StdoutTerminal: rt.StdoutTerminal,
+	}
+	return s.p.Run(ctx, svc, io)
+}

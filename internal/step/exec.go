@@ -1,0 +1,362 @@
+package step
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/retrywise/retrywise/internal/egress"
+	"github.com/retrywise/retrywise/internal/environ"
+	"github.com/retrywise/retrywise/internal/execstep"
+	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/report"
+	"github.com/retrywise/retrywise/internal/retry"
+)
+
+const execSynopsis = `Usage: retrywise exec [flags] -- CMD [ARGS...]
+
+Runs CMD (directly; use sh -c for a shell), relays its output live with secrets
+masked, classifies a failure by exit status and output, and retries only
+transient failures on the schedule. Progress and the report go to stderr;
+stdout carries only the command's stdout.`
+
+// ExecKind is the exec step: a command run directly (command:) or a script (run:).
+var ExecKind = &Kind{
+	Name: "exec", Synopsis: execSynopsis, Args: "command",
+	new: func() Config { return &ExecConfig{} },
+}
+
+// ExecConfig is an exec step: a command or a script, retried on transient failures.
+type ExecConfig struct {
+	Common
+	// Command is the program and its arguments, run directly.
+	Command []string
+	// Run is a script, run with Shell; exclusive with Command.
+	Run, Shell string
+	// RetryOn and StopOn are regular expressions over the output.
+	RetryOn, StopOn []string
+	// RetryOnExit and StopOnExit are exit codes and ranges (1,3-5).
+	RetryOnExit, StopOnExit []string
+	// Timeout bounds each attempt (0: none); KillGrace separates SIGTERM and SIGKILL.
+	Timeout, KillGrace time.Duration
+	// Tool is whose output to expect: auto, exec or a tool.
+	Tool string
+	// AbsentOK exits 0 when the failure means "not there".
+	AbsentOK bool
+	// Stdout is live, final or auto; StdoutMax bounds a final attempt's stdout.
+	Stdout, StdoutMax string
+	// OnRetry and ContinueWith are shell commands; ContextFrom finds a continuation's context.
+	OnRetry, ContinueWith, ContextFrom string
+
+	// Dir is the command's working directory; "" means the current one
+	// (the action's working-directory).
+	Dir string
+	// AttemptFiles are files given fresh to every attempt, by the variable
+	// naming them (the action's $GITHUB_OUTPUT and the like).
+	AttemptFiles map[string]string
+
+	tool        failure.Tool
+	rules       failure.Rules
+	stdoutMode  execstep.StdoutMode
+	stdoutMax   int64
+	contextFrom *regexp.Regexp
+}
+
+// Fields is exec's field table.
+func (c *ExecConfig) Fields() []*Field {
+	s := c.newFields()
+	c.Retry.fields(s, "10s,20s,60s", defaultJitter)
+	c.commandFields(s)
+	c.Egress.fields(s)
+	s.add(Field{Name: "retry-on", Type: List, Doc: "treat output matching `REGEX` as transient (repeatable)"}, &c.RetryOn)
+	s.add(Field{Name: "stop-on", Type: List, Doc: "stop when output matches `REGEX`; wins over --retry-on (repeatable)"}, &c.StopOn)
+	s.add(Field{Name: "retry-on-exit", Type: CSV, Doc: "treat these exit `CODES` as transient, e.g. 1,3-5"}, &c.RetryOnExit)
+	s.add(Field{Name: "stop-on-exit", Type: CSV, Doc: "stop on these exit `CODES`; wins over --retry-on-exit"}, &c.StopOnExit)
+	s.add(Field{Name: "timeout", Type: Duration, Default: "0s", Doc: "bound on each attempt (SIGTERM, then SIGKILL after --kill-grace); 0 means none"}, &c.Timeout)
+	s.add(Field{Name: "kill-grace", Type: Duration, Default: execstep.DefaultKillGrace.String(), Doc: "wait between SIGTERM and SIGKILL when an attempt is stopped"}, &c.KillGrace)
+	s.add(Field{Name: "tool", Type: String, Default: "auto", Doc: "whose output to expect: auto (by the command's name, then its output), exec, or a tool:\n" + execTools()}, &c.Tool)
+	s.add(Field{Name: "absent-ok", Type: Bool, Doc: "exit 0 when the failure means \"not there\" (e.g. curl -f on a 404)"}, &c.AbsentOK)
+	s.add(Field{Name: "stdout", Type: String, Default: "auto", NoInput: true, Doc: "what stdout gets: live (every attempt's, as it comes), final (only the succeeding attempt's, once)\nor auto (live on a terminal or in GitHub Actions, final otherwise)"}, &c.Stdout)
+	s.add(Field{Name: "stdout-max", Type: String, Default: "1GiB", NoInput: true, Doc: "with --stdout final, the most stdout one attempt may write (`SIZE`: bytes, KiB, MiB, GiB); more fails it"}, &c.StdoutMax)
+	s.add(Field{Name: "on-retry", Type: String, Doc: "run this clean-up `CMD` (sh -c, same folder and environment, bounded by --timeout) before every retry;\nif it fails, the loop stops"}, &c.OnRetry)
+	s.add(Field{Name: "continue-with", Type: String, Doc: "run this `CMD` (sh -c) instead of the command from the second attempt on: a continuation,\ne.g. codex exec resume --last \"continue\""}, &c.ContinueWith)
+	s.add(Field{Name: "context-from", Type: String, Doc: "a `REGEX` with one capture group matched against every output line; the last match reaches\n--continue-with as $RETRYWISE_CONTEXT, and without one the failure cannot be retried in the same context"}, &c.ContextFrom)
+	s.add(Field{Name: "command", Type: List, Positional: true, Doc: "the command and its arguments, run directly (no shell); exclusive with run"}, &c.Command)
+	s.add(Field{Name: "run", Type: String, Positional: true, Doc: "a script, run as a workflow's run: is (bash --noprofile --norc -eo pipefail, or sh -e without bash); exclusive with command"}, &c.Run)
+	s.add(Field{Name: "shell", Type: String, Positional: true, Doc: "the shell of run: bash, sh, or a command template with {0} for the script's path"}, &c.Shell)
+	return s.fields
+}
+
+// execTools lists the tools --tool accepts, formatted once.
+var execTools = sync.OnceValue(func() string {
+	var names []string
+	for _, n := range failure.ToolNames() {
+		switch failure.Tool(n) {
+		case failure.ToolAuto, failure.ToolExec, failure.ToolHTTP:
+			continue
+		}
+		names = append(names, n)
+	}
+	return strings.Join(names, ", ")
+})
+
+func (c *ExecConfig) validate() error {
+	var errs []error
+	var err error
+	if c.pol, err = c.Retry.Policy(); err != nil {
+		errs = append(errs, err)
+	}
+	if c.rules, err = buildRules(c.RetryOn, c.StopOn, c.RetryOnExit, c.StopOnExit); err != nil {
+		errs = append(errs, err)
+	}
+	c.tool, err = failure.ParseTool(c.Tool)
+	if err != nil || c.tool == failure.ToolHTTP {
+		errs = append(errs, &FieldError{Field: "tool", Value: strconv.Quote(c.Tool), Msg: "want auto, exec or one of " + execTools()})
+	}
+	if c.Timeout < 0 {
+		errs = append(errs, &FieldError{Field: "timeout", Value: c.Timeout.String(), Msg: "must not be negative"})
+	}
+	if c.KillGrace < 0 {
+		errs = append(errs, &FieldError{Field: "kill-grace", Value: c.KillGrace.String(), Msg: "must not be negative"})
+	}
+	c.stdoutMode = ""
+	if c.Stdout != "auto" {
+		if c.stdoutMode, err = execstep.ParseStdoutMode(c.Stdout); err != nil {
+			errs = append(errs, &FieldError{Field: "stdout", Value: strconv.Quote(c.Stdout), Msg: "want live, final or auto"})
+		}
+	}
+	if c.stdoutMax, err = ParseSize(c.StdoutMax); err != nil {
+		errs = append(errs, &FieldError{Field: "stdout-max", Msg: err.Error()})
+	}
+	c.contextFrom = nil
+	if c.ContextFrom != "" {
+		switch re, err := regexp.Compile(c.ContextFrom); {
+		case err != nil:
+			errs = append(errs, &FieldError{Field: "context-from", Value: strconv.Quote(c.ContextFrom), Msg: err.Error()})
+		case re.NumSubexp() != 1:
+			errs = append(errs, &FieldError{Field: "context-from", Value: strconv.Quote(c.ContextFrom), Msg: "want exactly one capture group, e.g. 'session id: (\\S+)'"})
+		case c.ContinueWith == "":
+			errs = append(errs, &FieldError{Field: "context-from", Msg: "needs --continue-with: the context is what a continuation continues in"})
+		default:
+			c.contextFrom = re
+		}
+	}
+	if _, err := c.Egress.Prober(nil, 0); err != nil {
+		errs = append(errs, err)
+	}
+	switch hasCmd, hasRun := c.Given("command"), c.Run != ""; {
+	case hasCmd && hasRun:
+		errs = append(errs, &FieldError{Field: "run", Plain: true, Msg: "command and run exclude each other", Fix: "keep command (an argv list, run directly) or run (a script)"})
+	case !hasCmd && !hasRun:
+		errs = append(errs, &FieldError{Msg: "no command given: use retrywise exec [flags] -- CMD [ARGS...] (in a job file: command: [prog, arg...] or run: |)", Fix: "add command: [prog, arg...] or run: |"})
+	case hasCmd && len(c.Command) == 0:
+		errs = append(errs, &FieldError{Field: "command", Plain: true, Msg: "command is empty", Fix: "give the program and its arguments as a list"})
+	case c.Shell != "" && !hasRun:
+		errs = append(errs, &FieldError{Field: "shell", Msg: "shell applies to run only", Fix: "remove shell, or use run"})
+	case hasRun:
+		if _, err := execstep.ScriptCommand(c.Shell, "script", checkLookPath); err != nil {
+			errs = append(errs, &FieldError{Field: "shell", Msg: err.Error(), Fix: "use bash, sh, or a template such as python3 {0}"})
+		}
+	default:
+		if c.tool == failure.ToolAuto {
+			c.tool = failure.ToolOf(c.Command[0])
+		}
+	}
+	return joinErrs(errs)
+}
+
+// joinErrs joins errs; nil when there are none.
+func joinErrs(errs []error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return errors.Join(errs...)
+}
+
+// lookPaths memoises exec.LookPath for checkLookPath.
+var lookPaths sync.Map // name NUL PATH → lookPathResult
+
+type lookPathResult struct {
+	path string
+	err  error
+}
+
+// checkLookPath is exec.LookPath remembered per name and PATH: loading a job
+// file checks the shell of every run: step. Running a step still looks its
+// shell up afresh.
+func checkLookPath(name string) (string, error) {
+	key := name + "\x00" + os.Getenv("PATH")
+	if r, ok := lookPaths.Load(key); ok {
+		return r.(lookPathResult).path, r.(lookPathResult).err
+	}
+	p, err := exec.LookPath(name)
+	lookPaths.Store(key, lookPathResult{p, err})
+	return p, err
+}
+
+// target is the command line, or the script's first line.
+func (c *ExecConfig) target() string {
+	if c.Run != "" {
+		first, _, _ := strings.Cut(strings.TrimSpace(c.Run), "\n")
+		return "run: " + first
+	}
+	return report.CommandLine(c.Command)
+}
+
+// run runs the command (or the script) in the retry loop; a failure through
+// a proxy is diagnosed by the egress probe.
+func (c *ExecConfig) run(ctx context.Context, x *exe) (*report.Step, *Error) {
+	io := x.io
+	argv := c.Command
+	if c.Run != "" {
+		path, err := execstep.WriteScript(io.TempDir, c.Run)
+		if err != nil {
+			return nil, &Error{exitcode.Config, "cannot write the script: " + err.Error()}
+		}
+		defer os.Remove(path)
+		if argv, err = execstep.ScriptCommand(c.Shell, path, exec.LookPath); err != nil {
+			return nil, &Error{exitcode.Usage, err.Error()}
+		}
+	}
+	outDir, err := os.MkdirTemp(io.TempDir, "retrywise-output-")
+	if err != nil {
+		return nil, &Error{exitcode.Config, "cannot create the output folder: " + err.Error()}
+	}
+	defer os.RemoveAll(outDir)
+	mode := c.stdoutMode
+	if mode == "" {
+		mode = autoStdout(io)
+	}
+	step, err := execstep.New(execstep.Options{
+		Args: argv, Env: io.Env, Dir: c.Dir, Stdin: io.Stdin, Stdout: io.Stdout, Stderr: io.Stderr,
+		AttemptFiles: c.AttemptFiles, Timeout: c.Timeout, KillGrace: c.KillGrace, Tool: c.tool, Rules: c.rules,
+		OutputDir: outDir, StdoutMode: mode, StdoutMax: c.stdoutMax, SpoolDir: io.TempDir,
+		OnRetry: c.OnRetry, ContinueWith: c.ContinueWith, ContextFrom: c.contextFrom,
+	})
+	if err != nil {
+		return nil, &Error{exitcode.Config, err.Error()}
+	}
+	defer step.Close()
+	prober, serr := x.prober(&c.Egress, 0)
+	if serr != nil {
+		return nil, serr
+	}
+	diagnose := execDiagnose(prober, argv, c.tool, io.Env)
+	if c.Run != "" {
+		// A script's client and target are in its text, not its argv
+		// (bash FILE): the client comes from the failure's trace.
+		diagnose = prober.Diagnose(egress.Step{URL: egress.ScriptURL(c.Run), Args: strings.Fields(c.Run), Env: io.Env})
+	}
+	out, err := x.coordinator(c.pol, diagnose).Run(ctx, step)
+	if err != nil {
+		return nil, &Error{exitcode.Usage, err.Error()}
+	}
+	if err := step.WriteStdout(); err != nil {
+		io.Stderr.Flush()
+		fmt.Fprintf(io.Stderr, "retrywise: cannot write the command's stdout: %v\n", err)
+	}
+	io.Stdout.Flush()
+	code := exitcode.For(out, c.AbsentOK)
+	rep := report.New("exec", c.target(), out, code)
+	rep.Notes = append(rep.Notes, step.Notes()...)
+	if ok, why := step.CanRetry(nil); !ok && out.Stop != retry.StopCannotRetry {
+		rep.Notes = append(rep.Notes, why)
+	}
+	if mode == execstep.StdoutFinal && len(out.Attempts) > 1 {
+		which := "the succeeding attempt's"
+		if !out.OK() {
+			which = "the last attempt's"
+		}
+		rep.Notes = append(rep.Notes, fmt.Sprintf("stdout holds %s output only (--stdout final)", which))
+	}
+	if outs := step.Outputs(); len(outs) > 0 {
+		rep.Outputs = make(map[string]any, len(outs))
+		for k, v := range outs {
+			rep.Outputs[k] = v
+		}
+	}
+	return rep, nil
+}
+
+// execDiagnose returns the coordinator's Diagnose for a command: a curl or git
+// failure through a proxy is probed with that client's proxy rules; the
+// target comes from the command's URL argument or the failure's trace.
+func execDiagnose(p *egress.Prober, argv []string, tool failure.Tool, env []string) egress.DiagnoseFunc {
+	client := egress.ClientOf(argv)
+	if client == "" {
+		client = egress.ClientForTool(tool)
+	}
+	return p.Diagnose(egress.Step{Client: client, URL: egress.URLFromArgs(argv), Args: argv, Env: env})
+}
+
+// buildRules compiles retry-on, stop-on, retry-on-exit and stop-on-exit into rules.
+func buildRules(retryOn, stopOn, retryOnExit, stopOnExit []string) (failure.Rules, error) {
+	var r failure.Rules
+	var errs []error
+	compile := func(name string, exprs []string) []*regexp.Regexp {
+		var out []*regexp.Regexp
+		for _, e := range exprs {
+			re, err := regexp.Compile(e)
+			if err != nil {
+				errs = append(errs, &FieldError{Field: name, Value: strconv.Quote(e), Msg: err.Error()})
+				continue
+			}
+			out = append(out, re)
+		}
+		return out
+	}
+	r.RetryOn = compile("retry-on", retryOn)
+	r.StopOn = compile("stop-on", stopOn)
+	codes := func(name string, items []string) []int {
+		if len(items) == 0 {
+			return nil
+		}
+		c, err := failure.ParseExitCodes(strings.Join(items, ","))
+		if err != nil {
+			errs = append(errs, &FieldError{Field: name, Msg: err.Error()})
+		}
+		return c
+	}
+	r.RetryOnExit = codes("retry-on-exit", retryOnExit)
+	r.StopOnExit = codes("stop-on-exit", stopOnExit)
+	return r, joinErrs(errs)
+}
+
+// autoStdout is --stdout auto: live when stdout is a terminal (a person
+// watches it) or inside GitHub Actions (stdout is the log a person reads,
+// and buffering would hide a long step's progress), final otherwise (a
+// pipe or a file: its consumer must never get a replayed first half).
+func autoStdout(io *IO) execstep.StdoutMode {
+	if environ.Map(io.Env)["GITHUB_ACTIONS"] == "true" || io.StdoutTerminal {
+		return execstep.StdoutLive
+	}
+	return execstep.StdoutFinal
+}
+
+// ParseSize parses a size such as 1GiB, 512MiB, 64KiB or 1000 (bytes).
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("%q is not a size such as 1GiB, 512MiB or 65536", s)
+	}
+	return n * mult, nil
+}

@@ -1,0 +1,401 @@
+package step
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/retrywise/retrywise/internal/retry"
+)
+
+// Type is how a field's value is written: on a command line, in a job
+// file, in an action input.
+type Type int
+
+// The field types.
+const (
+	// String is one string.
+	String Type = iota
+	// Bool is true or false.
+	Bool
+	// Int is a whole number.
+	Int
+	// Float is a number such as 0.2.
+	Float
+	// Duration is a Go duration such as 10s or 1m30s.
+	Duration
+	// List is repeatable: a flag given several times, a YAML list (a scalar
+	// is a list of one), an input of one item per line.
+	List
+	// CSV is a list written as one comma-separated string (durations, exit
+	// codes, statuses) or, in a job file, as a YAML list of items.
+	CSV
+)
+
+// String names the type for messages and the schema.
+func (t Type) String() string {
+	switch t {
+	case Bool:
+		return "bool"
+	case Int:
+		return "int"
+	case Float:
+		return "number"
+	case Duration:
+		return "duration"
+	case List:
+		return "list"
+	case CSV:
+		return "comma-list"
+	}
+	return "string"
+}
+
+// Want describes the values a type takes, for messages.
+func (t Type) Want() string {
+	switch t {
+	case Bool:
+		return "true or false"
+	case Int:
+		return "a whole number"
+	case Float:
+		return "a number"
+	case Duration:
+		return "a duration such as 10s or 1m30s"
+	case List:
+		return "a list of strings"
+	case CSV:
+		return "a comma-separated string or a list"
+	}
+	return "a string"
+}
+
+// Place says where a field lives outside the command line.
+type Place int
+
+// The places.
+const (
+	// Own is a kind's own key: a job step's kind mapping, an action input.
+	Own Place = iota
+	// Retry is a retry key: retry: in a job file (defaults.retry or the step's).
+	Retry
+	// Egress is a run-wide egress key: defaults: in a job file (one prober per run).
+	Egress
+	// Command is a command-line flag only (the step command's own report
+	// and masks; probe's --json).
+	Command
+)
+
+// Field is one setting of a step kind: its name (the long flag without
+// dashes, the job key, the action input), type, default, one-line doc and
+// where it lives, bound to the config field it sets.
+type Field struct {
+	// Name is the flag's long name, the job key and the action input.
+	Name string
+	// Short is a one-letter alias of the flag (-X, -H), with its own
+	// usage text ShortDoc; "" for none.
+	Short, ShortDoc string
+	// Type is how the value is written.
+	Type Type
+	// Default is the default as text; "" means the zero value.
+	Default string
+	// Doc is the help text; a `NAME` in backquotes names the flag's value.
+	Doc string
+	// Place says where the field lives in a job file and the action.
+	Place Place
+	// RunWide fields may also be set for the whole run under a job file's
+	// defaults: (breaker-threshold).
+	RunWide bool
+	// Positional fields are the command's positional arguments (url, args,
+	// targets, command, run, shell).
+	Positional bool
+	// Min and Max bound a Float's value, as text; "" means unbounded.
+	Min, Max string
+	// Secret fields hold credentials: their values are masked and never
+	// quoted in an error.
+	Secret bool
+	// NoInput is true for a field the action does not take as an input
+	// (it chooses the value itself: stdout modes, the report).
+	NoInput bool
+
+	ptr  any
+	mark func(name string)
+}
+
+// FieldError is a field's invalid value: the surfaces name the field their
+// own way (--name, input name, the key at its position).
+type FieldError struct {
+	// Field is the field at fault; "" means the step as a whole.
+	Field string
+	// Value is the value as written; "" when not worth quoting (or secret).
+	Value string
+	// Msg says what is wrong, in one line, without naming the field.
+	Msg string
+	// Fix says in one line how to fix it; may be empty.
+	Fix string
+	// Plain is true when Msg is a whole sentence that needs no name (a
+	// positional argument's: "no target given: ...").
+	Plain bool
+}
+
+// Error names the field as a flag: "invalid --name VALUE: msg".
+func (e *FieldError) Error() string { return e.Render(FlagName) }
+
+// Render names the field with ref.
+func (e *FieldError) Render(ref func(name string) string) string {
+	switch {
+	case e.Field == "" || e.Plain:
+		return e.Msg
+	case e.Value != "":
+		return fmt.Sprintf("invalid %s %s: %s", ref(e.Field), e.Value, e.Msg)
+	}
+	return fmt.Sprintf("invalid %s: %s", ref(e.Field), e.Msg)
+}
+
+// FlagName names a field as the command line does: --name, or -X for a
+// one-letter alias.
+func FlagName(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// InputName names a field as the action does: input name.
+func InputName(name string) string { return "input " + name }
+
+// KeyName names a field as a job file does: its key.
+func KeyName(name string) string { return name }
+
+// FieldErrors returns the *FieldError values joined in err (errors.Join);
+// an error that is not one becomes a FieldError of the step as a whole.
+func FieldErrors(err error) []*FieldError {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []*FieldError
+		for _, e := range j.Unwrap() {
+			out = append(out, FieldErrors(e)...)
+		}
+		return out
+	}
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		return []*FieldError{fe}
+	}
+	return []*FieldError{{Msg: err.Error()}}
+}
+
+// invalid returns a FieldError of f's value v; a secret's value is not quoted.
+func (f *Field) invalid(v, format string, args ...any) *FieldError {
+	e := &FieldError{Field: f.Name, Msg: fmt.Sprintf(format, args...)}
+	if !f.Secret {
+		e.Value = strconv.Quote(v)
+	}
+	return e
+}
+
+// Set sets one value as a flag does: a List field gains an item, a CSV
+// field is replaced by the value's comma-separated items, any other field
+// is replaced.
+func (f *Field) Set(v string) error {
+	if err := f.set(v); err != nil {
+		return err
+	}
+	if f.mark != nil {
+		f.mark(f.Name)
+	}
+	return nil
+}
+
+// SetValues sets the values a job file or an input gives: each item of a
+// List or CSV field (an item of a CSV field may itself hold commas), or
+// exactly one value for any other field.
+func (f *Field) SetValues(vs []string) error {
+	switch f.Type {
+	case List:
+		for _, v := range vs {
+			if err := f.Set(v); err != nil {
+				return err
+			}
+		}
+		return nil
+	case CSV:
+		// Each item is a value (a YAML list stays a list); an item may
+		// itself hold commas, as the flag's syntax does.
+		switch p := f.ptr.(type) {
+		case *[]time.Duration:
+			var all []time.Duration
+			for _, v := range vs {
+				ds, err := retry.ParseSchedule(v)
+				if err != nil {
+					return &FieldError{Field: f.Name, Msg: err.Error()}
+				}
+				all = append(all, ds...)
+			}
+			*p = all
+		case *[]string:
+			var all []string
+			for _, v := range vs {
+				all = append(all, splitCSV(v)...)
+			}
+			*p = all
+		}
+		if f.mark != nil {
+			f.mark(f.Name)
+		}
+		return nil
+	}
+	if len(vs) != 1 {
+		return &FieldError{Field: f.Name, Msg: fmt.Sprintf("want one value, got %d", len(vs))}
+	}
+	return f.Set(vs[0])
+}
+
+func (f *Field) set(v string) error {
+	switch p := f.ptr.(type) {
+	case *string:
+		*p = v
+	case *bool:
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return f.invalid(v, "want true or false")
+		}
+		*p = b
+	case *int:
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 0, 64)
+		if err != nil || int64(int(n)) != n {
+			return f.invalid(v, "want a whole number")
+		}
+		*p = int(n)
+	case *float64:
+		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil {
+			return f.invalid(v, "want a number such as 0.2")
+		}
+		*p = x
+	case *time.Duration:
+		d, err := time.ParseDuration(strings.TrimSpace(v))
+		if err != nil {
+			return f.invalid(v, "want a duration such as 10s, 1m30s or 2h")
+		}
+		*p = d
+	case *[]time.Duration:
+		ds, err := retry.ParseSchedule(v)
+		if err != nil {
+			return &FieldError{Field: f.Name, Msg: err.Error()}
+		}
+		*p = ds
+	case *[]string:
+		if f.Type == CSV {
+			*p = splitCSV(v)
+		} else {
+			*p = append(*p, v)
+		}
+	default:
+		panic(fmt.Sprintf("step: field %s is bound to %T", f.Name, f.ptr))
+	}
+	return nil
+}
+
+// splitCSV splits a comma-separated value into its trimmed, non-empty items.
+func splitCSV(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Text renders the field's current value as it is written (the flag's
+// default in --help, a plan's settings).
+func (f *Field) Text() string {
+	switch p := f.ptr.(type) {
+	case *string:
+		return *p
+	case *bool:
+		return strconv.FormatBool(*p)
+	case *int:
+		return strconv.Itoa(*p)
+	case *float64:
+		return strconv.FormatFloat(*p, 'g', -1, 64)
+	case *time.Duration:
+		return p.String()
+	case *[]time.Duration:
+		s := make([]string, len(*p))
+		for i, d := range *p {
+			s[i] = d.String()
+		}
+		return strings.Join(s, ",")
+	case *[]string:
+		if f.Type == CSV {
+			return strings.Join(*p, ",")
+		}
+		return strings.Join(*p, ", ")
+	}
+	return ""
+}
+
+// Values are the field's current values, one per item of a list.
+func (f *Field) Values() []string {
+	if p, ok := f.ptr.(*[]string); ok && f.Type == List {
+		return append([]string(nil), *p...)
+	}
+	return []string{f.Text()}
+}
+
+// fieldSet builds a config's field table: add binds each field to its
+// config field and to the config's record of what was given.
+type fieldSet struct {
+	fields []*Field
+	given  *givenSet
+}
+
+func (s *fieldSet) add(f Field, ptr any) {
+	f.ptr, f.mark = ptr, s.given.mark
+	s.fields = append(s.fields, &f)
+}
+
+// givenSet records which fields were set explicitly.
+type givenSet struct{ names map[string]bool }
+
+func (g *givenSet) mark(name string) {
+	if g.names == nil {
+		g.names = map[string]bool{}
+	}
+	g.names[name] = true
+}
+
+// Given reports whether the field name was set explicitly (a flag, a key,
+// an input), rather than left at its default.
+func (g *givenSet) Given(name string) bool { return g.names[name] }
+
+// applyDefaults sets every field to its default; a default that does not
+// parse is a programming error.
+func applyDefaults(fields []*Field) {
+	for _, f := range fields {
+		if f.Default == "" {
+			continue
+		}
+		if err := f.set(f.Default); err != nil {
+			panic(fmt.Sprintf("step: default of %s: %v", f.Name, err))
+		}
+	}
+}
+
+// Lookup returns the field named name among fields, or nil.
+func Lookup(fields []*Field, name string) *Field {
+	for _, f := range fields {
+		if f.Name == name || (f.Short != "" && f.Short == name) {
+			return f
+		}
+	}
+	return nil
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,95 @@
+package step
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/retrywise/retrywise/internal/retry"
+)
+
+// RetryConfig is the shared retry settings of every kind that retries:
+// the retry: keys of a job file.
+type RetryConfig struct {
+	// Schedule is the wait before each retry; the last repeats.
+	Schedule []time.Duration
+	// MaxAttempts bounds the attempts, the first included; 0 means the
+	// schedule's length plus one.
+	MaxAttempts int
+	// MaxAttemptsForce allows more than retry.MaxAttemptsLimit attempts.
+	MaxAttemptsForce bool
+	// MaxElapsed bounds the whole loop, at most retry.MaxElapsedLimit.
+	MaxElapsed time.Duration
+	// RetryAfterCap is the longest server-requested wait honoured.
+	RetryAfterCap time.Duration
+	// OnUnknown is stop or retry.
+	OnUnknown string
+	// Jitter spreads each wait, 0 to 1.
+	Jitter float64
+}
+
+// Built-in jitter: 0.2 for the kinds whose many scheduled copies would
+// retry a shared endpoint at the same instants; 0 where the schedule is
+// exact by design (push's 2/4/8/16 s) or there is no retry (probe).
+const (
+	defaultJitter = "0.2"
+	exactJitter   = "0"
+)
+
+// fields adds the retry fields with the kind's default schedule and jitter.
+func (r *RetryConfig) fields(s *fieldSet, schedule, jitter string) {
+	s.add(Field{Name: "schedule", Type: CSV, Place: Retry, Default: schedule, Doc: "comma-separated `waits` before each retry; the last repeats"}, &r.Schedule)
+	s.add(Field{Name: "max-attempts", Type: Int, Place: Retry, Default: "0", Doc: fmt.Sprintf("attempts in all, the first included; 0 means the schedule's length plus one; at most %d without --max-attempts-force", retry.MaxAttemptsLimit)}, &r.MaxAttempts)
+	s.add(Field{Name: "max-attempts-force", Type: Bool, Place: Retry, Doc: fmt.Sprintf("allow more than %d attempts (still bounded by --max-elapsed)", retry.MaxAttemptsLimit)}, &r.MaxAttemptsForce)
+	s.add(Field{Name: "max-elapsed", Type: Duration, Place: Retry, Default: "15m", Doc: fmt.Sprintf("bound on the whole loop, at most %s; a wait that would cross it is not started", fmtLimit(retry.MaxElapsedLimit))}, &r.MaxElapsed)
+	s.add(Field{Name: "retry-after-cap", Type: Duration, Place: Retry, Default: "5m", Doc: "longest server-requested wait (Retry-After) honoured; a longer one stops"}, &r.RetryAfterCap)
+	s.add(Field{Name: "on-unknown", Type: String, Place: Retry, Default: "stop", Doc: "what to do with an unrecognised failure: stop or retry"}, &r.OnUnknown)
+	s.add(Field{Name: "jitter", Type: Float, Place: Retry, Min: "0", Max: "1", Default: jitter, Doc: "spread each wait at random by this `FRACTION` (0 to 1): w·U(1−j, 1+j); a server's Retry-After is a floor jitter only adds to"}, &r.Jitter)
+}
+
+// Policy validates the settings into a normalised policy snapshot; its
+// errors are *FieldError.
+func (r *RetryConfig) Policy() (retry.Policy, error) {
+	var errs []error
+	ou, err := retry.ParseOnUnknown(r.OnUnknown)
+	if err != nil {
+		errs = append(errs, &FieldError{Field: "on-unknown", Value: fmt.Sprintf("%q", r.OnUnknown), Msg: "want stop or retry"})
+	}
+	if r.MaxAttempts < 0 {
+		errs = append(errs, &FieldError{Field: "max-attempts", Value: fmt.Sprint(r.MaxAttempts), Msg: "must be at least 1 (0 derives it from the schedule)"})
+	}
+	switch {
+	case r.MaxElapsed <= 0:
+		errs = append(errs, &FieldError{Field: "max-elapsed", Value: r.MaxElapsed.String(), Msg: "leaves the retry policy unbounded; it must be positive", Fix: "write a positive bound such as max-elapsed: 15m"})
+	case r.MaxElapsed > retry.MaxElapsedLimit:
+		errs = append(errs, &FieldError{Field: "max-elapsed", Value: r.MaxElapsed.String(), Msg: fmt.Sprintf("over the limit of %s", fmtLimit(retry.MaxElapsedLimit))})
+	}
+	if r.RetryAfterCap < 0 {
+		errs = append(errs, &FieldError{Field: "retry-after-cap", Value: r.RetryAfterCap.String(), Msg: "must not be negative"})
+	}
+	if !(r.Jitter >= 0 && r.Jitter <= retry.MaxJitter) {
+		errs = append(errs, &FieldError{Field: "jitter", Value: fmt.Sprint(r.Jitter), Msg: "out of range: want a fraction from 0 to 1", Fix: "write jitter: 0.2, or 0 for exact waits"})
+	}
+	if len(errs) > 0 {
+		return retry.Policy{}, errors.Join(errs...)
+	}
+	p, err := retry.Policy{Schedule: r.Schedule, MaxAttempts: r.MaxAttempts, MaxElapsed: r.MaxElapsed, RetryAfterCap: r.RetryAfterCap, OnUnknown: ou, Jitter: r.Jitter}.Normalize()
+	if err != nil {
+		return p, &FieldError{Field: "schedule", Msg: err.Error()}
+	}
+	if p.MaxAttempts > retry.MaxAttemptsLimit && !r.MaxAttemptsForce {
+		if r.MaxAttempts == 0 {
+			return retry.Policy{}, &FieldError{Field: "schedule", Msg: fmt.Sprintf("%d waits (%d attempts) are over the cap of %d attempts; add --max-attempts-force to allow more (the loop stays bounded by --max-elapsed)", len(p.Schedule), p.MaxAttempts, retry.MaxAttemptsLimit)}
+		}
+		return retry.Policy{}, &FieldError{Field: "max-attempts", Value: fmt.Sprint(p.MaxAttempts), Msg: fmt.Sprintf("over the cap of %d attempts; add --max-attempts-force to allow more (the loop stays bounded by --max-elapsed)", retry.MaxAttemptsLimit)}
+	}
+	return p, nil
+}
+
+// fmtLimit renders a limit of whole hours as "24h".
+func fmtLimit(d time.Duration) string {
+	if d%time.Hour == 0 {
+		return fmt.Sprintf("%dh", d/time.Hour)
+	}
+	return d.String()
+}
