@@ -1,6 +1,6 @@
 # The retrywise container image: the GitHub container action (action.yml,
-# runs.using: docker) and `docker run` outside GitHub (README: "The container
-# image"). Built by .github/workflows/release.yml for amd64 and arm64, and by
+# runs.using: docker) and `docker run` outside GitHub (docs/container-image.md).
+# Built by .github/workflows/release.yml for amd64 and arm64, and by
 # scripts/test-container with buildah.
 
 # Only what the classic builder understands too (no RUN --mount, no

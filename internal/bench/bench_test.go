@@ -1,7 +1,7 @@
 //go:build bench
 
 // Package bench is the side-by-side comparison that scripts/bench runs and
-// the README's "Why retrywise" shows: the same failures, served by a real
+// docs/comparison.md shows: the same failures, served by a real
 // Squid allowlist proxy, a real git http-backend with injected faults and
 // local HTTP endpoints on 127.0.0.1, through retrywise and the peers users
 // reach for today. Every count is taken at the proxy or the server. The build

@@ -32,7 +32,7 @@ action's inputs from INPUT_* as the runner sets them, runs the mode they
 choose (run, push, url or config) with the mode's own defaults, and writes
 the outputs, the step summary, one annotation and the JSON report under
 $RUNNER_TEMP. It exits with the code the same work exits with on the
-command line. See the README, "Use in a workflow".`
+command line. See docs/github-action.md.`
 
 // actionFlagExceptions are the flags of a mode that are not inputs: the
 // action chooses the report files, and the child's stdout is the log, so
@@ -59,7 +59,7 @@ func actionFlags(m action.Mode) []*flag.Flag {
 	return out
 }
 
-// actionModes are the action's modes in the order the README lists them.
+// actionModes are the action's modes in the order docs/github-action.md lists them.
 var actionModes = []action.Mode{action.ModeRun, action.ModePush, action.ModeHTTP, action.ModeJob}
 
 // actionInputs returns every input the action takes: the common ones, each

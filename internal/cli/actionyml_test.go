@@ -45,13 +45,13 @@ var actionInputDefaults = map[string]string{
 var actionOutputDocs = [][2]string{
 	{"result", "success, failure or cancelled."},
 	{"class", "The final failure's class: transient, policy, structural, absent or unknown; empty on success."},
-	{"code", "The final failure's stable code (see the README's failure codes); empty on success."},
+	{"code", "The final failure's stable code (docs/failure-codes.md); empty on success."},
 	{"attempts", "How many attempts ran, in all steps."},
 	{"reason", "The final failure's one-line reason."},
 	{"remedy", "What to do about the final failure."},
-	{"exit-code", "The exit code, as the command line's: 0 ok, 1 unknown, 64 usage, 65 structural, 66 absent, 75 transient, 77 policy, 78 configuration, 130/143 cancelled (see the README's exit codes)."},
+	{"exit-code", "The exit code, as the command line's: 0 ok, 1 unknown, 64 usage, 65 structural, 66 absent, 75 transient, 77 policy, 78 configuration, 130/143 cancelled (docs/reference/exit-codes.md)."},
 	{"report", "The path of the JSON report (docs/report.schema.json), under $RUNNER_TEMP."},
-	{"outputs", "JSON of the step's outputs (for fromJSON): a run: script's $GITHUB_OUTPUT names, http's status, found, value, body-file and fields, push's pushed, landed, refs; in config mode by step id. Cut with a note beyond 1 MiB."},
+	{"outputs", "JSON of the step's outputs (for fromJSON): a run: script's $GITHUB_OUTPUT names, http's status, found, value, body-file and fields, push's pushed, landed, refs; in config mode by step id. Kept under GitHub's 1 MiB: the longest values are replaced by a note and named in retrywise-cut."},
 }
 
 // flagDoc is a flag's usage on one line, without the backquotes that name

@@ -38,7 +38,7 @@ func baselineBinary(b *testing.B) string {
 // same run (the baseline sub-benchmark runs first).
 func BenchmarkColdStart(b *testing.B) {
 	base := baselineBinary(b)
-	// Built as released (README: Install): static, so no dynamic loader runs
+	// Built as released (docs/container-image.md, .github/workflows/release.yml): static, so no dynamic loader runs
 	// at start, and -trimpath; buildBinary's test build links the C library.
 	bin := filepath.Join(b.TempDir(), "retrywise")
 	build := exec.Command("go", "build", "-trimpath", "-o", bin, "github.com/retrywise/retrywise/cmd/retrywise")

@@ -548,7 +548,7 @@ func TestJobDryRun(t *testing.T) {
 	}
 }
 
-// TestExamplesValidate: the job files the README points at are valid.
+// TestExamplesValidate: the job files docs/job-files.md points at are valid.
 func TestExamplesValidate(t *testing.T) {
 	for _, name := range []string{"devto-publish.yml", "offline.yml"} {
 		r := newProc(t).run("validate", "--config", filepath.Join("..", "..", "examples", name))

@@ -37,7 +37,7 @@ import (
 func BenchmarkPushVersusGit(b *testing.B) {
 	const pairs = 20
 	dir := b.TempDir()
-	// Every Go program is built as retrywise is released (README: Install):
+	// Every Go program is built as retrywise is released (docs/container-image.md, .github/workflows/release.yml):
 	// static, so no dynamic loader runs at start, and -trimpath.
 	build := func(out string, args ...string) {
 		cmd := exec.Command("go", append([]string{"build", "-trimpath", "-o", out}, args...)...)

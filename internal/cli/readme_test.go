@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,8 +18,26 @@ import (
 	"github.com/creack/pty"
 )
 
-// readmePath is the README the examples come from.
+// readmePath is the README; the docs' pages (docs/**/*.md) hold runnable
+// examples too, and docPaths lists them all.
 const readmePath = "../../README.md"
+
+// docPaths returns README.md and every Markdown page under docs/, the files
+// whose runnable examples TestReadmeExamples runs.
+func docPaths(t *testing.T) []string {
+	t.Helper()
+	paths := []string{readmePath}
+	err := filepath.WalkDir("../../docs", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+			paths = append(paths, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return paths
+}
 
 // readmeMarker, alone on a line, marks the ```sh block after it as a
 // runnable example; the next fenced block after that one is its output.
@@ -39,7 +58,7 @@ type readmeExample struct {
 }
 
 // readmeExamples returns the README's marked examples in order.
-func readmeExamples(t *testing.T, text string) []readmeExample {
+func readmeExamples(t *testing.T, readmePath, text string) []readmeExample {
 	t.Helper()
 	lines := strings.Split(text, "\n")
 	// block returns the fenced block opening at or after line i: its first
@@ -84,6 +103,9 @@ var readmeNoise = []struct {
 	{regexp.MustCompile(`(at HH:MM:SS, |after \d+ attempts? in |(?:succeeded|failed|cancelled) in )` + durationRE), "${1}D"},
 	// a job's table of steps ends each row with the step's time
 	{regexp.MustCompile(`(?m)^(  \S+ +(?:exec|push|http|probe|github-quota) .* )` + durationRE + `$`), "${1}D"},
+	// schedule's line for a run's end, and the history file it names
+	{regexp.MustCompile(`(: exit \d+ after )` + durationRE), "${1}D"},
+	{regexp.MustCompile(`\b\d{8}T\d{6}\.\d{3}Z\b`), "YYYYMMDDTHHMMSS.MMMZ"},
 	{regexp.MustCompile(`127\.0\.0\.1:\d+`), "127.0.0.1:PORT"},
 	{regexp.MustCompile(`[^\s']*/retrywise-demo-\d+`), "TMP/retrywise-demo"},
 	// git's advice differs from one git version to the next
@@ -134,37 +156,44 @@ func runOnTerminal(t *testing.T, dir, binDir, script string) (string, int) {
 	return out.String(), code
 }
 
-// TestReadmeExamples runs every example the README marks runnable (the
-// first run's at least) on a terminal with the built binary as retrywise,
-// and compares what it shows, exit codes echoed included, with the README's
-// text, so the README cannot drift from the binary. "go run ./cmd/retrywise"
-// in an example is that binary too.
+// TestReadmeExamples runs every example README.md and the docs' pages mark
+// runnable (the README's first run's at least, and one on each command's
+// page) on a terminal with the built binary as retrywise, and compares what
+// it shows, exit codes echoed included, with the page's text, so the docs
+// cannot drift from the binary. "go run ./cmd/retrywise" in an example is
+// that binary too.
 func TestReadmeExamples(t *testing.T) {
 	bin := buildBinary(t)
-	text, err := os.ReadFile(readmePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	examples := readmeExamples(t, string(text))
-	if len(examples) < 4 {
-		t.Fatalf("%d runnable examples in %s, want the first run's 4 at least", len(examples), readmePath)
-	}
-	for _, ex := range examples {
-		t.Run(fmt.Sprintf("line %d", ex.line), func(t *testing.T) {
-			t.Parallel()
-			script := strings.ReplaceAll(ex.script, "go run ./cmd/retrywise", "retrywise")
-			got, code := runOnTerminal(t, t.TempDir(), filepath.Dir(bin), script)
-			if code != 0 {
-				t.Errorf("sh exits %d: an example that fails shows its code with echo $?", code)
-			}
-			g, w := normaliseReadme(got), normaliseReadme(ex.want)
-			if ex.anyOrder {
-				g, w = sortedLines(g), sortedLines(w)
-			}
-			if g != w {
-				t.Errorf("%s:%d: the example shows\n%s\nbut runs as\n%s\n(normalised; raw output:)\n%s", readmePath, ex.line, w, g, got)
-			}
-		})
+	for _, path := range docPaths(t) {
+		text, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		examples := readmeExamples(t, path, string(text))
+		rel := strings.TrimPrefix(path, "../../")
+		switch {
+		case path == readmePath && len(examples) < 1:
+			t.Errorf("%s has no runnable example, want the demo at least", rel)
+		case strings.HasPrefix(rel, "docs/commands/") && len(examples) < 1:
+			t.Errorf("%s has no runnable example: every command's page has one", rel)
+		}
+		for _, ex := range examples {
+			t.Run(fmt.Sprintf("%s:%d", rel, ex.line), func(t *testing.T) {
+				t.Parallel()
+				script := strings.ReplaceAll(ex.script, "go run ./cmd/retrywise", "retrywise")
+				got, code := runOnTerminal(t, t.TempDir(), filepath.Dir(bin), script)
+				if code != 0 {
+					t.Errorf("sh exits %d: an example that fails shows its code with echo $?", code)
+				}
+				g, w := normaliseReadme(got), normaliseReadme(ex.want)
+				if ex.anyOrder {
+					g, w = sortedLines(g), sortedLines(w)
+				}
+				if g != w {
+					t.Errorf("%s:%d: the example shows\n%s\nbut runs as\n%s\n(normalised; raw output:)\n%s", rel, ex.line, w, g, got)
+				}
+			})
+		}
 	}
 }
 

@@ -1,22 +1,27 @@
 package failure
 
 import (
+	"flag"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	iofs "io/fs"
-	"os"
-	"regexp"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/retrywise/retrywise/internal/docgen"
 )
 
-// TestREADMEListsEveryCode keeps the README's table of failure codes (part
-// of the contract) and the codes the package declares (code.go and each
-// tool family's file) the same set.
-func TestREADMEListsEveryCode(t *testing.T) {
+var updateDocs = flag.Bool("update-docs", false, "rewrite the generated regions of the docs (docs/failure-codes.md)")
+
+// declaredCodes returns the codes the package declares (code.go and each tool
+// family's file), with the two patterns http-NNN and curl-N.
+func declaredCodes(t *testing.T) map[string]bool {
+	t.Helper()
 	declared := map[string]bool{"http-NNN": true, "curl-N": true}
 	fs := token.NewFileSet()
 	pkgs, err := parser.ParseDir(fs, ".", func(fi iofs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
@@ -40,18 +45,23 @@ func TestREADMEListsEveryCode(t *testing.T) {
 	if len(declared) < 50 {
 		t.Fatalf("only %d codes read from code.go", len(declared))
 	}
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(readme), "\n## Failure codes\n")
-	if !ok {
-		t.Fatal("README has no \"## Failure codes\" section")
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
+	return declared
+}
+
+// TestCodeDocsListEveryCode keeps the table of failure codes the docs show
+// (codeDocs, part of the contract) and the codes the package declares the
+// same set, each listed once.
+func TestCodeDocsListEveryCode(t *testing.T) {
+	declared := declaredCodes(t)
 	listed := map[string]bool{}
-	for _, m := range regexp.MustCompile("(?m)^\\| `([^`]+)` \\|").FindAllStringSubmatch(section, -1) {
-		listed[m[1]] = true
+	for _, d := range codeDocs {
+		if listed[d.code] {
+			t.Errorf("code %s is listed twice in codeDocs", d.code)
+		}
+		listed[d.code] = true
+		if d.class == "" || d.kind == "" {
+			t.Errorf("code %s has no class or kind in codeDocs", d.code)
+		}
 	}
 	var missing, extra []string
 	for c := range declared {
@@ -67,6 +77,29 @@ func TestREADMEListsEveryCode(t *testing.T) {
 	slices.Sort(missing)
 	slices.Sort(extra)
 	if len(missing) > 0 || len(extra) > 0 {
-		t.Errorf("README's failure codes differ from code.go: not listed %v; listed but not declared %v", missing, extra)
+		t.Errorf("codeDocs (codedoc_test.go) differs from the declared codes: not listed %v; listed but not declared %v", missing, extra)
+	}
+}
+
+// codesTable renders codeDocs as the Markdown table of docs/failure-codes.md.
+func codesTable() string {
+	var b strings.Builder
+	b.WriteString("| code | class | kind |\n|---|---|---|\n")
+	for _, d := range codeDocs {
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", d.code, d.class, d.kind)
+	}
+	return b.String()
+}
+
+// TestDocsTables keeps the generated table of docs/failure-codes.md what
+// codeDocs renders; -update-docs rewrites it.
+func TestDocsTables(t *testing.T) {
+	path := filepath.Join("..", "..", "docs", "failure-codes.md")
+	stale, err := docgen.Sync(path, map[string]string{"failure-codes": codesTable()}, *updateDocs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stale) > 0 && !*updateDocs {
+		t.Errorf("%s: the generated regions %v are stale: run %s", path, stale, docgen.UpdateCommand)
 	}
 }
