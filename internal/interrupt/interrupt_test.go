@@ -72,3 +72,40 @@ func TestStopReleases(t *testing.T) {
 		t.Fatalf("helper ended with %v, want killed by SIGTERM (the default action)\n%s", err, out)
 	}
 }
+
+// TestReceivedThroughCancelledContexts: a context derived from the signal's
+// context, then cancelled for another reason (a timeout), still hears the
+// signal through Received; deliver(0) cancels without announcing one.
+func TestReceivedThroughCancelledContexts(t *testing.T) {
+	ctx, deliver := WithSignal(context.Background())
+	timed, cancel := context.WithCancelCause(ctx)
+	cancel(errors.New("timeout"))
+	got, sig := Received(timed)
+	select {
+	case <-got:
+		t.Fatal("announced before any signal")
+	default:
+	}
+	deliver(syscall.SIGTERM)
+	deliver(syscall.SIGINT) // only the first counts
+	<-got
+	if sig() != syscall.SIGTERM {
+		t.Errorf("signal %v, want SIGTERM", sig())
+	}
+	if s, ok := FromContext(ctx); !ok || s != syscall.SIGTERM {
+		t.Errorf("FromContext = %v, %v", s, ok)
+	}
+
+	ctx, deliver = WithSignal(context.Background())
+	got, _ = Received(ctx)
+	deliver(0)
+	<-ctx.Done()
+	select {
+	case <-got:
+		t.Error("deliver(0) announced a signal")
+	default:
+	}
+	if got, _ := Received(context.Background()); got != nil {
+		t.Error("a context without a notifier has a channel")
+	}
+}
