@@ -127,6 +127,9 @@ func (ef *execFlags) resolve(f *factory, argv []string, _ func(string) bool) (ru
 	if opts.timeout < 0 || opts.killGrace < 0 {
 		return nil, errors.New("--timeout and --kill-grace must not be negative")
 	}
+	if err := execstep.CheckKillGrace(opts.killGrace); err != nil {
+		return nil, err
+	}
 	if ef.stdout != "auto" {
 		if opts.stdoutMode, err = execstep.ParseStdoutMode(ef.stdout); err != nil {
 			return nil, err

@@ -116,3 +116,10 @@ func Received(ctx context.Context) (<-chan struct{}, func() syscall.Signal) {
 		}
 	}
 }
+
+// Detach returns a copy of ctx whose steps do not hear retrywise's signal
+// through Received: for work that gets a grace of its own after the signal
+// (the serving scheduler's running jobs), cancelled later by its owner.
+func Detach(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noticeKey{}, (*notice)(nil))
+}

@@ -109,3 +109,16 @@ func TestReceivedThroughCancelledContexts(t *testing.T) {
 		t.Error("a context without a notifier has a channel")
 	}
 }
+
+// TestDetach: a detached context does not hear the signal.
+func TestDetach(t *testing.T) {
+	ctx, deliver := WithSignal(context.Background())
+	d := Detach(ctx)
+	deliver(syscall.SIGTERM)
+	if got, _ := Received(d); got != nil {
+		t.Error("a detached context hears the signal")
+	}
+	if got, _ := Received(ctx); got == nil {
+		t.Error("the signal's own context does not")
+	}
+}
