@@ -218,7 +218,11 @@ func (opts *httpOptions) run(ctx context.Context, io *stepIO) (*report.Step, *st
 		}
 		body = []byte(d)
 	case opts.dataFile == "-":
-		if body, err = goio.ReadAll(io.stdin); err != nil {
+		if body, err = readStdin(ctx, io.stdin); ctx.Err() != nil {
+			rep := report.Skip("http", "http", report.Cancelled, "cancelled while reading --data-file - (stdin): "+context.Cause(ctx).Error(), opts.step.policy)
+			rep.ExitCode = exitForCause(ctx)
+			return rep, nil
+		} else if err != nil {
 			return nil, &stepError{exitcode.Config, "cannot read --data-file - (stdin): " + err.Error()}
 		}
 	case opts.dataFile != "":

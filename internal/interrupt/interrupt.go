@@ -123,3 +123,22 @@ func Received(ctx context.Context) (<-chan struct{}, func() syscall.Signal) {
 func Detach(ctx context.Context) context.Context {
 	return context.WithValue(ctx, noticeKey{}, (*notice)(nil))
 }
+
+// Do runs f on a goroutine of its own and returns its error, or ctx's cause
+// as soon as ctx ends first: a read blocked on stdin or a pipe cannot be
+// interrupted, so it is abandoned (the process is about to exit) and the
+// caller is not held by it. f must not touch what the caller uses after
+// Do returned early.
+func Do(ctx context.Context, f func() error) error {
+	if err := ctx.Err(); err != nil {
+		return context.Cause(ctx)
+	}
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}

@@ -122,3 +122,31 @@ func TestDetach(t *testing.T) {
 		t.Error("the signal's own context does not")
 	}
 }
+
+// TestDoAbandonsABlockedRead: a read blocked on a pipe no one writes or
+// closes returns the signal as soon as it comes; a read that ends returns
+// its own result.
+func TestDoAbandonsABlockedRead(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	defer r.Close()
+	ctx, deliver := WithSignal(context.Background())
+	got := make(chan error, 1)
+	go func() {
+		got <- Do(ctx, func() error {
+			_, err := r.Read(make([]byte, 10))
+			return err
+		})
+	}()
+	deliver(syscall.SIGINT)
+	var s *Signal
+	if err := <-got; !errors.As(err, &s) || s.Sig != syscall.SIGINT {
+		t.Errorf("Do = %v, want the SIGINT", err)
+	}
+	if err := Do(context.Background(), func() error { return errors.New("own") }); err == nil || err.Error() != "own" {
+		t.Errorf("Do = %v, want f's error", err)
+	}
+}
