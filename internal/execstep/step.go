@@ -5,15 +5,26 @@
 // # Processes
 //
 // Every attempt runs in a process group of its own, led by the command.
-// An attempt is stopped when its Timeout is reached (SIGTERM) or when ctx is
-// cancelled (the signal retrywise received, else SIGTERM): the signal goes
-// to the whole group, and SIGKILL to the whole group follows when KillGrace
-// is over, whether or not the command itself has exited by then, so a shell's
-// background job that ignores SIGINT or SIGTERM dies too. Attempt returns
-// only when the group is empty or has been sent SIGKILL. When retrywise
-// itself is signalled (interrupt.FromContext) the grace is at most 500 ms,
-// also when the signal arrives during a timeout's grace, which it cuts
-// short; either way retrywise exits within a second.
+// An attempt is stopped when its bound comes near, or when retrywise is
+// signalled, or when ctx is cancelled; the signal goes to the whole group,
+// and SIGKILL to the whole group follows, whether or not the command itself
+// has exited by then, so a shell's background job that ignores SIGINT or
+// SIGTERM dies too. Attempt returns only when the group is empty or has
+// been sent SIGKILL.
+//
+// Every bound includes the kill grace. An attempt's bound is the nearer of
+// its Timeout and ctx's bound (clock.Remaining: --max-elapsed, a job's
+// timeout:); the group gets SIGTERM the grace before it and SIGKILL at it.
+// The grace is KillGrace (at most MaxKillGrace), shortened to half the
+// time from the attempt's start to the bound when it is longer: a 2 s
+// timeout with a 30 s grace sends SIGTERM at 1 s and SIGKILL at 2 s. An
+// attempt stopped for ctx's bound returns at that bound, when ctx has ended.
+//
+// A signal retrywise receives (interrupt.Received, or ctx cancelled with an
+// interrupt.Signal) is forwarded to the group at once, also during a grace
+// begun for a bound or a cancellation, which it cuts: SIGKILL follows within
+// cancelGrace (500 ms), so retrywise exits within a second. Every wait
+// (the bound, the grace, the group's checks) is on Options.Clock.
 //
 // An attempt that ends on its own (its command exited, nothing stopped it)
 // leaves its group alone: a process it started in the background on purpose
