@@ -26,7 +26,8 @@ import (
 
 // trapScript traps SIGTERM in the leader (saying so) and starts a background
 // job that ignores SIGTERM and SIGINT; both print their pids.
-const trapScript = `trap 'echo got TERM >&2' TERM; echo "leader $$" >&2; (trap '' TERM INT; exec sleep 67) & echo "bg $!" >&2; while :; do sleep 0.1; done`
+// The job says its pid once its own trap is set, so no signal comes before.
+const trapScript = `trap 'echo got TERM >&2' TERM; echo "leader $$" >&2; sh -c 'trap "" TERM INT; echo "bg $$" >&2; exec sleep 67' & while :; do sleep 0.1; done`
 
 // exitOf waits for cmd (at most limit, else kills it and fails) and returns its exit code.
 func exitOf(t *testing.T, cmd *exec.Cmd, stderr *syncBuffer, limit time.Duration) int {

@@ -28,7 +28,8 @@ const stuck = 30 * time.Second
 
 // trapScript's leader traps SIGTERM and SIGINT (saying which it got) and
 // starts a background job that ignores both; both print their pids.
-const trapScript = `trap 'echo got TERM >&2' TERM; trap 'echo got INT >&2' INT; echo "leader $$" >&2; (trap '' TERM INT; exec sleep 71) & echo "bg $!" >&2; while :; do sleep 0.05; done`
+// The job says its pid once its own trap is set, so no signal comes before.
+const trapScript = `trap 'echo got TERM >&2' TERM; trap 'echo got INT >&2' INT; echo "leader $$" >&2; sh -c 'trap "" TERM INT; echo "bg $$" >&2; exec sleep 71' & while :; do sleep 0.05; done`
 
 // events is a writer tests wait on for a line.
 type events struct {
