@@ -191,7 +191,7 @@ func TestProcsSignalDuringTimeoutGrace(t *testing.T) {
 // group all the same.
 func TestProcsSIGINTBackgroundJob(t *testing.T) {
 	t.Parallel()
-	cmd, stderr := startProcs(t, "", nil, "exec", "--", "sh", "-c", `sleep 40 & echo "bg $!" >&2; wait`)
+	cmd, stderr := startProcs(t, "", nil, "exec", "--kill-grace", "60s", "--", "sh", "-c", `sleep 40 & echo "bg $!" >&2; wait`)
 	bg := pidAfter(t, stderr, "bg")
 	if code := stopWithin(t, cmd, stderr, syscall.SIGINT, stopLimit); code != exitcode.Interrupted {
 		t.Errorf("exit %d, want %d:\n%s", code, exitcode.Interrupted, stderr.String())
@@ -204,7 +204,7 @@ func TestProcsSIGINTBackgroundJob(t *testing.T) {
 // shell that started it exited at once.
 func TestProcsSIGTERMJobIgnoresIt(t *testing.T) {
 	t.Parallel()
-	cmd, stderr := startProcs(t, "", nil, "exec", "--", "sh", "-c", `(trap '' TERM INT; exec sleep 41) & echo "bg $!" >&2; wait`)
+	cmd, stderr := startProcs(t, "", nil, "exec", "--kill-grace", "60s", "--", "sh", "-c", `(trap '' TERM INT; exec sleep 41) & echo "bg $!" >&2; wait`)
 	bg := pidAfter(t, stderr, "bg")
 	if code := stopWithin(t, cmd, stderr, syscall.SIGTERM, stopLimit); code != exitcode.Terminated {
 		t.Errorf("exit %d, want %d:\n%s", code, exitcode.Terminated, stderr.String())
@@ -236,7 +236,7 @@ func TestProcsTimeoutKillsGroup(t *testing.T) {
 // and is stopped the same way: its background job dies with retrywise.
 func TestProcsOnRetryHook(t *testing.T) {
 	t.Parallel()
-	cmd, stderr := startProcs(t, "", nil, "exec", "--schedule", "10ms", "--on-retry", `(trap '' TERM INT; exec sleep 43) & echo "hook $!" >&2; wait`, "--",
+	cmd, stderr := startProcs(t, "", nil, "exec", "--kill-grace", "60s", "--schedule", "10ms", "--on-retry", `(trap '' TERM INT; exec sleep 43) & echo "hook $!" >&2; wait`, "--",
 		"sh", "-c", "echo 'curl: (6) Could not resolve host: example.com' >&2; exit 6")
 	hook := pidAfter(t, stderr, "hook")
 	if code := stopWithin(t, cmd, stderr, syscall.SIGTERM, stopLimit); code != exitcode.Terminated {
