@@ -14,6 +14,7 @@ import (
 	"github.com/retrywise/retrywise/internal/execstep"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/interrupt"
 )
 
 const classifySynopsis = `Usage: retrywise classify [flags] < failure.txt
@@ -83,7 +84,16 @@ func parseClassify(f *factory, args []string) (*classifyOptions, int, bool) {
 // classification, masked; it exits 0 unless stdin cannot be read.
 func runClassify(ctx context.Context, opts *classifyOptions) int {
 	f := opts.f
-	text, total, err := readTail(f.stdin, classifyTail)
+	var text string
+	var total int64
+	err := interrupt.Do(ctx, func() error {
+		t, n, err := readTail(f.stdin, classifyTail)
+		text, total = t, n
+		return err
+	})
+	if ctx.Err() != nil {
+		return f.fail(exitForCause(ctx), "cancelled while reading stdin: "+context.Cause(ctx).Error())
+	}
 	if err != nil {
 		return f.fail(exitcode.Usage, "cannot read stdin: "+err.Error())
 	}
@@ -221,4 +231,19 @@ func toolList(except ...failure.Tool) string {
 		names = append(names, n)
 	}
 	return strings.Join(names, ", ")
+}
+
+// readStdin reads r to its end, or until ctx ends (retrywise was
+// signalled): then it returns ctx's cause at once, the read abandoned.
+func readStdin(ctx context.Context, r io.Reader) ([]byte, error) {
+	var b []byte
+	err := interrupt.Do(ctx, func() error {
+		var err error
+		b, err = io.ReadAll(r)
+		return err
+	})
+	if ctx.Err() != nil {
+		return nil, err
+	}
+	return b, err
 }

@@ -327,10 +327,11 @@ exit 128`
 }
 
 // TestBinarySIGTERMChildIgnoresIt: a child that ignores the forwarded SIGTERM
-// is killed, and retrywise still exits 143 within a second with its report.
+// is killed, and retrywise still exits 143 with its report: the signal cut
+// the 60 s --kill-grace (terminate allows 10 s).
 func TestBinarySIGTERMChildIgnoresIt(t *testing.T) {
 	bin := buildBinary(t)
-	cmd := exec.Command(bin, "exec", "--", "sh", "-c", "trap '' TERM; echo ready >&2; sleep 30")
+	cmd := exec.Command(bin, "exec", "--kill-grace", "60s", "--", "sh", "-c", "trap '' TERM; echo ready >&2; sleep 90")
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

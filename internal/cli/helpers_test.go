@@ -116,19 +116,25 @@ func waitFor(t *testing.T, b *syncBuffer, want string) {
 }
 
 // terminate sends SIGTERM to the running binary and fails the test unless it
-// exits 143 within a second (the promise of every retry loop) with its
-// report on stderr.
+// exits 143 with its report on stderr. The wall bound is generous (the
+// callers wait an hour or more when signalled): exit code and report are
+// the events; the grace's own timing is tested on the fake clock
+// (internal/execstep).
 func terminate(t *testing.T, cmd *exec.Cmd, stderr *syncBuffer) {
 	t.Helper()
-	sent := time.Now()
 	cmd.Process.Signal(syscall.SIGTERM)
-	err := cmd.Wait()
-	took := time.Since(sent)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-exited:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		<-exited
+		t.Fatalf("still running 10s after SIGTERM (killed):\n%s", stderr.String())
+	}
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitcode.Terminated {
 		t.Fatalf("exit = %v, want %d\n%s", err, exitcode.Terminated, stderr.String())
-	}
-	if took > time.Second {
-		t.Errorf("exit took %s after SIGTERM, want under 1s", took)
 	}
 	if !strings.Contains(stderr.String(), "cancelled") {
 		t.Errorf("no report on stderr:\n%s", stderr.String())

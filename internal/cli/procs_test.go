@@ -130,23 +130,27 @@ func waitGone(t *testing.T, deadline time.Time, what string, pids ...int) {
 	}
 }
 
-// stopWithin sends sig to the running binary and returns its exit code and
-// how long it took to exit; a binary still running after limit is killed
-// and fails the test.
-func stopWithin(t *testing.T, cmd *exec.Cmd, stderr *syncBuffer, sig syscall.Signal, limit time.Duration) (int, time.Duration) {
+// stopLimit bounds how long retrywise may take to exit after a signal in
+// these tests: generous, so a loaded machine does not fail them; the
+// promise of a kill within 500 ms is tested on the fake clock in
+// internal/execstep, and here the events are: the exit code, the report
+// and the empty group.
+const stopLimit = 10 * time.Second
+
+// stopWithin sends sig to the running binary and returns its exit code; a
+// binary still running after limit is killed and fails the test.
+func stopWithin(t *testing.T, cmd *exec.Cmd, stderr *syncBuffer, sig syscall.Signal, limit time.Duration) int {
 	t.Helper()
-	sent := time.Now()
 	cmd.Process.Signal(sig)
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	select {
 	case err := <-exited:
-		took := time.Since(sent)
 		var ee *exec.ExitError
 		if err == nil {
-			return 0, took
+			return 0
 		} else if errors.As(err, &ee) {
-			return ee.ExitCode(), took
+			return ee.ExitCode()
 		}
 		t.Fatalf("wait: %v", err)
 	case <-time.After(limit):
@@ -154,27 +158,26 @@ func stopWithin(t *testing.T, cmd *exec.Cmd, stderr *syncBuffer, sig syscall.Sig
 		<-exited
 		t.Fatalf("still running %s after %v (killed):\n%s", limit, sig, stderr.String())
 	}
-	return 0, 0
+	return 0
 }
 
-// TestProcsSignalDuringTimeoutGrace: the attempt's --timeout fired and its
-// child, which traps SIGTERM, is in its 20 s --kill-grace when retrywise is
-// terminated: retrywise forwards the signal, kills the group within 500 ms,
-// exits 143 within a second and writes its report.
+// TestProcsSignalDuringTimeoutGrace: the attempt's --timeout is near and
+// its child, which traps SIGTERM, is in its grace (20 s, shortened to 2 s to
+// fit in the 4 s timeout) when retrywise is terminated: retrywise exits
+// 143, nothing of the group survives and the report is written.
 func TestProcsSignalDuringTimeoutGrace(t *testing.T) {
 	t.Parallel()
 	rep := filepath.Join(t.TempDir(), "r.json")
-	cmd, stderr := startProcs(t, "", nil, "exec", "--timeout", "1s", "--kill-grace", "20s", "--report", rep, "--",
+	cmd, stderr := startProcs(t, "", nil, "exec", "--timeout", "4s", "--kill-grace", "20s", "--report", rep, "--",
 		"sh", "-c", `trap 'echo got TERM >&2' TERM; echo "leader $$" >&2; (trap '' TERM INT; exec sleep 61) & echo "bg $!" >&2; while :; do sleep 0.1; done`)
 	leader := pidAfter(t, stderr, "leader")
 	bg := pidAfter(t, stderr, "bg")
 	t.Cleanup(func() { syscall.Kill(-leader, syscall.SIGKILL) })
 	waitFor(t, stderr, "got TERM") // the timeout fired: the grace has begun
-	code, took := stopWithin(t, cmd, stderr, syscall.SIGTERM, 5*time.Second)
-	if code != exitcode.Terminated || took > time.Second {
-		t.Errorf("exit %d after %s, want %d within 1s:\n%s", code, took, exitcode.Terminated, stderr.String())
+	if code := stopWithin(t, cmd, stderr, syscall.SIGTERM, stopLimit); code != exitcode.Terminated {
+		t.Errorf("exit %d, want %d:\n%s", code, exitcode.Terminated, stderr.String())
 	}
-	waitGone(t, time.Now().Add(200*time.Millisecond), "after retrywise exited", leader, bg)
+	waitGone(t, time.Now().Add(stopLimit), "after retrywise exited", leader, bg)
 	if left := groupMembers(leader); len(left) > 0 {
 		t.Errorf("group %d still has %v", leader, left)
 	}
@@ -188,14 +191,12 @@ func TestProcsSignalDuringTimeoutGrace(t *testing.T) {
 // group all the same.
 func TestProcsSIGINTBackgroundJob(t *testing.T) {
 	t.Parallel()
-	cmd, stderr := startProcs(t, "", nil, "exec", "--", "sh", "-c", `sleep 40 & echo "bg $!" >&2; wait`)
+	cmd, stderr := startProcs(t, "", nil, "exec", "--kill-grace", "60s", "--", "sh", "-c", `sleep 40 & echo "bg $!" >&2; wait`)
 	bg := pidAfter(t, stderr, "bg")
-	sent := time.Now()
-	code, took := stopWithin(t, cmd, stderr, syscall.SIGINT, 5*time.Second)
-	if code != exitcode.Interrupted || took > time.Second {
-		t.Errorf("exit %d after %s, want %d within 1s:\n%s", code, took, exitcode.Interrupted, stderr.String())
+	if code := stopWithin(t, cmd, stderr, syscall.SIGINT, stopLimit); code != exitcode.Interrupted {
+		t.Errorf("exit %d, want %d:\n%s", code, exitcode.Interrupted, stderr.String())
 	}
-	waitGone(t, sent.Add(time.Second), "a second after SIGINT", bg)
+	waitGone(t, time.Now().Add(stopLimit), "after SIGINT", bg)
 }
 
 // TestProcsSIGTERMJobIgnoresIt: a background job that ignores SIGTERM and
@@ -203,26 +204,28 @@ func TestProcsSIGINTBackgroundJob(t *testing.T) {
 // shell that started it exited at once.
 func TestProcsSIGTERMJobIgnoresIt(t *testing.T) {
 	t.Parallel()
-	cmd, stderr := startProcs(t, "", nil, "exec", "--", "sh", "-c", `(trap '' TERM INT; exec sleep 41) & echo "bg $!" >&2; wait`)
+	cmd, stderr := startProcs(t, "", nil, "exec", "--kill-grace", "60s", "--", "sh", "-c", `(trap '' TERM INT; exec sleep 41) & echo "bg $!" >&2; wait`)
 	bg := pidAfter(t, stderr, "bg")
-	sent := time.Now()
-	code, took := stopWithin(t, cmd, stderr, syscall.SIGTERM, 5*time.Second)
-	if code != exitcode.Terminated || took > time.Second {
-		t.Errorf("exit %d after %s, want %d within 1s:\n%s", code, took, exitcode.Terminated, stderr.String())
+	if code := stopWithin(t, cmd, stderr, syscall.SIGTERM, stopLimit); code != exitcode.Terminated {
+		t.Errorf("exit %d, want %d:\n%s", code, exitcode.Terminated, stderr.String())
 	}
-	waitGone(t, sent.Add(time.Second), "a second after SIGTERM", bg)
+	waitGone(t, time.Now().Add(stopLimit), "after SIGTERM", bg)
 }
 
 // TestProcsTimeoutKillsGroup: an attempt stopped by --timeout has its whole
-// group killed after --kill-grace, before the failure is reported and the
-// retry waited for, even though the shell obeyed SIGTERM at once.
+// group killed at the timeout (--kill-grace inside it), before the retry is
+// waited for, even though the shell obeyed SIGTERM at once.
 func TestProcsTimeoutKillsGroup(t *testing.T) {
 	t.Parallel()
 	cmd, stderr := startProcs(t, "", nil, "exec", "--timeout", "500ms", "--kill-grace", "1s", "--schedule", "1h", "--jitter", "0", "--max-elapsed", "2h", "--",
 		"sh", "-c", `(trap '' TERM INT; exec sleep 42) & echo "bg $!" >&2; wait`)
 	bg := pidAfter(t, stderr, "bg")
 	waitFor(t, stderr, "retrying in 1h0m0s")
-	waitGone(t, time.Now().Add(100*time.Millisecond), "when the timed-out attempt was reported", bg)
+	// Only SIGKILL ends the job (it ignores SIGTERM and sleeps 42 s) and
+	// retrywise now waits an hour: the job dying at all is the kill's
+	// event. That the kill precedes the report is execstep's
+	// TestBoundIncludesGrace, on the fake clock.
+	waitGone(t, time.Now().Add(stopLimit), "after the timed-out attempt was reported", bg)
 	if !strings.Contains(stderr.String(), "timed out") && !strings.Contains(stderr.String(), "timeout") {
 		t.Errorf("the attempt was not reported as timed out:\n%s", stderr.String())
 	}
@@ -233,15 +236,13 @@ func TestProcsTimeoutKillsGroup(t *testing.T) {
 // and is stopped the same way: its background job dies with retrywise.
 func TestProcsOnRetryHook(t *testing.T) {
 	t.Parallel()
-	cmd, stderr := startProcs(t, "", nil, "exec", "--schedule", "10ms", "--on-retry", `(trap '' TERM INT; exec sleep 43) & echo "hook $!" >&2; wait`, "--",
+	cmd, stderr := startProcs(t, "", nil, "exec", "--kill-grace", "60s", "--schedule", "10ms", "--on-retry", `(trap '' TERM INT; exec sleep 43) & echo "hook $!" >&2; wait`, "--",
 		"sh", "-c", "echo 'curl: (6) Could not resolve host: example.com' >&2; exit 6")
 	hook := pidAfter(t, stderr, "hook")
-	sent := time.Now()
-	code, took := stopWithin(t, cmd, stderr, syscall.SIGTERM, 5*time.Second)
-	if code != exitcode.Terminated || took > time.Second {
-		t.Errorf("exit %d after %s, want %d within 1s:\n%s", code, took, exitcode.Terminated, stderr.String())
+	if code := stopWithin(t, cmd, stderr, syscall.SIGTERM, stopLimit); code != exitcode.Terminated {
+		t.Errorf("exit %d, want %d:\n%s", code, exitcode.Terminated, stderr.String())
 	}
-	waitGone(t, sent.Add(time.Second), "a second after SIGTERM", hook)
+	waitGone(t, time.Now().Add(stopLimit), "after SIGTERM", hook)
 }
 
 // TestProcsPushHook: git push runs through execstep in a group of its own,
@@ -256,10 +257,8 @@ func TestProcsPushHook(t *testing.T) {
 	}
 	cmd, stderr := startProcs(t, fx.work, fx.env, "push", "--", "origin", "main")
 	pid := pidAfter(t, stderr, "hook")
-	sent := time.Now()
-	code, took := stopWithin(t, cmd, stderr, syscall.SIGTERM, 5*time.Second)
-	if code != exitcode.Terminated || took > time.Second {
-		t.Errorf("exit %d after %s, want %d within 1s:\n%s", code, took, exitcode.Terminated, stderr.String())
+	if code := stopWithin(t, cmd, stderr, syscall.SIGTERM, stopLimit); code != exitcode.Terminated {
+		t.Errorf("exit %d, want %d:\n%s", code, exitcode.Terminated, stderr.String())
 	}
-	waitGone(t, sent.Add(time.Second), "a second after SIGTERM", pid)
+	waitGone(t, time.Now().Add(stopLimit), "after SIGTERM", pid)
 }

@@ -181,7 +181,13 @@ type afterFuncer interface {
 // context.Canceled, not context.DeadlineExceeded, and it reports no Deadline
 // (a Fake's time means nothing to the network); read the reason with
 // context.Cause. Calling the CancelFunc releases the timer and cancels the copy.
+//
+// The copy carries its bound for Remaining: a step that must end its work
+// by the bound (a kill grace inside it) reads from there how long it has.
 func WithTimeout(ctx context.Context, clk Clock, d time.Duration, cause error) (context.Context, context.CancelFunc) {
+	if prev, ok := Remaining(ctx); !ok || d < prev {
+		ctx = context.WithValue(ctx, boundKey{}, bound{at: clk.Now().Add(d), clk: clk})
+	}
 	cctx, cancel := context.WithCancelCause(ctx)
 	if d <= 0 {
 		cancel(cause)
@@ -201,4 +207,23 @@ func WithTimeout(ctx context.Context, clk Clock, d time.Duration, cause error) (
 		}
 	}()
 	return cctx, func() { cancel(nil) }
+}
+
+type boundKey struct{}
+
+// bound is a WithTimeout's bound on the clock that set it.
+type bound struct {
+	at  time.Time
+	clk Clock
+}
+
+// Remaining returns how long is left until the earliest bound of the
+// WithTimeout contexts ctx derives from, measured on the clock that set it
+// (0 once it has passed); ok is false when there is none.
+func Remaining(ctx context.Context) (d time.Duration, ok bool) {
+	b, ok := ctx.Value(boundKey{}).(bound)
+	if !ok {
+		return 0, false
+	}
+	return max(b.at.Sub(b.clk.Now()), 0), true
 }

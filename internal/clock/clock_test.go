@@ -149,3 +149,32 @@ func TestWithTimeoutOtherClock(t *testing.T) {
 		t.Errorf("cause %v, want %v", context.Cause(ctx), errBound)
 	}
 }
+
+// TestRemaining: WithTimeout contexts carry their bound on their clock,
+// the earliest of nested ones.
+func TestRemaining(t *testing.T) {
+	clk := NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), false)
+	if _, ok := Remaining(context.Background()); ok {
+		t.Fatal("a bound without WithTimeout")
+	}
+	outer, c1 := WithTimeout(context.Background(), clk, time.Minute, nil)
+	defer c1()
+	inner, c2 := WithTimeout(outer, clk, time.Hour, nil)
+	defer c2()
+	if d, ok := Remaining(inner); !ok || d != time.Minute {
+		t.Errorf("Remaining = %v, %v; want the outer minute", d, ok)
+	}
+	clk.Advance(10 * time.Second)
+	if d, _ := Remaining(inner); d != 50*time.Second {
+		t.Errorf("Remaining = %v, want 50s", d)
+	}
+	inner2, c3 := WithTimeout(outer, clk, time.Second, nil)
+	defer c3()
+	if d, _ := Remaining(inner2); d != time.Second {
+		t.Errorf("Remaining = %v, want 1s", d)
+	}
+	clk.Advance(time.Hour)
+	if d, _ := Remaining(inner2); d != 0 {
+		t.Errorf("Remaining = %v after the bound, want 0", d)
+	}
+}

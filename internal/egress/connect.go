@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/failure"
 )
 
@@ -43,8 +44,17 @@ func (e *ConnectError) Error() string {
 // runs first) so that a CONNECT answered with anything but 200 fails the request
 // with a *failure.Failure classified from the proxy's answer — the same
 // report as a probe ("dev.to:443 is not on the egress allowlist of proxy ...") —
-// whose Err is a *ConnectError. failure.FromError returns it as it is.
-func CaptureConnect(t *http.Transport) {
+// whose Err is a *ConnectError. failure.FromError returns it as it is. The
+// wait for a refusal's body is on the wall clock: see CaptureConnectClock.
+func CaptureConnect(t *http.Transport) { CaptureConnectClock(t, nil) }
+
+// CaptureConnectClock is CaptureConnect with the wait for a refusal's body
+// (at most connectBodyWait) on clk; nil means clock.Real. The wait also ends
+// when the request's context does.
+func CaptureConnectClock(t *http.Transport, clk clock.Clock) {
+	if clk == nil {
+		clk = clock.Real{}
+	}
 	prev := t.OnProxyConnectResponse
 	t.OnProxyConnectResponse = func(ctx context.Context, proxyURL *url.URL, req *http.Request, resp *http.Response) error {
 		if prev != nil {
@@ -55,7 +65,7 @@ func CaptureConnect(t *http.Transport) {
 		if resp.StatusCode == http.StatusOK {
 			return nil
 		}
-		return ConnectFailure(proxyURL, req.Host, resp)
+		return connectFailure(ctx, clk, proxyURL, req.Host, resp)
 	}
 }
 
@@ -63,9 +73,14 @@ func CaptureConnect(t *http.Transport) {
 // (host:port) sent through proxyURL; it reads at most MaxBody of the answer's
 // body, waiting at most a second for it.
 func ConnectFailure(proxyURL *url.URL, target string, resp *http.Response) *failure.Failure {
+	return connectFailure(context.Background(), clock.Real{}, proxyURL, target, resp)
+}
+
+// connectFailure is ConnectFailure with the body's wait on clk, cut short when ctx ends.
+func connectFailure(ctx context.Context, clk clock.Clock, proxyURL *url.URL, target string, resp *http.Response) *failure.Failure {
 	a := failure.ProxyAnswer{Method: http.MethodConnect, Status: resp.StatusCode, Reason: reasonPhrase(resp.Status), Header: resp.Header}
 	if resp.Body != nil {
-		a.Body = readBounded(resp.Body, connectBodyWait)
+		a.Body = readBounded(ctx, clk, resp.Body, connectBodyWait)
 	}
 	proxy := &Proxy{URL: proxyURL, Addr: proxyAddr(proxyURL)}
 	ce := &ConnectError{Proxy: proxy.Addr, Target: target, Answer: a}
@@ -88,21 +103,24 @@ func ConnectFailure(proxyURL *url.URL, target string, resp *http.Response) *fail
 	return f
 }
 
-// readBounded reads at most MaxBody from r, giving up after wait; what arrived is kept.
-func readBounded(r io.Reader, wait time.Duration) []byte {
+// readBounded reads at most MaxBody from r, giving up after wait on clk or
+// when ctx ends; what arrived is kept only when the read ended.
+func readBounded(ctx context.Context, clk clock.Clock, r io.Reader, wait time.Duration) []byte {
 	type result struct{ b []byte }
 	ch := make(chan result, 1)
 	go func() {
 		b, _ := io.ReadAll(io.LimitReader(r, MaxBody))
 		ch <- result{b}
 	}()
-	t := time.NewTimer(wait)
+	t := clk.NewTimer(wait)
 	defer t.Stop()
 	select {
 	case res := <-ch:
 		return res.b
-	case <-t.C:
+	case <-t.C():
 		return nil // the transport closes the connection, which ends the read
+	case <-ctx.Done():
+		return nil
 	}
 }
 

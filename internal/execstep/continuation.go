@@ -143,7 +143,7 @@ func (s *Step) BeforeRetry(ctx context.Context, n int) error {
 	}
 	hook, err := New(Options{
 		Args: []string{"sh", "-c", s.opts.OnRetry}, Env: s.opts.Env, Dir: s.opts.Dir,
-		Stdout: s.opts.Stderr, Stderr: s.opts.Stderr, Timeout: s.opts.Timeout, KillGrace: s.opts.KillGrace, Tool: failure.ToolExec,
+		Stdout: s.opts.Stderr, Stderr: s.opts.Stderr, Timeout: s.opts.Timeout, KillGrace: s.opts.KillGrace, Clock: s.opts.Clock, Tool: failure.ToolExec,
 	})
 	if err != nil {
 		return fmt.Errorf("--on-retry cannot run: %w", err)

@@ -28,7 +28,7 @@ type Result struct {
 type ClassifyFunc func(ctx context.Context, r Result) error
 
 // result describes the finished process for Options.Classify.
-func (s *Step) result(attemptCtx context.Context, ws syscall.WaitStatus, sent syscall.Signal, verdict error) Result {
+func (s *Step) result(ws syscall.WaitStatus, st stopped, verdict error) Result {
 	r := Result{ExitCode: failure.NoExitCode, Output: s.lastOutput, Err: verdict}
 	switch {
 	case ws.Exited():
@@ -36,6 +36,6 @@ func (s *Step) result(attemptCtx context.Context, ws syscall.WaitStatus, sent sy
 	case ws.Signaled():
 		r.Signal = ws.Signal()
 	}
-	r.TimedOut = sent != 0 && attemptCtx.Err() == context.DeadlineExceeded
+	r.TimedOut = st.timedOut
 	return r
 }

@@ -5,15 +5,26 @@
 // # Processes
 //
 // Every attempt runs in a process group of its own, led by the command.
-// An attempt is stopped when its Timeout is reached (SIGTERM) or when ctx is
-// cancelled (the signal retrywise received, else SIGTERM): the signal goes
-// to the whole group, and SIGKILL to the whole group follows when KillGrace
-// is over, whether or not the command itself has exited by then, so a shell's
-// background job that ignores SIGINT or SIGTERM dies too. Attempt returns
-// only when the group is empty or has been sent SIGKILL. When retrywise
-// itself is signalled (interrupt.FromContext) the grace is at most 500 ms,
-// also when the signal arrives during a timeout's grace, which it cuts
-// short; either way retrywise exits within a second.
+// An attempt is stopped when its bound comes near, or when retrywise is
+// signalled, or when ctx is cancelled; the signal goes to the whole group,
+// and SIGKILL to the whole group follows, whether or not the command itself
+// has exited by then, so a shell's background job that ignores SIGINT or
+// SIGTERM dies too. Attempt returns only when the group is empty or has
+// been sent SIGKILL.
+//
+// Every bound includes the kill grace. An attempt's bound is the nearer of
+// its Timeout and ctx's bound (clock.Remaining: --max-elapsed, a job's
+// timeout:); the group gets SIGTERM the grace before it and SIGKILL at it.
+// The grace is KillGrace (at most MaxKillGrace), shortened to half the
+// time from the attempt's start to the bound when it is longer: a 2 s
+// timeout with a 30 s grace sends SIGTERM at 1 s and SIGKILL at 2 s. An
+// attempt stopped for ctx's bound returns at that bound, when ctx has ended.
+//
+// A signal retrywise receives (interrupt.Received, or ctx cancelled with an
+// interrupt.Signal) is forwarded to the group at once, also during a grace
+// begun for a bound or a cancellation, which it cuts: SIGKILL follows within
+// cancelGrace (500 ms), so retrywise exits within a second. Every wait
+// (the bound, the grace, the group's checks) is on Options.Clock.
 //
 // An attempt that ends on its own (its command exited, nothing stopped it)
 // leaves its group alone: a process it started in the background on purpose
@@ -75,6 +86,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/interrupt"
 )
@@ -83,6 +95,9 @@ import (
 const (
 	// DefaultKillGrace is how long a child has between SIGTERM and SIGKILL.
 	DefaultKillGrace = 10 * time.Second
+	// MaxKillGrace is the longest kill grace (--kill-grace) allowed: a grace
+	// is a wait retrywise may have to sit through when its own bound comes.
+	MaxKillGrace = 5 * time.Minute
 	// DefaultMaxStdin is the most standard input kept for replay on retries (8 MiB).
 	DefaultMaxStdin = 8 << 20
 	// TailSize is how much of the child's output is kept for classification (64 KiB).
@@ -109,8 +124,13 @@ type Options struct {
 	Stdout, Stderr io.Writer
 	// Timeout bounds each attempt; 0 means none.
 	Timeout time.Duration
-	// KillGrace is the wait between SIGTERM and SIGKILL to the group; 0 means DefaultKillGrace.
+	// KillGrace is the wait between SIGTERM and SIGKILL to the group; 0 means
+	// DefaultKillGrace, more than MaxKillGrace is an error (CheckKillGrace).
+	// A bound's grace fits inside it: see stopPlan.
 	KillGrace time.Duration
+	// Clock times the stops (the Timeout, the kill grace, the group's
+	// checks); nil means clock.Real.
+	Clock clock.Clock
 	// Tool says whose output this is for the recognisers; "" means auto.
 	Tool failure.Tool
 	// Rules are the user's --retry-on/--stop-on rules.
@@ -191,6 +211,12 @@ func New(opts Options) (*Step, error) {
 	if opts.KillGrace <= 0 {
 		opts.KillGrace = DefaultKillGrace
 	}
+	if err := CheckKillGrace(opts.KillGrace); err != nil {
+		return nil, err
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
 	switch opts.StdoutMode {
 	case "":
 		opts.StdoutMode = StdoutLive
@@ -224,6 +250,31 @@ func New(opts Options) (*Step, error) {
 		s.stdin = newReplay(opts.Stdin, opts.MaxStdin)
 	}
 	return s, nil
+}
+
+// CheckKillGrace returns an error naming --kill-grace when d is negative or
+// above MaxKillGrace; every place a kill grace is read from a flag or a job
+// file calls it.
+func CheckKillGrace(d time.Duration) error {
+	switch {
+	case d < 0:
+		return fmt.Errorf("--kill-grace %s must not be negative", d)
+	case d > MaxKillGrace:
+		return fmt.Errorf("--kill-grace %s is above its cap of %s: a grace is a wait retrywise may have to sit through, and every bound (--timeout, --max-elapsed, a job's timeout:) includes it", d, shortDur(MaxKillGrace))
+	}
+	return nil
+}
+
+// shortDur writes d without zero units: 5m, not 5m0s.
+func shortDur(d time.Duration) string {
+	s := d.String()
+	if len(s) > 4 && s[len(s)-4:] == "m0s" {
+		s = s[:len(s)-2]
+	}
+	if len(s) > 4 && s[len(s)-4:] == "h0m" {
+		s = s[:len(s)-2]
+	}
+	return s
 }
 
 // isTerminal reports whether r is a character device (a terminal or /dev/null),
@@ -406,23 +457,19 @@ func (s *Step) run(ctx context.Context, n int, env []string) error {
 		}()
 	}
 
-	attemptCtx := ctx
-	var cancel context.CancelFunc = func() {}
-	if s.opts.Timeout > 0 {
-		attemptCtx, cancel = context.WithTimeout(ctx, s.opts.Timeout)
-	}
-	defer cancel()
-
+	stop := s.plan(ctx)
 	waited := make(chan struct{})
-	killed := make(chan syscall.Signal, 1)
-	watched := make(chan struct{})
-	go func() {
-		s.watch(ctx, attemptCtx, cmd.Process.Pid, waited, killed)
-		close(watched)
-	}()
+	watched := make(chan stopped, 1)
+	go func() { watched <- s.watch(ctx, stop, cmd.Process.Pid, waited) }()
 	werr := cmd.Wait()
 	close(waited)
-	<-watched
+	st := <-watched
+	if st.outer {
+		// An outer bound (--max-elapsed, a job's timeout:) is reached at
+		// stop.hard: the caller learns it from ctx, as it did before the grace
+		// was taken inside the bound; the group is dead by then.
+		s.waitBound(ctx, stop.hard)
+	}
 	if feed != nil {
 		feed.close()
 	}
@@ -432,12 +479,7 @@ func (s *Step) run(ctx context.Context, n int, env []string) error {
 		s.lastExit = cmd.ProcessState.ExitCode()
 	}
 
-	var sent syscall.Signal
-	select {
-	case sent = <-killed:
-	default:
-	}
-	verdict := s.classify(ctx, attemptCtx, cmd.ProcessState, werr, sent)
+	verdict := s.classify(cmd.ProcessState, werr, st)
 	if sp != nil && sp.overflowed {
 		verdict = failure.StdoutTooLarge(s.opts.Args[0], s.opts.StdoutMax)
 	} else if sp != nil && sp.err != nil {
@@ -445,40 +487,106 @@ func (s *Step) run(ctx context.Context, n int, env []string) error {
 	}
 	if s.opts.Classify != nil && cmd.ProcessState != nil {
 		ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
-		return s.opts.Classify(ctx, s.result(attemptCtx, ws, sent, verdict))
+		return s.opts.Classify(ctx, s.result(ws, st, verdict))
 	}
 	return verdict
 }
 
-// watch stops the attempt's process group pgid when attemptCtx ends (a
-// timeout, or ctx cancelled) and returns once the group is dealt with; it
-// returns at once when the attempt ended on its own (waited closed first).
+// stopPlan is when an attempt is stopped if nothing else stops it first.
+type stopPlan struct {
+	// hard is when the group is killed at the latest, on the Step's clock:
+	// the nearer of the attempt's Timeout and ctx's bound (clock.Remaining);
+	// zero when neither is set.
+	hard time.Time
+	// grace is the kill grace that fits before hard: KillGrace, at most half
+	// the time from the attempt's start to hard.
+	grace time.Duration
+	// outer is true when hard is ctx's bound rather than the Timeout.
+	outer bool
+}
+
+// plan works out the attempt's stop plan as it starts.
+func (s *Step) plan(ctx context.Context) stopPlan {
+	now := s.opts.Clock.Now()
+	var p stopPlan
+	if s.opts.Timeout > 0 {
+		p.hard = now.Add(s.opts.Timeout)
+	}
+	if d, ok := clock.Remaining(ctx); ok && (p.hard.IsZero() || now.Add(d).Before(p.hard)) {
+		p.hard, p.outer = now.Add(d), true
+	}
+	if !p.hard.IsZero() {
+		p.grace = min(s.opts.KillGrace, p.hard.Sub(now)/2)
+	}
+	return p
+}
+
+// stopped is how watch stopped an attempt.
+type stopped struct {
+	// sent is the first signal sent to the group; 0 when nothing stopped it.
+	sent syscall.Signal
+	// timedOut is true when the Timeout stopped it.
+	timedOut bool
+	// outer is true when ctx's bound stopped it.
+	outer bool
+}
+
+// watch stops the attempt's process group pgid when its bound comes near,
+// when retrywise is signalled or when ctx is cancelled, and returns once the
+// group is dealt with; it returns at once when the attempt ended on its own
+// (waited closed first). Every wait is on the Step's clock.
 //
-// A stopped attempt's group gets the signal that cancelled the run (SIGTERM
-// on a timeout or a cancellation without a signal), then SIGKILL when the
-// grace is over, whether or not the direct child has exited by then: a
-// background job that ignores the signal dies with the rest. The grace ends
-// early when the group is empty. When retrywise itself is signalled during
-// a timeout's grace, that signal is forwarded too and the grace is cut to
-// cancelGrace from then, so the process still exits within a second.
-func (s *Step) watch(ctx, attemptCtx context.Context, pgid int, waited <-chan struct{}, killed chan<- syscall.Signal) {
+// A bound (p.hard) is kept with the grace inside it: SIGTERM p.grace before
+// it, SIGKILL at it. A signal retrywise receives (interrupt.Received, or a
+// ctx cancelled with an interrupt.Signal) is forwarded to the group at once,
+// also during a grace begun for another reason, and SIGKILL follows within
+// cancelGrace. Any other cancellation of ctx sends SIGTERM, and SIGKILL
+// after KillGrace or at the bound, whichever is first. The grace ends early
+// when the group is empty.
+func (s *Step) watch(ctx context.Context, p stopPlan, pgid int, waited <-chan struct{}) stopped {
+	clk := s.opts.Clock
+	signalled, sigOf := interrupt.Received(ctx)
+	var term <-chan time.Time
+	if !p.hard.IsZero() {
+		t := clk.NewTimer(p.hard.Add(-p.grace).Sub(clk.Now()))
+		defer t.Stop()
+		term = t.C()
+	}
+	var st stopped
+	var killAt time.Time
+	forwarded := false
+	done := ctx.Done()
 	select {
 	case <-waited:
-		return
-	case <-attemptCtx.Done():
+		return st
+	case <-term:
+		st.sent, st.outer, st.timedOut = syscall.SIGTERM, p.outer, !p.outer
+		killAt = p.hard
+	case <-signalled:
+		st.sent, forwarded = sigOf(), true
+		killAt = clk.Now().Add(min(s.opts.KillGrace, cancelGrace))
+	case <-done:
+		done = nil
+		now := clk.Now()
+		if fwd, ok := interrupt.FromContext(ctx); ok {
+			st.sent, forwarded = fwd, true
+			killAt = now.Add(min(s.opts.KillGrace, cancelGrace))
+			break
+		}
+		st.sent, killAt = syscall.SIGTERM, now.Add(s.opts.KillGrace)
+		if !p.hard.IsZero() && p.hard.Before(killAt) {
+			killAt = p.hard
+		}
 	}
-	sig, grace := syscall.SIGTERM, s.opts.KillGrace
-	parent := ctx.Done()
-	if fwd, ok := interrupt.FromContext(attemptCtx); ok {
-		// retrywise itself is stopping: forward the signal, and keep the promise
-		// to exit within a second even if the child ignores it.
-		sig, grace, parent = fwd, min(grace, cancelGrace), nil
-	}
-	killed <- sig
-	syscall.Kill(-pgid, sig)
-	deadline := time.Now().Add(grace)
-	t := time.NewTimer(grace)
-	defer t.Stop()
+	syscall.Kill(-pgid, st.sent)
+	kill := clk.NewTimer(killAt.Sub(clk.Now()))
+	var pollT clock.Timer
+	defer func() {
+		kill.Stop()
+		if pollT != nil {
+			pollT.Stop()
+		}
+	}()
 	var poll <-chan time.Time
 	for {
 		select {
@@ -486,28 +594,59 @@ func (s *Step) watch(ctx, attemptCtx context.Context, pgid int, waited <-chan st
 			// The direct child is gone; its group may live on without it.
 			waited = nil
 			if !groupAlive(pgid) {
-				return
+				return st
 			}
-			tick := time.NewTicker(groupPoll)
-			defer tick.Stop()
-			poll = tick.C
+			pollT = clk.NewTimer(groupPoll)
+			poll = pollT.C()
 		case <-poll:
 			if !groupAlive(pgid) {
-				return
+				return st
 			}
-		case <-parent:
-			parent = nil
-			if fwd, ok := interrupt.FromContext(ctx); ok {
-				syscall.Kill(-pgid, fwd)
-				if cut := time.Now().Add(cancelGrace); cut.Before(deadline) {
-					deadline = cut
-					t.Reset(cancelGrace)
-				}
+			pollT = clk.NewTimer(groupPoll)
+			poll = pollT.C()
+		case <-signalled:
+			signalled = nil
+			if !forwarded {
+				forwarded = true
+				killAt = s.cut(pgid, sigOf(), killAt, &kill)
 			}
-		case <-t.C:
+		case <-done:
+			done = nil
+			if fwd, ok := interrupt.FromContext(ctx); ok && !forwarded {
+				forwarded = true
+				killAt = s.cut(pgid, fwd, killAt, &kill)
+			}
+		case <-kill.C():
 			syscall.Kill(-pgid, syscall.SIGKILL)
-			return
+			return st
 		}
+	}
+}
+
+// cut forwards retrywise's signal sig to the group pgid during a grace and
+// brings its end (killAt, timed by kill) to within cancelGrace from now.
+func (s *Step) cut(pgid int, sig syscall.Signal, killAt time.Time, kill *clock.Timer) time.Time {
+	syscall.Kill(-pgid, sig)
+	clk := s.opts.Clock
+	if at := clk.Now().Add(cancelGrace); at.Before(killAt) {
+		(*kill).Stop()
+		*kill = clk.NewTimer(cancelGrace)
+		return at
+	}
+	return killAt
+}
+
+// waitBound waits, after an attempt stopped for ctx's bound, until ctx ends
+// or the bound (hard, on the Step's clock) has passed.
+func (s *Step) waitBound(ctx context.Context, hard time.Time) {
+	if ctx.Err() != nil {
+		return
+	}
+	t := s.opts.Clock.NewTimer(hard.Sub(s.opts.Clock.Now()))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C():
 	}
 }
 
@@ -518,7 +657,7 @@ func groupAlive(pgid int) bool {
 }
 
 // classify hands how the process ended to failure.FromProcess.
-func (s *Step) classify(ctx, attemptCtx context.Context, ps *os.ProcessState, werr error, sent syscall.Signal) error {
+func (s *Step) classify(ps *os.ProcessState, werr error, st stopped) error {
 	name := s.opts.Args[0]
 	if ps == nil {
 		return failure.NotRun(name, werr)
@@ -530,7 +669,7 @@ func (s *Step) classify(ctx, attemptCtx context.Context, ps *os.ProcessState, we
 	}
 	p := failure.Process{
 		Name: name, Tool: s.opts.Tool, Text: s.lastOutput, ExitCode: failure.NoExitCode, Rules: s.opts.Rules,
-		TimedOut: sent != 0 && ctx.Err() == nil && attemptCtx.Err() == context.DeadlineExceeded, Timeout: s.opts.Timeout,
+		TimedOut: st.timedOut, Timeout: s.opts.Timeout,
 	}
 	switch {
 	case ws.Exited():

@@ -72,3 +72,81 @@ func TestStopReleases(t *testing.T) {
 		t.Fatalf("helper ended with %v, want killed by SIGTERM (the default action)\n%s", err, out)
 	}
 }
+
+// TestReceivedThroughCancelledContexts: a context derived from the signal's
+// context, then cancelled for another reason (a timeout), still hears the
+// signal through Received; deliver(0) cancels without announcing one.
+func TestReceivedThroughCancelledContexts(t *testing.T) {
+	ctx, deliver := WithSignal(context.Background())
+	timed, cancel := context.WithCancelCause(ctx)
+	cancel(errors.New("timeout"))
+	got, sig := Received(timed)
+	select {
+	case <-got:
+		t.Fatal("announced before any signal")
+	default:
+	}
+	deliver(syscall.SIGTERM)
+	deliver(syscall.SIGINT) // only the first counts
+	<-got
+	if sig() != syscall.SIGTERM {
+		t.Errorf("signal %v, want SIGTERM", sig())
+	}
+	if s, ok := FromContext(ctx); !ok || s != syscall.SIGTERM {
+		t.Errorf("FromContext = %v, %v", s, ok)
+	}
+
+	ctx, deliver = WithSignal(context.Background())
+	got, _ = Received(ctx)
+	deliver(0)
+	<-ctx.Done()
+	select {
+	case <-got:
+		t.Error("deliver(0) announced a signal")
+	default:
+	}
+	if got, _ := Received(context.Background()); got != nil {
+		t.Error("a context without a notifier has a channel")
+	}
+}
+
+// TestDetach: a detached context does not hear the signal.
+func TestDetach(t *testing.T) {
+	ctx, deliver := WithSignal(context.Background())
+	d := Detach(ctx)
+	deliver(syscall.SIGTERM)
+	if got, _ := Received(d); got != nil {
+		t.Error("a detached context hears the signal")
+	}
+	if got, _ := Received(ctx); got == nil {
+		t.Error("the signal's own context does not")
+	}
+}
+
+// TestDoAbandonsABlockedRead: a read blocked on a pipe no one writes or
+// closes returns the signal as soon as it comes; a read that ends returns
+// its own result.
+func TestDoAbandonsABlockedRead(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	defer r.Close()
+	ctx, deliver := WithSignal(context.Background())
+	got := make(chan error, 1)
+	go func() {
+		got <- Do(ctx, func() error {
+			_, err := r.Read(make([]byte, 10))
+			return err
+		})
+	}()
+	deliver(syscall.SIGINT)
+	var s *Signal
+	if err := <-got; !errors.As(err, &s) || s.Sig != syscall.SIGINT {
+		t.Errorf("Do = %v, want the SIGINT", err)
+	}
+	if err := Do(context.Background(), func() error { return errors.New("own") }); err == nil || err.Error() != "own" {
+		t.Errorf("Do = %v, want f's error", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/interrupt"
 )
 
 // Once runs, one after the other, each trigger due since its job's last
@@ -14,8 +15,12 @@ import (
 // "retrywise schedule --once". Another process holding the history's lock
 // (a scheduler serving it) is a logged skip and 0. It returns 0 when every
 // run succeeded, else the first failing run's code; exitcode.Usage when
-// only names no trigger; ShutdownCode when ctx's end cut a run after Grace
-// (no run starts once ctx is done).
+// only names no trigger. When ctx ends (retrywise was signalled) no run
+// starts and the running one is cut at once, without Grace: its context is
+// cancelled with ctx's cause, so its steps forward the signal and stop, and
+// its report is saved; Once then returns the signal's code (130 for SIGINT,
+// 143 for SIGTERM; 130 for a cancellation without a signal). Grace is the
+// serving scheduler's (Serve): a --once run is the caller's to bound.
 func (s *Scheduler) Once(ctx context.Context, only string) int {
 	ss := s.session(ctx)
 	defer ss.cut(nil)
@@ -64,13 +69,14 @@ func (s *Scheduler) Once(ctx context.Context, only string) int {
 	}
 
 	finished := make(chan struct{})
-	cut := make(chan bool, 1)
 	go func() {
 		select {
 		case <-ctx.Done():
-			cut <- ss.drain()
+			ss.mu.Lock()
+			ss.stopping = true
+			ss.mu.Unlock()
+			ss.cut(context.Cause(ctx))
 		case <-finished:
-			cut <- false
 		}
 	}()
 	first := exitcode.OK
@@ -92,8 +98,12 @@ func (s *Scheduler) Once(ctx context.Context, only string) int {
 		}
 	}
 	close(finished)
-	if <-cut {
-		return ShutdownCode
+	if ctx.Err() != nil {
+		var sig *interrupt.Signal
+		if errors.As(context.Cause(ctx), &sig) {
+			return sig.ExitCode()
+		}
+		return exitcode.Interrupted
 	}
 	return first
 }

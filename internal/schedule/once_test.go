@@ -2,14 +2,17 @@ package schedule
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jonboulle/clockwork"
 
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/interrupt"
 )
 
 func TestOnce(t *testing.T) {
@@ -107,47 +110,49 @@ func TestOnceTwiceRunsOnce(t *testing.T) {
 	}
 }
 
+// TestOnceShutdown: a signal (or a cancellation) during a --once run cuts
+// it at once, with no grace and no timer: the run's context ends with the
+// signal as its cause, its report is saved, no other run starts and Once
+// returns the signal's code.
 func TestOnceShutdown(t *testing.T) {
 	tests := []struct {
-		name   string
-		finish bool
-		want   int
+		name  string
+		cause error
+		want  int
 	}{
-		{name: "cut after the grace", want: ShutdownCode},
-		{name: "ends within the grace", finish: true, want: exitcode.OK},
+		{name: "SIGTERM", cause: &interrupt.Signal{Sig: syscall.SIGTERM}, want: exitcode.Terminated},
+		{name: "SIGINT", cause: &interrupt.Signal{Sig: syscall.SIGINT}, want: exitcode.Interrupted},
+		{name: "cancelled", cause: context.Canceled, want: exitcode.Interrupted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			clk := clockwork.NewFakeClockAt(t0)
 			r := newFakeRun(clk)
-			release := r.blockJob("a")
+			r.blockJob("a")
+			hist, err := OpenHistory(t.TempDir(), DefaultKeep)
+			if err != nil {
+				t.Fatal(err)
+			}
 			s := &Scheduler{
 				Triggers: []Trigger{{Job: "a", Cron: []string{"0 10 * * *"}}, {Job: "b", Cron: []string{"0 10 * * *"}}},
-				Run:      r.run, Clock: clk, Grace: time.Minute,
+				Run:      r.run, Clock: clk, Grace: time.Minute, History: hist,
 			}
-			ctx, cancel := context.WithCancel(t.Context())
+			ctx, cancel := context.WithCancelCause(t.Context())
 			result := make(chan int, 1)
 			go func() { result <- s.Once(ctx, "") }()
 			r.waitStarted(t)
-			cancel()
-			blockUntil(t, clk, 1) // the grace
-			clk.Advance(time.Minute - time.Second)
-			select {
-			case err := <-r.ended:
-				t.Fatalf("the run ended before the grace was over: %v", err)
-			default:
+			cancel(tt.cause)
+			if cause := <-r.ended; !errors.Is(cause, tt.cause) {
+				t.Errorf("the run's context ended with %v, want %v", cause, tt.cause)
 			}
-			if tt.finish {
-				close(release)
-			} else {
-				clk.Advance(time.Second)
-			}
-			<-r.ended
 			if code := waitResult(t, result); code != tt.want {
 				t.Errorf("Once = %d, want %d", code, tt.want)
 			}
 			if calls := r.Calls(); len(calls) != 1 {
-				t.Errorf("runs %v: b started after the shutdown", calls)
+				t.Errorf("runs %v: another started after the signal", calls)
+			}
+			if reps, _ := hist.Reports("a"); len(reps) != 1 {
+				t.Errorf("history holds %d reports of the cut run, want 1", len(reps))
 			}
 		})
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/retrywise/retrywise/internal/cronexpr"
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/interrupt"
 )
 
 // ShutdownCode is what Serve and Once return when the shutdown cut a run
@@ -94,7 +95,8 @@ func (s *Scheduler) session(ctx context.Context) *session {
 	if ss.grace <= 0 {
 		ss.grace = DefaultGrace
 	}
-	ss.runCtx, ss.cut = context.WithCancelCause(context.WithoutCancel(ctx))
+	// The runs hear of a signal when their grace is over (cut), not before.
+	ss.runCtx, ss.cut = context.WithCancelCause(interrupt.Detach(context.WithoutCancel(ctx)))
 	return ss
 }
 

@@ -126,6 +126,8 @@ func (c *ExecConfig) validate() error {
 	}
 	if c.KillGrace < 0 {
 		errs = append(errs, &FieldError{Field: "kill-grace", Value: c.KillGrace.String(), Msg: "must not be negative"})
+	} else if c.KillGrace > execstep.MaxKillGrace {
+		errs = append(errs, &FieldError{Field: "kill-grace", Value: c.KillGrace.String(), Msg: fmt.Sprintf("above its cap of %s: a grace is a wait retrywise may have to sit through, and every bound (--timeout, --max-elapsed, a job's timeout:) includes it", execstep.MaxKillGrace)})
 	}
 	c.stdoutMode = ""
 	if c.Stdout != "auto" {

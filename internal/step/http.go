@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"github.com/retrywise/retrywise/internal/interrupt"
 	goio "io"
 	"net/http"
 	"net/url"
@@ -221,7 +223,21 @@ func (c *HTTPConfig) run(ctx context.Context, x *exe) (*report.Step, *Error) {
 		}
 		body = []byte(d)
 	case dataFile == "-":
-		if body, err = goio.ReadAll(io.Stdin); err != nil {
+		// Read so that a signal stops it at once (the read abandoned).
+		err = interrupt.Do(ctx, func() error {
+			var rerr error
+			body, rerr = goio.ReadAll(io.Stdin)
+			return rerr
+		})
+		if ctx.Err() != nil {
+			rep := report.Skip("http", "http", report.Cancelled, "cancelled while reading --data-file - (stdin): "+context.Cause(ctx).Error(), c.pol)
+			rep.ExitCode = exitcode.Interrupted
+			var sig *interrupt.Signal
+			if errors.As(context.Cause(ctx), &sig) {
+				rep.ExitCode = sig.ExitCode()
+			}
+			return rep, nil
+		} else if err != nil {
 			return nil, &Error{exitcode.Config, "cannot read --data-file - (stdin): " + err.Error()}
 		}
 	case dataFile != "":
