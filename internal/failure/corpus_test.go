@@ -21,7 +21,9 @@ type corpusCase struct {
 	Kind     string  `json:"kind"`
 	Text     *string `json:"text"`
 	ExitCode *int    `json:"exit_code"`
-	HTTP     *struct {
+	// Env is the step's environment, for the sandboxes read from it.
+	Env  map[string]string `json:"env"`
+	HTTP *struct {
 		Status  int               `json:"status"`
 		Headers map[string]string `json:"headers"`
 		Body    *string           `json:"body"`
@@ -89,6 +91,9 @@ func (c corpusCase) input() Input {
 	}
 	if c.ExitCode != nil {
 		in.ExitCode = *c.ExitCode
+	}
+	for k, v := range c.Env {
+		in.Env = append(in.Env, k+"="+v)
 	}
 	if c.Text != nil {
 		in.Text = *c.Text

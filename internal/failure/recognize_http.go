@@ -262,6 +262,8 @@ func statusVerdict(code int, method string, tool Tool) verdict {
 		return v(Transient, remedyRateLimit)
 	case 451:
 		return v(Policy, "blocked for legal reasons")
+	case 470:
+		return verdict{Policy, st + ": Azure Firewall denied the request", remedyAzure, hc}
 	case 500, 502, 503, 504, 509, 520, 521, 522, 523, 524, 529, 598, 599:
 		return v(Transient, "the server failed: wait for the outage to end; retrying")
 	case 501, 505, 510:

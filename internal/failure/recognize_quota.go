@@ -269,7 +269,7 @@ func quotaVerdict(c *scanCtx, line, what string, rank int) hit {
 	}
 	wait, hasWait := quotaWait(ctx)
 	long := rePeriodLong.MatchString(ctx)
-	if !long && hasWait && wait < maxQuotaWait {
+	if !long && hasWait && wait < c.quotaLimit() {
 		return hit{class: Transient, code: CodeRateLimited, rank: rank, retryAfter: wait,
 			reason: "rate limit exceeded: " + what + " (resets in " + humanWait(wait) + ")",
 			remedy: "a short quota window is spent: waiting for its reset, then retrying"}
@@ -306,7 +306,7 @@ var quotaOwnMatchers = []matcher{
 				return hit{}, false // the quota's own words decide (above)
 			}
 			if wait, ok := quotaWait(ctx); ok || strings.Contains(strings.ToLower(ctx), "try again later") {
-				if ok && wait >= maxQuotaWait {
+				if ok && wait >= c.quotaLimit() {
 					return hit{class: Policy, code: CodeQuotaExhausted, rank: rankAPICode, reason: "quota exhausted: RESOURCE_EXHAUSTED (resets in " + humanWait(wait) + ")", remedy: remedyQuota}, true
 				}
 				return hit{class: Transient, code: CodeRateLimited, rank: rankAPICode, retryAfter: wait, reason: "rate limit exceeded: RESOURCE_EXHAUSTED, try again later", remedy: remedyRateLimit}, true

@@ -1,0 +1,385 @@
+package failure
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// The generic layer: what any tool says the same way, for the tools no
+// recogniser knows (gem, nuget, maven, wrangler, vercel, netlify,
+// firebase, aws, terraform, helm, git-lfs, ssh, go modules, ...). It runs
+// under the tool recognisers (its ranks sit below theirs where both may
+// speak) and reads three things:
+//
+//   - the HTTP status a tool reports, in the shapes tools print it ("HTTP
+//     Error: 500", "Return code is: 401", "StatusCode: 403", "Response
+//     status code does not indicate success: 409 (Conflict)", .NET's
+//     "Conflict https://host/path 449ms"), decided by statusVerdict with
+//     the request's method when the text gives it;
+//   - universal phrases, as a table of rows (phraseRows): credentials,
+//     permission, existence, absence, validation, quotas and billing,
+//     throttling, servers failing, network words;
+//   - waits: a stated wait or reset the run cannot make (longer than its
+//     --max-elapsed: "try again in 11 days", "in 24h", "next month", "after
+//     the billing cycle") is a quota spent for the run, policy.
+//
+// Every verdict carries a code naming no tool (auth-rejected,
+// permission-denied, already-exists, http-NNN, ...), so a report tells a
+// generic verdict from a tool's own.
+
+// The generic layer's codes.
+const (
+	// CodeAuthRejected: the credentials are missing, invalid or expired.
+	CodeAuthRejected Code = "auth-rejected"
+	// CodePermissionDenied: the credentials are valid but may not do this.
+	CodePermissionDenied Code = "permission-denied"
+	// CodeAlreadyExists: the thing to create or publish exists already.
+	CodeAlreadyExists Code = "already-exists"
+	// CodeNotFound: a lookup found nothing (an API's not-found error code).
+	CodeNotFound Code = "not-found"
+	// CodeValidation: the service rejected the request's content.
+	CodeValidation Code = "validation-failed"
+	// CodeThrottled: the service throttles the caller for now.
+	CodeThrottled Code = "throttled"
+	// CodeServiceUnavailable: the service failed on its side.
+	CodeServiceUnavailable Code = "service-unavailable"
+	// CodePushTooLarge: a push over the host's size limit.
+	CodePushTooLarge Code = "push-too-large"
+	// CodeGitIdentity: git has no user.name/user.email to commit with.
+	CodeGitIdentity Code = "git-identity-unknown"
+)
+
+// The ranks of the generic layer, relative to the scanner's.
+const (
+	rankGenericNet    = rankTransport - 2 // below the network recognisers
+	rankGenericServer = rankTransport + 2 // a server's failure, above transport noise
+	rankGenericPhrase = rankStatus - 4    // a refusal's words, below an explicit status
+	rankGenericStatus = rankStatus        // a status the tool reports explicitly
+	rankGenericExists = rankStatus - 3    // existence: a 409 on a publish says the same
+	rankGenericQuota  = rankRateLimit + 2 // a spent quota or a plan limit beats "rate limit"
+	rankGenericWait   = rankRateLimit     // a wait the run cannot make ties "rate limit" (and a stop wins a tie), not a tool's own verdict
+)
+
+const (
+	remedyAuthRejected = "the credentials are missing, invalid, expired or revoked: set a valid token or key in the job's secrets (and the variable or login the tool reads); retrying cannot succeed"
+	remedyPermission   = "the credentials are valid but lack the permission: grant the role, scope or policy the operation needs (or use credentials that have it); retrying cannot succeed"
+	remedyExists       = "it exists already and cannot be overwritten: bump the version (or name), or treat an existing one as done (a skip-duplicate option); resending fails the same way"
+	remedyValidation   = "the service rejects the request's content: fix it (see the message); resending it unchanged fails the same way"
+	remedyNotFound     = "not there: treat it as not found, or fix the name (a resource the credentials cannot see also looks absent)"
+	remedyThrottled    = "the service throttles the caller: retrying after a backoff; slow down or raise the limit if it recurs"
+	remedyServer       = "the service failed on its side: retrying after a backoff; if it lasts, check the service's status page"
+	remedyPlan         = "a plan or billing limit: upgrade the plan, fix billing, or wait for the period to reset; retrying within the run cannot succeed"
+)
+
+// phraseRow is one row of the universal phrase table: when a line holds
+// one of gates and matches re, it is classified as class with code, at
+// rank, with reason (re's match is appended) and remedy. A row whose
+// quota is set decides through quotaVerdict (a short reset is a rate
+// limit); unless, when set, drops a line it matches.
+type phraseRow struct {
+	gates  []string
+	re     string
+	class  Class
+	code   Code
+	rank   int
+	reason string
+	remedy string
+	quota  bool
+	unless string
+}
+
+// phraseRows is the table. Rows are data: a new wording of a known kind is
+// a new gate and alternative, not a new function.
+var phraseRows = []phraseRow{
+	// credentials
+	{gates: []string{"nvalid token", "nvalid credentials", "nvalid access token", "nvalid auth", "nvalid API token", "nvalid api token"},
+		re: `(?i)invalid (?:api |access |auth(?:entication)? |bearer |oauth )?(?:token|credentials)\b`, class: Policy, code: CodeAuthRejected, rank: rankGenericPhrase, reason: "credentials rejected", remedy: remedyAuthRejected},
+	{gates: []string{"nauthorized", "nauthorised", "NAUTHORIZED"},
+		re: `(?i)(?:^|\berror\b:?|:|›|\bis|\bare)\s*unauthori[sz]ed\b|(?-i:\bUNAUTHORIZED\b)`, class: Policy, code: CodeAuthRejected, rank: rankGenericPhrase, reason: "unauthorized", remedy: remedyAuthRejected},
+	{gates: []string{"uthentication failed", "uthentication error", "uthentication required", "uthentication is required", "AUTHENTICATION_FAILED"},
+		re: `(?i)authentication (?:failed|error|(?:is )?required)`, class: Policy, code: CodeAuthRejected, rank: rankGenericPhrase, reason: "authentication failed", remedy: remedyAuthRejected},
+	{gates: []string{"Permission denied (publickey", "ermission denied (publickey"},
+		re: `(?i)permission denied \(publickey[^)]*\)`, class: Policy, code: CodeAuthRejected, rank: rankGenericPhrase, reason: "the SSH key was refused",
+		remedy: "the SSH server refuses the key: install the right private key (a deploy key with access, complete and in OpenSSH format) or use an HTTPS remote with a token; retrying cannot succeed"},
+	{gates: []string{"InvalidAccessKeyId", "InvalidClientTokenId", "ExpiredToken", "SignatureDoesNotMatch", "UnrecognizedClientException", "ecurity token included in the request is", "SecurityToken.Expired", "InvalidSecurity", "AuthFailure"},
+		re: `InvalidAccessKeyId|InvalidClientTokenId|ExpiredToken(?:Exception)?|SignatureDoesNotMatch|UnrecognizedClientException|security token included in the request is (?:invalid|expired)|SecurityToken\.Expired|InvalidSecurity|AuthFailure`, class: Policy, code: CodeAuthRejected, rank: rankGenericPhrase + 2, reason: "cloud credentials rejected",
+		remedy: "the cloud credentials are invalid or expired: refresh them (re-run the OIDC/assume-role step, rotate the access key, check the secret's name and the region or partition); retrying cannot succeed"},
+	{gates: []string{"ad credentials", "ad Credentials"},
+		re: `(?i)bad credentials`, class: Policy, code: CodeAuthRejected, rank: rankGenericPhrase, reason: "bad credentials", remedy: remedyAuthRejected},
+	{gates: []string{"oken has expired", "oken expired", "oken is expired", "xpired token", "oken was revoked", "oken has been revoked", "nvalid_grant", "ot logged in", "lease log in", "lease login", "lease sign in", "ign up for an account"},
+		re: `(?i)token (?:has |is |was )?(?:expired|been revoked|revoked)|expired token|invalid_grant|not logged in|please (?:log ?in|sign in)|sign up for an account`, class: Policy, code: CodeAuthRejected, rank: rankGenericPhrase, reason: "credentials expired or missing", remedy: remedyAuthRejected},
+	// permission
+	{gates: []string{"ccess denied", "ccess Denied", "ccessDenied", "ACCESS_DENIED", "ccess is denied"},
+		re: `AccessDenied|ACCESS_DENIED|(?i:access (?:is )?denied)(?:[.,)]|\s*\(|\s*$|\s+for\b|\s+to\b|\s+by\b)`, class: Policy, code: CodePermissionDenied, rank: rankGenericPhrase, reason: "access denied", remedy: remedyPermission,
+		unless: `(?i)EACCES|access denied for user '|\.(?:so|dll)\b|/(?:usr|etc|var|home|tmp)/`},
+	{gates: []string{"ot authorized to perform", "ot authorised to perform", "nsufficient scope", "nsufficient_scope", "nsufficient permission", "nsufficient privileges", "PERMISSION_DENIED", "does not have permission", "do not have permission", "don't have permission", "ot have the required permission", "ermission denied on", "denied on resource", "ccess forbidden", "AuthorizationFailed", "AuthorizationError"},
+		re: `(?i)not authori[sz]ed to perform|insufficient[ _](?:scopes?|permissions?|privileges)|PERMISSION_DENIED|(?:does|do)(?: not|n't) have (?:the (?:required )?)?permissions?|permission '[^']+' denied|denied on (?:resource|')|access forbidden|Authorization(?:Failed|Error)`, class: Policy, code: CodePermissionDenied, rank: rankGenericPhrase, reason: "permission denied", remedy: remedyPermission},
+	{gates: []string{"ermission '"},
+		re: `(?i)permission '[^']+' denied`, class: Policy, code: CodePermissionDenied, rank: rankGenericPhrase, reason: "permission denied", remedy: remedyPermission},
+	{gates: []string{"Forbidden", "forbidden", "FORBIDDEN"},
+		re: `(?i)(?:^|error:?|\berror\b[^\n]{0,40}|\b\d{3}\b\W{0,3}|›)\s*forbidden\b`, class: Policy, code: CodePermissionDenied, rank: rankGenericPhrase - 2, reason: "forbidden", remedy: remedyPermission},
+	// existence
+	{gates: []string{"lready exists", "lready exist", "ALREADY_EXISTS", "lreadyExists", "lready been published", "lready been uploaded", "lready published"},
+		re: `(?i)already[ _]?exists?|already been (?:published|uploaded|deployed)|already published`, class: Structural, code: CodeAlreadyExists, rank: rankGenericExists, reason: "it already exists", remedy: remedyExists,
+		unless: `(?i)\block\b|\.lock\b|not an empty directory|in progress|\bcache\b|file (?:already )?exists|directory already exists|cannot create (?:regular file|directory)`},
+	{gates: []string{"annot overwrite", "annot be overwritten", "ot allowed to overwrite", "overwrite", "epushing", "e-pushing", "epublish", "edeploy", "uplicate version", "uplicate package", "uplicate artifact", "uplicate release"},
+		re: `(?i)cannot (?:be )?overwrit(?:e|ten)|not allowed to overwrite|(?:re-?push(?:ing)?|re-?publish(?:ing)?|re-?deploy(?:ing)?|re-?upload(?:ing)?|overwriting)\b[^\n]{0,50}\bnot (?:allowed|permitted)|duplicate (?:version|package|artifact|release)`, class: Structural, code: CodeAlreadyExists, rank: rankGenericExists, reason: "the version exists and cannot be replaced", remedy: remedyExists},
+	// absence (an API's own not-found codes: the words "not found" alone
+	// are too common: "command not found" is not a lookup)
+	{gates: []string{"NoSuchKey", "NoSuchBucket", "NotFoundException", "ResourceNotFound", "NOT_FOUND", "NoSuchEntity", "\"code\": 404", "\"code\":404"},
+		re: `NoSuchKey|NoSuchBucket|NoSuchEntity|\w*NotFoundException|ResourceNotFound|\bNOT_FOUND\b|"code":\s*404\b`, class: Absent, code: CodeNotFound, rank: rankGenericPhrase - 2, reason: "not found", remedy: remedyNotFound},
+	// validation
+	{gates: []string{"nvalid argument", "nvalidArgument", "INVALID_ARGUMENT", "alidation failed", "alidationError", "alidationException", "nprocessable", "alidation error"},
+		re: `(?i)invalid[ _]?argument|validation (?:failed|error)|Validation(?:Error|Exception)|unprocessable`, class: Structural, code: CodeValidation, rank: rankGenericPhrase - 2, reason: "the request is invalid", remedy: remedyValidation},
+	// quotas, billing, plans
+	{gates: []string{"uota exceeded", "xceeded quota", "over its data quota", "over its quota", "over your quota", "over quota", "data packs", "imit exceeded", "LimitExceeded", "imitExceeded", "imits exceeded"},
+		re: `(?i)quota (?:exceeded|exhausted|reached)|exceeded (?:the |your |its )?(?:\w+ )?quota|over (?:its|your|the)? ?(?:\w+ )?quota|purchase more data packs|(?:\w+ )?limits? exceeded|\w*LimitExceeded(?:Exception)?`, class: Policy, code: CodeQuotaExhausted, rank: rankGenericQuota, reason: "quota exhausted", quota: true,
+		unless: `(?i)request ?limit ?exceeded|rate ?limit|throughput|too many requests|concurrent|retry|context|token limit|size limit|time ?limit|recursion|memory`},
+	{gates: []string{"ayment required", "ayment_required", "illing", "pgrade your plan", "pgrade the plan", "pgrade plan", "pgrade to a paid", "pgrade to pro"},
+		re: `(?i)payment[ _]required|billing (?:account (?:is )?(?:disabled|not active|required|closed)|hard limit|is (?:disabled|not active)|error|issue|problem)|(?:set up|enable|add|update) (?:your |a )?billing|upgrade (?:your |the )?plan|upgrade to (?:a paid|pro)`, class: Policy, code: CodeQuotaExhausted, rank: rankGenericQuota, reason: "a plan or billing limit", remedy: remedyPlan},
+	// throttling (transient): AWS's and Google's throttle codes
+	{gates: []string{"RequestLimitExceeded", "Throttling", "ThrottlingException", "TooManyRequestsException", "SlowDown", "RATE_LIMIT_EXCEEDED", "ProvisionedThroughputExceeded"},
+		re: `RequestLimitExceeded|Throttling(?:Exception)?|TooManyRequestsException|\bSlowDown\b|RATE_LIMIT_EXCEEDED|ProvisionedThroughputExceeded\w*`, class: Transient, code: CodeThrottled, rank: rankRateLimit, reason: "throttled", remedy: remedyThrottled},
+	// the server failing
+	{gates: []string{"SERVICE_UNAVAILABLE", "UNAVAILABLE\"", "ervice is currently unavailable", "ervice Unavailable", "ervice unavailable", "nternal error encountered", "nternalServerError", "erviceUnavailable", "InternalFailure", "InternalError", "ServiceException", "try again in a few moments", "ry again later"},
+		re: `(?i)SERVICE_UNAVAILABLE|"status"\s*:\s*"UNAVAILABLE"|service (?:is )?(?:currently |temporarily )?unavailable|internal error encountered|InternalServerError|\bServiceUnavailable\b|\bInternalFailure\b|\bInternalError\b|\bServiceException\b|try again in a few moments|try again later`, class: Transient, code: CodeServiceUnavailable, rank: rankGenericServer, reason: "the service failed on its side", remedy: remedyServer},
+	{gates: []string{"pstream connect error", "disconnect/reset before headers"},
+		re: `(?i)upstream connect error or disconnect/reset before headers`, class: Transient, code: CodeServiceUnavailable, rank: rankGenericServer, reason: "the service's proxy could not reach its upstream", remedy: remedyServer},
+	// network words the network recognisers do not read
+	{gates: []string{"EAI_AGAIN", "ETIMEDOUT", "ECONNRESET", "ESOCKETTIMEDOUT", "ConnectTimeoutError", "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_SOCKET", "ocket hang up", "network socket disconnected", "LS handshake timeout", "nexpected EOF", "onnection reset", "/o timeout"},
+		re: `EAI_AGAIN|ETIMEDOUT|ECONNRESET|ESOCKETTIMEDOUT|ConnectTimeoutError|UND_ERR_CONNECT_TIMEOUT|UND_ERR_SOCKET|(?i:socket hang up|network socket disconnected|TLS handshake timeout|unexpected EOF|connection reset|i/o timeout)`, class: Transient, code: CodeTransferCut, rank: rankGenericNet, reason: "the connection failed", remedy: remedyRetryNet},
+}
+
+// phraseMatchers turns the table into matchers.
+func phraseMatchers(rows []phraseRow) []matcher {
+	out := make([]matcher, len(rows))
+	for i := range rows {
+		r := rows[i]
+		re := lazyRE(r.re)
+		var unless *lazyRegexp
+		if r.unless != "" {
+			unless = lazyRE(r.unless)
+		}
+		out[i] = matcher{gates: r.gates, re: re, build: func(c *scanCtx, line string, m []string) (hit, bool) {
+			if c.inFrame || notAFailureLine(line) || unless != nil && unless.MatchString(line) {
+				return hit{}, false
+			}
+			if r.quota {
+				return quotaVerdict(c, line, m[0], r.rank), true
+			}
+			h := hit{class: r.class, code: r.code, rank: r.rank, reason: r.reason + " (\"" + clip(m[0]) + "\")", remedy: r.remedy}
+			if r.class == Transient && r.code != CodeThrottled {
+				h.tr = trNet
+			}
+			return h, true
+		}}
+	}
+	return out
+}
+
+var (
+	// reStatusShapes: a status a tool reports explicitly, in the shapes
+	// tools print it; the first non-empty group is the status.
+	reStatusShapes = lazyRE(`(?i)\bHTTP[ _-]?Error:?\s*([45]\d\d)\b|\bdoes not indicate success:\s*([45]\d\d)\b|\b(?:return|response|http|status)[ _-]?code(?: is)?\s*[:=]?\s*([45]\d\d)\b|\berror(?: occurred)?:? \(([45]\d\d)\)|\bstatusCode"?\s*[:=]\s*([45]\d\d)\b|^\s*(?:Error|error|ERROR):\s*([45]\d\d)(?::|\s+[A-Za-z])|\(([45]\d\d)\)\s+[A-Z][a-z]`)
+	// reDotNetStatus: .NET's HttpStatusCode name before the URL, as nuget
+	// prints each response ("  Conflict https://host/path 449ms").
+	reDotNetStatus = lazyRE(`^\s*(BadRequest|Unauthorized|PaymentRequired|Forbidden|NotFound|MethodNotAllowed|NotAcceptable|RequestTimeout|Conflict|Gone|RequestEntityTooLarge|UnprocessableEntity|TooManyRequests|InternalServerError|BadGateway|ServiceUnavailable|GatewayTimeout) https?://\S+ \d+ms\s*$`)
+	reExistsWords  = lazyRE(`(?i)already exists?|cannot be modified|duplicate`)
+	rePublishWords = lazyRE(`(?i)\b(?:push|publish|deploy|upload|submit)\w*|\b(?:PUT|POST)\b`)
+	// reArrowStatus: "METHOD /path -> 502 Bad Gateway", the status maybe on
+	// the next line (wrangler's API errors).
+	reArrowStatus = lazyRE(`\b(GET|HEAD|POST|PUT|PATCH|DELETE)\s+\S+\s*->\s*(?:([45]\d\d)\b)?\s*$|^\s*->\s*([45]\d\d)\b`)
+)
+
+var dotNetStatus = map[string]int{
+	"BadRequest": 400, "Unauthorized": 401, "PaymentRequired": 402, "Forbidden": 403, "NotFound": 404, "MethodNotAllowed": 405,
+	"NotAcceptable": 406, "RequestTimeout": 408, "Conflict": 409, "Gone": 410, "RequestEntityTooLarge": 413, "UnprocessableEntity": 422,
+	"TooManyRequests": 429, "InternalServerError": 500, "BadGateway": 502, "ServiceUnavailable": 503, "GatewayTimeout": 504,
+}
+
+// notAFailureLine reports whether a line only mentions a failure: a
+// warning or note, a script's line (if grep ...; echo ...), a comment. The
+// generic layer's words are common; such lines do not speak for the failure.
+func notAFailureLine(line string) bool {
+	t := strings.TrimLeft(line, " \t>|+-*")
+	for _, p := range []string{"warning:", "Warning:", "WARNING:", "##[warning]", "npm WARN", "WARN ", "note:", "Note:", "hint:", "# ", "if ", "echo ", "printf ", "grep ", "then", "elif "} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return strings.Contains(line, "grep -")
+}
+
+// genericStatusHit decides a status a tool reports through statusVerdict:
+// a 409 on a publish is an existing version (structural).
+func genericStatusHit(c *scanCtx, line string, code, rank int) (hit, bool) {
+	if code < 400 || code > 599 || c.inFrame || notAFailureLine(line) {
+		return hit{}, false
+	}
+	if code == 409 && (!isLookup(c.lookupMethod()) || rePublishWords.MatchString(line) || rePublishWords.MatchString(c.text) || reExistsWords.MatchString(line)) {
+		return hit{class: Structural, code: HTTPCode(409), rank: rank, reason: statusName(409) + " on a publish: the version or resource exists already (or changed under it)",
+			remedy: remedyExists}, true
+	}
+	return statusHit(c, code, rank)
+}
+
+var genericStatusMatchers = []matcher{
+	{
+		gates: []string{"HTTP", "Http", "http", "indicate success", "code", "Code", "CODE", "status", "Status", "rror (", "rror occurred (", "nexpected status", "nexpected response", "rror: 4", "rror: 5", "RROR: 4", "RROR: 5", "(4", "(5"},
+		re:    reStatusShapes,
+		build: func(c *scanCtx, line string, m []string) (hit, bool) {
+			for _, g := range m[1:] {
+				if g != "" {
+					return genericStatusHit(c, line, atoi(g), rankGenericStatus)
+				}
+			}
+			return hit{}, false
+		},
+	},
+	{
+		gates: []string{"->"},
+		re:    reArrowStatus,
+		build: func(c *scanCtx, line string, m []string) (hit, bool) {
+			code := m[2] + m[3]
+			if code == "" {
+				next := followingLines(c.text, min(c.lineEnd, len(c.text)), 1)
+				if len(next) == 0 {
+					return hit{}, false
+				}
+				f := strings.Fields(next[0])
+				if len(f) == 0 {
+					return hit{}, false
+				}
+				code = f[0]
+			}
+			n := atoi(code)
+			if n < 400 || n > 599 {
+				return hit{}, false
+			}
+			if m[1] != "" && n == 404 {
+				vd := statusVerdict(n, m[1], c.tool)
+				return hit{class: vd.class, code: vd.code, rank: rankGenericStatus, reason: vd.reason, remedy: vd.remedy}, true
+			}
+			return genericStatusHit(c, line, n, rankGenericStatus)
+		},
+	},
+	{
+		gates: []string{" http"},
+		re:    reDotNetStatus,
+		build: func(c *scanCtx, line string, m []string) (hit, bool) {
+			return genericStatusHit(c, line, dotNetStatus[m[1]], rankStatusTxt)
+		},
+	},
+}
+
+// Waits the run cannot make.
+var (
+	// reWaitStated: a relative wait the service states ("Try again in 11
+	// days", "try again after in 54 minutes", "resets in 4h"); the client's
+	// own backoff ("Retrying in 5s") is not one.
+	reWaitStated = lazyRE(`(?i)\b(?:try again|retry|resets?|available again|restored?|unblocked|come back)\b(?:\s+(?:in|after|for))+\s+(?:about\s+|approximately\s+|~\s*)?(\d[\d.]*\s*[a-z]+(?:[ ,]+(?:and )?\d[\d.]*\s*[a-z]+)*)`)
+	// reWaitCalendar: a wait told in calendar words ("next month", "after
+	// the billing cycle", "tomorrow").
+	reWaitCalendar = lazyRE(`(?i)\b(?:try again|retry|resets?|reset|available again|restore access|wait)\b[^\n]{0,60}?\b(next (?:month|week|year|billing (?:cycle|period))|tomorrow|(?:after|at the end of) (?:the |your )?(?:current |next )?billing (?:cycle|period)|(?:the )?(?:beginning|start) of (?:the )?next month)|\b(?:until|till) (?:the )?(next (?:month|billing (?:cycle|period))|next week|tomorrow)`)
+)
+
+var waitMatchers = []matcher{
+	{
+		gates: []string{"ry again", "etry in", "etry after", "etry for", "eset in", "esets in", "eset after", "esets after", "vailable again", "estored in", "nblocked in", "ome back in", "RY AGAIN"},
+		re:    reWaitStated,
+		build: func(c *scanCtx, line string, m []string) (hit, bool) {
+			d, ok := parseWait(m[1])
+			if !ok || d <= c.waitLimit() {
+				return hit{}, false
+			}
+			return waitHit(c, line, "in "+humanWait(d)), true
+		},
+	},
+	{
+		gates: []string{"next month", "next week", "next year", "next billing", "tomorrow", "illing cycle", "illing period", "of next month"},
+		re:    reWaitCalendar,
+		build: func(c *scanCtx, line string, m []string) (hit, bool) {
+			when := m[1] + m[2]
+			return waitHit(c, line, when), true
+		},
+	},
+}
+
+// waitHit is the verdict on a wait the run cannot make: policy, the quota or
+// limit is spent for longer than the run may last.
+func waitHit(c *scanCtx, line, when string) hit {
+	return hit{class: Policy, code: CodeQuotaExhausted, rank: rankGenericWait,
+		reason: fmt.Sprintf("a limit spent for longer than the run: the service says to wait %s, over the run's max elapsed of %s", clip(when), c.waitLimit()),
+		remedy: "the quota or limit resets after the run would end: raise the plan or limit, use other credentials, or run again after the reset; retrying now cannot succeed"}
+}
+
+// Pushes over the host's size limit.
+var (
+	reWritingGiB  = lazyRE(`Writing objects:\s+\d+% \(\d+/\d+\), ([\d.]+) GiB`)
+	rePackLimit   = lazyRE(`(?i)pack exceeds maximum allowed size(?: \(([\d.]+ [KMGT]i?B)\))?`)
+	reGitHubRemte = lazyRE(`(?i)github\.com[:/]|https://github\.com`)
+)
+
+// gitHubPushLimit is the most GitHub accepts in one push.
+const gitHubPushLimit = 2.0 // GiB
+
+// pushedGiB returns the largest pack size git reported writing, in GiB.
+func pushedGiB(text string) float64 {
+	top := 0.0
+	for _, m := range reWritingGiB.FindAllStringSubmatch(text, -1) {
+		if v, err := strconv.ParseFloat(m[1], 64); err == nil && v > top {
+			top = v
+		}
+	}
+	return top
+}
+
+func pushLimitHit(c *scanCtx, limit string) hit {
+	reason := "the push is over the host's size limit"
+	if limit != "" {
+		reason += " (" + limit + ")"
+	}
+	if reGitHubRemte.MatchString(c.text) || strings.HasPrefix(limit, "2.00 GiB") {
+		reason += ": GitHub accepts at most 2 GiB per push"
+	}
+	return hit{class: Structural, code: CodePushTooLarge, rank: rankRefusal + 1, reason: reason,
+		remedy: "push in smaller pieces (git push REMOTE <older-commit>:BRANCH step by step, then the rest), or move large files to Git LFS; resending the same push fails the same way"}
+}
+
+var pushLimitMatchers = []matcher{
+	{
+		gates: []string{"pack exceeds maximum allowed size"},
+		re:    rePackLimit,
+		build: func(c *scanCtx, _ string, m []string) (hit, bool) { return pushLimitHit(c, m[1]), true },
+	},
+	{
+		// a pack of several GiB, then the connection dropped: the host cut
+		// an oversized push (GitHub's limit is 2 GiB)
+		gates: []string{"hung up unexpectedly", "RPC failed", "unexpected disconnect while reading sideband"},
+		build: func(c *scanCtx, _ string, _ []string) (hit, bool) {
+			size := pushedGiB(c.text)
+			if size < gitHubPushLimit {
+				return hit{}, false
+			}
+			return pushLimitHit(c, fmt.Sprintf("a %.2f GiB pack", size)), true
+		},
+	},
+}
+
+// git's identity.
+var reGitIdentity = lazyRE(`Author identity unknown|Committer identity unknown|unable to auto-detect email address|empty ident name|Please tell me who you are`)
+
+var gitIdentityMatchers = []matcher{
+	{
+		gates: []string{"identity unknown", "unable to auto-detect email address", "empty ident name", "Please tell me who you are"},
+		re:    reGitIdentity,
+		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
+			return hit{class: Structural, code: CodeGitIdentity, rank: rankRefusal + 2, reason: "git has no identity to commit with (\"" + m[0] + "\")",
+				remedy: "set the committer before the commit: the action inputs git-user-name and git-user-email, or git config user.name \"NAME\" and git config user.email \"EMAIL\" (e.g. github-actions[bot] and 41898282+github-actions[bot]@users.noreply.github.com); retrying cannot succeed"}, true
+		},
+	},
+}
+
+// genericMatchers are the generic layer's matchers, run with every tool's.
+var genericMatchers = concatMatchers(phraseMatchers(phraseRows), genericStatusMatchers, waitMatchers, pushLimitMatchers, gitIdentityMatchers, sandboxMatchers)
