@@ -95,8 +95,8 @@ var phraseRows = []phraseRow{
 	// credentials
 	{gates: []string{"nvalid token", "nvalid credentials", "nvalid access token", "nvalid auth", "nvalid API token", "nvalid api token"},
 		re: `(?i)invalid (?:api |access |auth(?:entication)? |bearer |oauth )?(?:token|credentials)\b`, class: Policy, code: CodeAuthRejected, rank: rankGenericPhrase, reason: "credentials rejected", remedy: remedyAuthRejected},
-	{gates: []string{"nauthorized", "nauthorised", "NAUTHORIZED"},
-		re: `(?i)(?:^|\berror\b:?|:|›|\bis|\bare)\s*unauthori[sz]ed\b|(?-i:\bUNAUTHORIZED\b)`, class: Policy, code: CodeAuthRejected, rank: rankGenericPhrase, reason: "unauthorized", remedy: remedyAuthRejected},
+	{gates: []string{"nauthorized", "nauthorised", "NAUTHORIZED", "nauthorizedOperation"},
+		re: `(?i)(?:^|\berror\b:?|:|›|\(|\bis|\bare)\s*unauthori[sz]ed\b|(?-i:\bUNAUTHORIZED\b|Unauthorized(?:Operation|Access|Exception))`, class: Policy, code: CodeAuthRejected, rank: rankGenericPhrase, reason: "unauthorized", remedy: remedyAuthRejected},
 	{gates: []string{"uthentication failed", "uthentication error", "uthentication required", "uthentication is required", "AUTHENTICATION_FAILED"},
 		re: `(?i)authentication (?:failed|error|(?:is )?required)`, class: Policy, code: CodeAuthRejected, rank: rankGenericPhrase, reason: "authentication failed", remedy: remedyAuthRejected},
 	{gates: []string{"Permission denied (publickey", "ermission denied (publickey"},
@@ -107,14 +107,19 @@ var phraseRows = []phraseRow{
 		remedy: "the cloud credentials are invalid or expired: refresh them (re-run the OIDC/assume-role step, rotate the access key, check the secret's name and the region or partition); retrying cannot succeed"},
 	{gates: []string{"ad credentials", "ad Credentials"},
 		re: `(?i)bad credentials`, class: Policy, code: CodeAuthRejected, rank: rankGenericPhrase, reason: "bad credentials", remedy: remedyAuthRejected},
-	{gates: []string{"oken has expired", "oken expired", "oken is expired", "xpired token", "oken was revoked", "oken has been revoked", "nvalid_grant", "ot logged in", "lease log in", "lease login", "lease sign in", "ign up for an account"},
-		re: `(?i)token (?:has |is |was )?(?:expired|been revoked|revoked)|expired token|invalid_grant|not logged in|please (?:log ?in|sign in)|sign up for an account`, class: Policy, code: CodeAuthRejected, rank: rankGenericPhrase, reason: "credentials expired or missing", remedy: remedyAuthRejected},
+	{gates: []string{"oken has expired", "oken expired", "oken is expired", "xpired token", "oken was revoked", "oken has been revoked", "nvalid_grant", "ot logged in", "lease log in", "lease login", "lease sign in", "ign up for an account",
+		"oken is invalid", "ey is invalid", "redentials are invalid", "redentials is invalid", "assword is invalid", "oken was invalid", "ust be authenticated", "ust be logged in", "ust be signed in", "ot authenticated", "nauthenticated", "UNAUTHENTICATED",
+		"rovide credentials", "redentials required", "ogin required", "ogin is required", "ailed to authenticate", "nable to locate credentials", "NoCredentialProviders", "o valid credential", "ould not load credentials", "oo many authentication failures", "Load key"},
+		re: `(?i)token (?:has |is |was )?(?:expired|been revoked|revoked)|expired token|invalid_grant|not logged in|please (?:log ?in|sign in)|sign up for an account|(?:token|key|credentials?|password) (?:is|are|was) (?:invalid|expired|revoked|incorrect|not valid)|must be (?:authenticated|logged in|signed in)|\bnot authenticated|\bunauthenticated\b|provide (?:valid )?credentials|(?:credentials|login) (?:is |are )?required|failed to authenticate|unable to locate credentials|NoCredentialProviders|no valid credential|could not load credentials|too many authentication failures|Load key "[^"]*": (?:invalid format|error in libcrypto|bad permissions)`, class: Policy, code: CodeAuthRejected, rank: rankGenericPhrase, reason: "credentials expired or missing", remedy: remedyAuthRejected},
 	// permission
 	{gates: []string{"ccess denied", "ccess Denied", "ccessDenied", "ACCESS_DENIED", "ccess is denied"},
 		re: `AccessDenied|ACCESS_DENIED|(?i:access (?:is )?denied)(?:[.,)]|\s*\(|\s*$|\s+for\b|\s+to\b|\s+by\b)`, class: Policy, code: CodePermissionDenied, rank: rankGenericPhrase, reason: "access denied", remedy: remedyPermission,
 		unless: `(?i)EACCES|access denied for user '|\.(?:so|dll)\b|/(?:usr|etc|var|home|tmp)/`},
 	{gates: []string{"ot authorized to perform", "ot authorised to perform", "nsufficient scope", "nsufficient_scope", "nsufficient permission", "nsufficient privileges", "PERMISSION_DENIED", "does not have permission", "do not have permission", "don't have permission", "ot have the required permission", "ermission denied on", "denied on resource", "ccess forbidden", "AuthorizationFailed", "AuthorizationError"},
 		re: `(?i)not authori[sz]ed to perform|insufficient[ _](?:scopes?|permissions?|privileges)|PERMISSION_DENIED|(?:does|do)(?: not|n't) have (?:the (?:required )?)?permissions?|permission '[^']+' denied|denied on (?:resource|')|access forbidden|Authorization(?:Failed|Error)`, class: Policy, code: CodePermissionDenied, rank: rankGenericPhrase, reason: "permission denied", remedy: remedyPermission},
+	{gates: []string{"ot allowed to", "ot permitted to", "ave access", "ccessDeniedException", "ForbiddenException", "AuthorizationFailed"},
+		re: `(?i)\b(?:is|are) not (?:allowed|permitted) to (?:push|publish|upload|deploy|write|modify|access|create|delete|update|use|perform|manage|view|read)\b|(?:does not|doesn't|do not|don't) have (?:the required |sufficient |enough )?access\b|AccessDeniedException|ForbiddenException|AuthorizationFailed`, class: Policy, code: CodePermissionDenied, rank: rankGenericPhrase, reason: "permission denied", remedy: remedyPermission,
+		unless: `(?i)overwrit|re-?push|re-?publish|re-?upload|re-?deploy`},
 	{gates: []string{"ermission '"},
 		re: `(?i)permission '[^']+' denied`, class: Policy, code: CodePermissionDenied, rank: rankGenericPhrase, reason: "permission denied", remedy: remedyPermission},
 	{gates: []string{"Forbidden", "forbidden", "FORBIDDEN"},
@@ -125,6 +130,9 @@ var phraseRows = []phraseRow{
 		unless: `(?i)\block\b|\.lock\b|not an empty directory|in progress|\bcache\b|file (?:already )?exists|directory already exists|cannot create (?:regular file|directory)`},
 	{gates: []string{"annot overwrite", "annot be overwritten", "ot allowed to overwrite", "overwrite", "epushing", "e-pushing", "epublish", "edeploy", "uplicate version", "uplicate package", "uplicate artifact", "uplicate release"},
 		re: `(?i)cannot (?:be )?overwrit(?:e|ten)|not allowed to overwrite|(?:re-?push(?:ing)?|re-?publish(?:ing)?|re-?deploy(?:ing)?|re-?upload(?:ing)?|overwriting)\b[^\n]{0,50}\bnot (?:allowed|permitted)|duplicate (?:version|package|artifact|release)`, class: Structural, code: CodeAlreadyExists, rank: rankGenericExists, reason: "the version exists and cannot be replaced", remedy: remedyExists},
+	{gates: []string{"till in use", "lready in use", "lready taken", "s taken"},
+		re: `(?i)\b(?:name|version|tag|slug|release|package|subdomain|domain|project|app(?:lication)?|bucket)\b[^\n]{0,50}?\b(?:is |was )?(?:already|still) (?:in use|taken)\b|\bname is (?:already )?taken\b`, class: Structural, code: CodeAlreadyExists, rank: rankGenericExists, reason: "the name is taken", remedy: remedyExists,
+		unless: `(?i)address already in use|EADDRINUSE|port`},
 	// absence (an API's own not-found codes: the words "not found" alone
 	// are too common: "command not found" is not a lookup)
 	{gates: []string{"NoSuchKey", "NoSuchBucket", "NotFoundException", "ResourceNotFound", "NOT_FOUND", "NoSuchEntity", "\"code\": 404", "\"code\":404"},
@@ -132,9 +140,12 @@ var phraseRows = []phraseRow{
 	// validation
 	{gates: []string{"nvalid argument", "nvalidArgument", "INVALID_ARGUMENT", "alidation failed", "alidationError", "alidationException", "nprocessable", "alidation error"},
 		re: `(?i)invalid[ _]?argument|validation (?:failed|error)|Validation(?:Error|Exception)|unprocessable`, class: Structural, code: CodeValidation, rank: rankGenericPhrase - 2, reason: "the request is invalid", remedy: remedyValidation},
+	{gates: []string{"oo large", "oo big", "xceeds the maximum", "xceeds maximum", "xceeds the max", "ust be less than or equal to", "hecksum mismatch", "SECURITY ERROR"},
+		re: `(?i)\b(?:payload|request|file|script|body|bundle|artifact|upload|archive|package|image|object|blob|asset|entity|worker)\b[^\n]{0,40}?\btoo (?:large|big)\b|exceeds? (?:the )?(?:maximum|max) (?:allowed )?(?:size|file size|upload size|length)|size must be less than or equal to|checksum mismatch|SECURITY ERROR`, class: Structural, code: CodeValidation, rank: rankGenericPhrase - 2, reason: "the request is too large or does not verify", remedy: "send less (smaller files, split the upload, Git LFS) or fix the content that fails verification; resending it unchanged fails the same way",
+		unless: `(?i)pack exceeds|context|prompt|token`},
 	// quotas, billing, plans
-	{gates: []string{"uota exceeded", "xceeded quota", "over its data quota", "over its quota", "over your quota", "over quota", "data packs", "imit exceeded", "LimitExceeded", "imitExceeded", "imits exceeded"},
-		re: `(?i)quota (?:exceeded|exhausted|reached)|exceeded (?:the |your |its )?(?:\w+ )?quota|over (?:its|your|the)? ?(?:\w+ )?quota|purchase more data packs|(?:\w+ )?limits? exceeded|\w*LimitExceeded(?:Exception)?`, class: Policy, code: CodeQuotaExhausted, rank: rankGenericQuota, reason: "quota exhausted", quota: true,
+	{gates: []string{"uota exceeded", "xceeded quota", "over its data quota", "eached the ", "eached your ", "xceeded the ", "xceeded your ", "it the ", "it your ", "over its quota", "over your quota", "over quota", "data packs", "imit exceeded", "LimitExceeded", "imitExceeded", "imits exceeded"},
+		re: `(?i)quota (?:exceeded|exhausted|reached)|exceeded (?:the |your |its )?(?:\w+ )?quota|over (?:its|your|the)? ?(?:\w+ )?quota|purchase more data packs|(?:\w+ )?limits? exceeded|\w*LimitExceeded(?:Exception)?|(?:reached|exceeded|hit) (?:the|your|its) (?:\w+ ){0,3}(?:limit|quota|cap)\b`, class: Policy, code: CodeQuotaExhausted, rank: rankGenericQuota, reason: "quota exhausted", quota: true,
 		unless: `(?i)request ?limit ?exceeded|rate ?limit|throughput|too many requests|concurrent|retry|context|token limit|size limit|time ?limit|recursion|memory`},
 	{gates: []string{"ayment required", "ayment_required", "illing", "pgrade your plan", "pgrade the plan", "pgrade plan", "pgrade to a paid", "pgrade to pro"},
 		re: `(?i)payment[ _]required|billing (?:account (?:is )?(?:disabled|not active|required|closed)|hard limit|is (?:disabled|not active)|error|issue|problem)|(?:set up|enable|add|update) (?:your |a )?billing|upgrade (?:your |the )?plan|upgrade to (?:a paid|pro)`, class: Policy, code: CodeQuotaExhausted, rank: rankGenericQuota, reason: "a plan or billing limit", remedy: remedyPlan},
@@ -144,11 +155,20 @@ var phraseRows = []phraseRow{
 	// the server failing
 	{gates: []string{"SERVICE_UNAVAILABLE", "UNAVAILABLE\"", "ervice is currently unavailable", "ervice Unavailable", "ervice unavailable", "nternal error encountered", "nternalServerError", "erviceUnavailable", "InternalFailure", "InternalError", "ServiceException", "try again in a few moments", "ry again later"},
 		re: `(?i)SERVICE_UNAVAILABLE|"status"\s*:\s*"UNAVAILABLE"|service (?:is )?(?:currently |temporarily )?unavailable|internal error encountered|InternalServerError|\bServiceUnavailable\b|\bInternalFailure\b|\bInternalError\b|\bServiceException\b|try again in a few moments|try again later`, class: Transient, code: CodeServiceUnavailable, rank: rankGenericServer, reason: "the service failed on its side", remedy: remedyServer},
+	{gates: []string{"nexpected condition which prevented", "nternal Server Error", "nternal server error", "emporarily unavailable", "emote end closed connection", "RemoteDisconnected", "IncompleteRead", "ChunkedEncodingError", "TaskCanceledException", "HttpClient.Timeout"},
+		re: `(?i)server encountered an unexpected condition|internal server error|temporarily unavailable|remote end closed connection|RemoteDisconnected|IncompleteRead|ChunkedEncodingError|TaskCanceledException|HttpClient\.Timeout`, class: Transient, code: CodeServiceUnavailable, rank: rankGenericServer - 4, reason: "the service or the connection failed", remedy: remedyServer,
+		unless: `\b\d{3}\W{0,3}(?i:internal server error)`},
 	{gates: []string{"pstream connect error", "disconnect/reset before headers"},
 		re: `(?i)upstream connect error or disconnect/reset before headers`, class: Transient, code: CodeServiceUnavailable, rank: rankGenericServer, reason: "the service's proxy could not reach its upstream", remedy: remedyServer},
 	// network words the network recognisers do not read
-	{gates: []string{"EAI_AGAIN", "ETIMEDOUT", "ECONNRESET", "ESOCKETTIMEDOUT", "ConnectTimeoutError", "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_SOCKET", "ocket hang up", "network socket disconnected", "LS handshake timeout", "nexpected EOF", "onnection reset", "/o timeout"},
-		re: `EAI_AGAIN|ETIMEDOUT|ECONNRESET|ESOCKETTIMEDOUT|ConnectTimeoutError|UND_ERR_CONNECT_TIMEOUT|UND_ERR_SOCKET|(?i:socket hang up|network socket disconnected|TLS handshake timeout|unexpected EOF|connection reset|i/o timeout)`, class: Transient, code: CodeTransferCut, rank: rankGenericNet, reason: "the connection failed", remedy: remedyRetryNet},
+	{gates: []string{"EAI_AGAIN", "UnknownHostException", "emporary failure in name resolution"},
+		re: `EAI_AGAIN|UnknownHostException|(?i:temporary failure in name resolution)`, class: Transient, code: CodeDNS, rank: rankGenericNet, reason: "the host name did not resolve", remedy: remedyRetryNet},
+	{gates: []string{"ETIMEDOUT", "ESOCKETTIMEDOUT", "ConnectTimeoutError", "UND_ERR_CONNECT_TIMEOUT", "LS handshake timeout", "/o timeout", "SocketTimeoutException", "ERR_SOCKET_CONNECTION_TIMEOUT"},
+		re: `ETIMEDOUT|ESOCKETTIMEDOUT|ConnectTimeoutError|UND_ERR_CONNECT_TIMEOUT|SocketTimeoutException|ERR_SOCKET_CONNECTION_TIMEOUT|(?i:TLS handshake timeout|i/o timeout)`, class: Transient, code: CodeTimeout, rank: rankGenericNet, reason: "the connection timed out", remedy: remedyRetryNet},
+	{gates: []string{"ECONNRESET", "UND_ERR_SOCKET", "ocket hang up", "network socket disconnected", "onnection reset", "emote host terminated the handshake", "SSLHandshakeException", "Premature EOF"},
+		re: `ECONNRESET|UND_ERR_SOCKET|(?i:socket hang up|network socket disconnected|connection reset|remote host terminated the handshake|SSLHandshakeException|premature EOF)`, class: Transient, code: CodeReset, rank: rankGenericNet, reason: "the connection was reset", remedy: remedyRetryNet},
+	{gates: []string{"nexpected EOF"},
+		re: `(?i)unexpected EOF`, class: Transient, code: CodeUnexpectedEOF, rank: rankGenericNet, reason: "the connection closed early", remedy: remedyRetryNet},
 }
 
 // phraseMatchers turns the table into matchers.
@@ -181,7 +201,7 @@ func phraseMatchers(rows []phraseRow) []matcher {
 var (
 	// reStatusShapes: a status a tool reports explicitly, in the shapes
 	// tools print it; the first non-empty group is the status.
-	reStatusShapes = lazyRE(`(?i)\bHTTP[ _-]?Error:?\s*([45]\d\d)\b|\bdoes not indicate success:\s*([45]\d\d)\b|\b(?:return|response|http|status)[ _-]?code(?: is)?\s*[:=]?\s*([45]\d\d)\b|\berror(?: occurred)?:? \(([45]\d\d)\)|\bstatusCode"?\s*[:=]\s*([45]\d\d)\b|^\s*(?:Error|error|ERROR):\s*([45]\d\d)(?::|\s+[A-Za-z])|\(([45]\d\d)\)\s+[A-Z][a-z]`)
+	reStatusShapes = lazyRE(`(?i)\bHTTP[ _-]?Error:?\s*([45]\d\d)\b|\bdoes not indicate success:\s*([45]\d\d)\b|\b(?:return|response|http|status)[ _-]?code(?: is)?\s*[:=]?\s*([45]\d\d)\b|\berror(?: occurred)?:? \(([45]\d\d)\)|\bstatusCode"?\s*[:=]\s*([45]\d\d)\b|^\s*(?:Error|error|ERROR):\s*([45]\d\d)(?::|\s+[A-Za-z])|\b(?:googleapi: Error|RESPONSE|Error code:?|error code:?) ([45]\d\d)\b|\breceived status code ([45]\d\d)\b|\(([45]\d\d)\)\s+[A-Z][a-z]`)
 	// reDotNetStatus: .NET's HttpStatusCode name before the URL, as nuget
 	// prints each response ("  Conflict https://host/path 449ms").
 	reDotNetStatus = lazyRE(`^\s*(BadRequest|Unauthorized|PaymentRequired|Forbidden|NotFound|MethodNotAllowed|NotAcceptable|RequestTimeout|Conflict|Gone|RequestEntityTooLarge|UnprocessableEntity|TooManyRequests|InternalServerError|BadGateway|ServiceUnavailable|GatewayTimeout) https?://\S+ \d+ms\s*$`)
@@ -278,7 +298,7 @@ var (
 	// reWaitStated: a relative wait the service states ("Try again in 11
 	// days", "try again after in 54 minutes", "resets in 4h"); the client's
 	// own backoff ("Retrying in 5s") is not one.
-	reWaitStated = lazyRE(`(?i)\b(?:try again|retry|resets?|available again|restored?|unblocked|come back)\b(?:\s+(?:in|after|for))+\s+(?:about\s+|approximately\s+|~\s*)?(\d[\d.]*\s*[a-z]+(?:[ ,]+(?:and )?\d[\d.]*\s*[a-z]+)*)`)
+	reWaitStated = lazyRE(`(?i)(?:\b(?:try again|retry|resets?|available(?: again)?|restored?|unblocked|come back)\b(?:\s+(?:in|after|for))+|\btime to availability:?|\bretry[- ]after:?|\bplease wait|\bwait(?:ing)? for)\s+(?:about\s+|approximately\s+|~\s*)?(\d[\d.]*\s*[a-z]*(?:[ ,]+(?:and )?\d[\d.]*\s*[a-z]+)*)`)
 	// reWaitCalendar: a wait told in calendar words ("next month", "after
 	// the billing cycle", "tomorrow").
 	reWaitCalendar = lazyRE(`(?i)\b(?:try again|retry|resets?|reset|available again|restore access|wait)\b[^\n]{0,60}?\b(next (?:month|week|year|billing (?:cycle|period))|tomorrow|(?:after|at the end of) (?:the |your )?(?:current |next )?billing (?:cycle|period)|(?:the )?(?:beginning|start) of (?:the )?next month)|\b(?:until|till) (?:the )?(next (?:month|billing (?:cycle|period))|next week|tomorrow)`)
@@ -286,10 +306,14 @@ var (
 
 var waitMatchers = []matcher{
 	{
-		gates: []string{"ry again", "etry in", "etry after", "etry for", "eset in", "esets in", "eset after", "esets after", "vailable again", "estored in", "nblocked in", "ome back in", "RY AGAIN"},
+		gates: []string{"ry again", "etry in", "etry after", "etry for", "eset in", "esets in", "eset after", "esets after", "vailable again", "vailable in", "vailable after", "estored in", "nblocked in", "ome back in", "RY AGAIN", "ime to availability", "etry-After", "etry-after", "lease wait", "ait for", "aiting for"},
 		re:    reWaitStated,
 		build: func(c *scanCtx, line string, m []string) (hit, bool) {
-			d, ok := parseWait(m[1])
+			v := strings.TrimSpace(m[1])
+			if n := atoi(v); n >= 0 && len(v) <= 7 {
+				v += "s" // a bare number: seconds, as Retry-After
+			}
+			d, ok := parseWait(v)
 			if !ok || d <= c.waitLimit() {
 				return hit{}, false
 			}
@@ -381,5 +405,31 @@ var gitIdentityMatchers = []matcher{
 	},
 }
 
+// A proxy's answer to CONNECT, as the clients without a recogniser word it
+// (Python's http.client, undici, npm's agent).
+var reTunnelStatus = lazyRE(`(?i)Tunnel connection failed:\s*(\d{3})|Proxy response \((\d{3})\) !== 200 when HTTP Tunneling|Invalid (?:status code|Proxy response)\W{0,3}(\d{3})\W{0,3}(?:connecting to proxy)?|proxy (?:CONNECT )?(?:returned|answered|responded with) (?:status |HTTP )?(\d{3})`)
+
+var tunnelMatchers = []matcher{
+	{
+		gates: []string{"unnel connection failed", "when HTTP Tunneling", "onnecting to proxy", "nvalid Proxy response", "roxy returned", "roxy CONNECT returned", "roxy answered", "roxy responded with"},
+		re:    reTunnelStatus,
+		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
+			code := atoi(m[1] + m[2] + m[3] + m[4])
+			h := hit{rank: rankConfig, tr: trProxy | trNet, reason: fmt.Sprintf("the proxy refused the tunnel with HTTP %d", code)}
+			switch {
+			case code == 403:
+				h.class, h.code, h.remedy = Policy, CodeProxyDenied, remedyProxy403
+			case code == 407:
+				h.class, h.code, h.remedy = Policy, CodeProxyAuth, remedyProxy407
+			case code >= 500 && code <= 599:
+				h.class, h.code, h.remedy = Transient, CodeProxyUpstream, remedyProxy5xx
+			default:
+				h.class, h.code, h.remedy = Unknown, CodeProxyRejected, remedyProxyOther
+			}
+			return h, true
+		},
+	},
+}
+
 // genericMatchers are the generic layer's matchers, run with every tool's.
-var genericMatchers = concatMatchers(phraseMatchers(phraseRows), genericStatusMatchers, waitMatchers, pushLimitMatchers, gitIdentityMatchers, sandboxMatchers)
+var genericMatchers = concatMatchers(phraseMatchers(phraseRows), genericStatusMatchers, waitMatchers, pushLimitMatchers, gitIdentityMatchers, tunnelMatchers, sandboxMatchers)
