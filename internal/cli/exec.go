@@ -259,7 +259,7 @@ func (opts *execOptions) run(ctx context.Context, io *stepIO) (*report.Step, *st
 	}
 	step, err := execstep.New(execstep.Options{
 		Args: argv, Env: io.env, Dir: opts.dir, Stdin: io.stdin, Stdout: io.stdout, Stderr: io.stderr,
-		AttemptFiles: opts.attemptFiles, Timeout: opts.timeout, KillGrace: opts.killGrace, Tool: opts.tool, Rules: opts.rules,
+		AttemptFiles: opts.attemptFiles, Timeout: opts.timeout, KillGrace: opts.killGrace, Tool: opts.tool, Rules: opts.rules, MaxElapsed: opts.step.policy.MaxElapsed,
 		OutputDir: outDir, StdoutMode: mode, StdoutMax: opts.stdoutMax, SpoolDir: io.tempDir,
 		OnRetry: opts.onRetry, ContinueWith: opts.continueWith, ContextFrom: opts.contextFrom,
 	})
