@@ -98,7 +98,8 @@ var phraseRows = []phraseRow{
 	{gates: []string{"nauthorized", "nauthorised", "NAUTHORIZED", "nauthorizedOperation"},
 		re: `(?i)(?:^|\berror\b:?|:|›|\(|\bis|\bare)\s*unauthori[sz]ed\b|(?-i:\bUNAUTHORIZED\b|Unauthorized(?:Operation|Access|Exception))`, class: Policy, code: CodeAuthRejected, rank: rankGenericPhrase, reason: "unauthorized", remedy: remedyAuthRejected},
 	{gates: []string{"uthentication failed", "uthentication error", "uthentication required", "uthentication is required", "AUTHENTICATION_FAILED"},
-		re: `(?i)authentication (?:failed|error|(?:is )?required)`, class: Policy, code: CodeAuthRejected, rank: rankGenericPhrase, reason: "authentication failed", remedy: remedyAuthRejected},
+		re: `(?i)authentication (?:failed|error|(?:is )?required)`, class: Policy, code: CodeAuthRejected, rank: rankGenericPhrase, reason: "authentication failed", remedy: remedyAuthRejected,
+		unless: `(?i)proxy authentication|\b407\b`},
 	{gates: []string{"Permission denied (publickey", "ermission denied (publickey"},
 		re: `(?i)permission denied \(publickey[^)]*\)`, class: Policy, code: CodeAuthRejected, rank: rankGenericPhrase, reason: "the SSH key was refused",
 		remedy: "the SSH server refuses the key: install the right private key (a deploy key with access, complete and in OpenSSH format) or use an HTTPS remote with a token; retrying cannot succeed"},
@@ -142,7 +143,7 @@ var phraseRows = []phraseRow{
 		re: `(?i)invalid[ _]?argument|validation (?:failed|error)|Validation(?:Error|Exception)|unprocessable`, class: Structural, code: CodeValidation, rank: rankGenericPhrase - 2, reason: "the request is invalid", remedy: remedyValidation},
 	{gates: []string{"oo large", "oo big", "xceeds the maximum", "xceeds maximum", "xceeds the max", "ust be less than or equal to", "hecksum mismatch", "SECURITY ERROR"},
 		re: `(?i)\b(?:payload|request|file|script|body|bundle|artifact|upload|archive|package|image|object|blob|asset|entity|worker)\b[^\n]{0,40}?\btoo (?:large|big)\b|exceeds? (?:the )?(?:maximum|max) (?:allowed )?(?:size|file size|upload size|length)|size must be less than or equal to|checksum mismatch|SECURITY ERROR`, class: Structural, code: CodeValidation, rank: rankGenericPhrase - 2, reason: "the request is too large or does not verify", remedy: "send less (smaller files, split the upload, Git LFS) or fix the content that fails verification; resending it unchanged fails the same way",
-		unless: `(?i)pack exceeds|context|prompt|token`},
+		unless: `(?i)pack exceeds|context|prompt|token|\b413\b`},
 	// quotas, billing, plans
 	{gates: []string{"uota exceeded", "xceeded quota", "over its data quota", "eached the ", "eached your ", "xceeded the ", "xceeded your ", "it the ", "it your ", "over its quota", "over your quota", "over quota", "data packs", "imit exceeded", "LimitExceeded", "imitExceeded", "imits exceeded"},
 		re: `(?i)quota (?:exceeded|exhausted|reached)|exceeded (?:the |your |its )?(?:\w+ )?quota|over (?:its|your|the)? ?(?:\w+ )?quota|purchase more data packs|(?:\w+ )?limits? exceeded|\w*LimitExceeded(?:Exception)?|(?:reached|exceeded|hit) (?:the|your|its) (?:\w+ ){0,3}(?:limit|quota|cap)\b`, class: Policy, code: CodeQuotaExhausted, rank: rankGenericQuota, reason: "quota exhausted", quota: true,
@@ -171,6 +172,33 @@ var phraseRows = []phraseRow{
 		re: `(?i)unexpected EOF`, class: Transient, code: CodeUnexpectedEOF, rank: rankGenericNet, reason: "the connection closed early", remedy: remedyRetryNet},
 }
 
+// gateVariants returns gates with their capitalised and upper-case forms
+// ("alidation failed" finds "Validation Failed" and "VALIDATION FAILED"):
+// a gate starts inside a word, so only the letters after a space are
+// capitalised.
+func gateVariants(gates []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(g string) {
+		if !seen[g] {
+			seen[g] = true
+			out = append(out, g)
+		}
+	}
+	for _, g := range gates {
+		add(g)
+		b := []byte(g)
+		for i := 1; i < len(b); i++ {
+			if b[i-1] == ' ' && b[i] >= 'a' && b[i] <= 'z' {
+				b[i] -= 'a' - 'A'
+			}
+		}
+		add(string(b))
+		add(strings.ToUpper(g))
+	}
+	return out
+}
+
 // phraseMatchers turns the table into matchers.
 func phraseMatchers(rows []phraseRow) []matcher {
 	out := make([]matcher, len(rows))
@@ -181,8 +209,8 @@ func phraseMatchers(rows []phraseRow) []matcher {
 		if r.unless != "" {
 			unless = lazyRE(r.unless)
 		}
-		out[i] = matcher{gates: r.gates, re: re, build: func(c *scanCtx, line string, m []string) (hit, bool) {
-			if c.inFrame || notAFailureLine(line) || unless != nil && unless.MatchString(line) {
+		out[i] = matcher{gates: gateVariants(r.gates), re: re, build: func(c *scanCtx, line string, m []string) (hit, bool) {
+			if c.inFrame || c.answer || notAFailureLine(line) || unless != nil && unless.MatchString(line) {
 				return hit{}, false
 			}
 			if r.quota {
@@ -234,7 +262,7 @@ func notAFailureLine(line string) bool {
 // genericStatusHit decides a status a tool reports through statusVerdict:
 // a 409 on a publish is an existing version (structural).
 func genericStatusHit(c *scanCtx, line string, code, rank int) (hit, bool) {
-	if code < 400 || code > 599 || c.inFrame || notAFailureLine(line) {
+	if code < 400 || code > 599 || c.inFrame || c.answer || notAFailureLine(line) {
 		return hit{}, false
 	}
 	if code == 409 && (!isLookup(c.lookupMethod()) || rePublishWords.MatchString(line) || rePublishWords.MatchString(c.text) || reExistsWords.MatchString(line)) {
@@ -246,7 +274,7 @@ func genericStatusHit(c *scanCtx, line string, code, rank int) (hit, bool) {
 
 var genericStatusMatchers = []matcher{
 	{
-		gates: []string{"HTTP", "Http", "http", "indicate success", "code", "Code", "CODE", "status", "Status", "rror (", "rror occurred (", "nexpected status", "nexpected response", "rror: 4", "rror: 5", "RROR: 4", "RROR: 5", "(4", "(5"},
+		gates: []string{"HTTP", "Http", "http", "indicate success", "code", "Code", "CODE", "status", "Status", "rror (", "googleapi", "RESPONSE ", "rror occurred (", "nexpected status", "nexpected response", "rror: 4", "rror: 5", "RROR: 4", "RROR: 5", "(4", "(5"},
 		re:    reStatusShapes,
 		build: func(c *scanCtx, line string, m []string) (hit, bool) {
 			for _, g := range m[1:] {
@@ -288,7 +316,7 @@ var genericStatusMatchers = []matcher{
 		gates: []string{" http"},
 		re:    reDotNetStatus,
 		build: func(c *scanCtx, line string, m []string) (hit, bool) {
-			return genericStatusHit(c, line, dotNetStatus[m[1]], rankStatusTxt)
+			return genericStatusHit(c, line, dotNetStatus[m[1]], rankGenericStatus)
 		},
 	},
 }

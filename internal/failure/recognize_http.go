@@ -76,7 +76,7 @@ func classifyAnswer(method string, status int, h http.Header, body string, now t
 		}
 	}
 
-	c := &scanCtx{text: body, tool: ToolHTTP, method: method, ms: allMatchers(), keys: gateKeys()}
+	c := &scanCtx{text: body, tool: ToolHTTP, method: method, ms: allMatchers(), keys: gateKeys(), answer: true}
 	hits := c.scan()
 	bodyBest, haveBody := c.resolve(hits)
 	method = c.lookupMethod()

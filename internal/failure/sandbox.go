@@ -236,17 +236,12 @@ func proxyErrorHit(text, value string, ro runOpts) hit {
 }
 
 // sandboxHeader classifies an HTTP answer a sandbox's proxy gave (its
-// X-Proxy-Error or x-deny-reason header); nil when none did.
+// X-Proxy-Error header); nil when none did. (An x-deny-reason answer is
+// the HTTP classifier's proxy-denied.)
 func sandboxHeader(h http.Header, body string, ro runOpts) *Failure {
 	if v := strings.ToLower(strings.TrimSpace(headerGet(h, "X-Proxy-Error"))); strings.HasPrefix(v, "blocked-by-") {
 		x := proxyErrorHit(body, v, ro)
 		f := New(x.class, x.code, x.reason, x.remedy, headerEvidence("X-Proxy-Error", v))
-		f.Trace.Proxy = true
-		return f
-	}
-	if v := headerGet(h, "X-Deny-Reason"); v != "" {
-		f := New(Policy, CodeSandboxDenied, "the agent environment's proxy denied the request ("+clip(v)+")",
-			"the agent environment allows only listed hosts: add the host to the environment's network access allowlist; retrying cannot succeed", headerEvidence("X-Deny-Reason", v))
 		f.Trace.Proxy = true
 		return f
 	}

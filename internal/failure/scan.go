@@ -97,6 +97,7 @@ type scanCtx struct {
 	facts      facts   // for the trace, filled in by the matchers
 	run        runOpts // the step's environment and the run's max elapsed
 	inFrame    bool    // classifying a message a frame wraps (curl's, git's)
+	answer     bool    // the body of an HTTP answer whose status is known
 }
 
 // quotaLimit is the longest reset a quota recogniser waits for: the run's
