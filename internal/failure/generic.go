@@ -139,8 +139,9 @@ var phraseRows = []phraseRow{
 	{gates: []string{"NoSuchKey", "NoSuchBucket", "NotFoundException", "ResourceNotFound", "NOT_FOUND", "NoSuchEntity", "\"code\": 404", "\"code\":404"},
 		re: `NoSuchKey|NoSuchBucket|NoSuchEntity|\w*NotFoundException|ResourceNotFound|\bNOT_FOUND\b|"code":\s*404\b`, class: Absent, code: CodeNotFound, rank: rankGenericPhrase - 2, reason: "not found", remedy: remedyNotFound},
 	// validation
-	{gates: []string{"nvalid argument", "nvalidArgument", "INVALID_ARGUMENT", "alidation failed", "alidationError", "alidationException", "nprocessable", "alidation error"},
-		re: `(?i)invalid[ _]?argument|validation (?:failed|error)|Validation(?:Error|Exception)|unprocessable`, class: Structural, code: CodeValidation, rank: rankGenericPhrase - 2, reason: "the request is invalid", remedy: remedyValidation},
+	{gates: []string{"nvalid argument", "nvalidArgument", "INVALID_ARGUMENT", "alidation failed", "alidationError", "alidationException", "nprocessable", "alidation error", "s malformed", "ust be one of"},
+		re: `(?i)invalid[ _]?argument|validation (?:failed|error)|Validation(?:Error|Exception)|unprocessable|\bis malformed\b|\bmust be one of\b`, class: Structural, code: CodeValidation, rank: rankGenericPhrase - 2, reason: "the request is invalid", remedy: remedyValidation,
+		unless: `(?i)malformed response`},
 	{gates: []string{"oo large", "oo big", "xceeds the maximum", "xceeds maximum", "xceeds the max", "ust be less than or equal to", "hecksum mismatch", "SECURITY ERROR"},
 		re: `(?i)\b(?:payload|request|file|script|body|bundle|artifact|upload|archive|package|image|object|blob|asset|entity|worker)\b[^\n]{0,40}?\btoo (?:large|big)\b|exceeds? (?:the )?(?:maximum|max) (?:allowed )?(?:size|file size|upload size|length)|size must be less than or equal to|checksum mismatch|SECURITY ERROR`, class: Structural, code: CodeValidation, rank: rankGenericPhrase - 2, reason: "the request is too large or does not verify", remedy: "send less (smaller files, split the upload, Git LFS) or fix the content that fails verification; resending it unchanged fails the same way",
 		unless: `(?i)pack exceeds|context|prompt|token|\b413\b`},
@@ -156,8 +157,8 @@ var phraseRows = []phraseRow{
 	// the server failing
 	{gates: []string{"SERVICE_UNAVAILABLE", "UNAVAILABLE\"", "ervice is currently unavailable", "ervice Unavailable", "ervice unavailable", "nternal error encountered", "nternalServerError", "erviceUnavailable", "InternalFailure", "InternalError", "ServiceException", "try again in a few moments", "ry again later"},
 		re: `(?i)SERVICE_UNAVAILABLE|"status"\s*:\s*"UNAVAILABLE"|service (?:is )?(?:currently |temporarily )?unavailable|internal error encountered|InternalServerError|\bServiceUnavailable\b|\bInternalFailure\b|\bInternalError\b|\bServiceException\b|try again in a few moments|try again later`, class: Transient, code: CodeServiceUnavailable, rank: rankGenericServer, reason: "the service failed on its side", remedy: remedyServer},
-	{gates: []string{"nexpected condition which prevented", "nternal Server Error", "nternal server error", "emporarily unavailable", "emote end closed connection", "RemoteDisconnected", "IncompleteRead", "ChunkedEncodingError", "TaskCanceledException", "HttpClient.Timeout"},
-		re: `(?i)server encountered an unexpected condition|internal server error|temporarily unavailable|remote end closed connection|RemoteDisconnected|IncompleteRead|ChunkedEncodingError|TaskCanceledException|HttpClient\.Timeout`, class: Transient, code: CodeServiceUnavailable, rank: rankGenericServer - 4, reason: "the service or the connection failed", remedy: remedyServer,
+	{gates: []string{"nexpected condition which prevented", "nexpected server error", "nternal Server Error", "nternal server error", "emporarily unavailable", "emote end closed connection", "RemoteDisconnected", "IncompleteRead", "ChunkedEncodingError", "TaskCanceledException", "HttpClient.Timeout"},
+		re: `(?i)server encountered an unexpected condition|unexpected server error|internal server error|temporarily unavailable|remote end closed connection|RemoteDisconnected|IncompleteRead|ChunkedEncodingError|TaskCanceledException|HttpClient\.Timeout`, class: Transient, code: CodeServiceUnavailable, rank: rankGenericServer - 4, reason: "the service or the connection failed", remedy: remedyServer,
 		unless: `\b\d{3}\W{0,3}(?i:internal server error)`},
 	{gates: []string{"pstream connect error", "disconnect/reset before headers"},
 		re: `(?i)upstream connect error or disconnect/reset before headers`, class: Transient, code: CodeServiceUnavailable, rank: rankGenericServer, reason: "the service's proxy could not reach its upstream", remedy: remedyServer},
@@ -229,7 +230,7 @@ func phraseMatchers(rows []phraseRow) []matcher {
 var (
 	// reStatusShapes: a status a tool reports explicitly, in the shapes
 	// tools print it; the first non-empty group is the status.
-	reStatusShapes = lazyRE(`(?i)\bHTTP[ _-]?Error:?\s*([45]\d\d)\b|\bdoes not indicate success:\s*([45]\d\d)\b|\b(?:return|response|http|status)[ _-]?code(?: is)?\s*[:=]?\s*([45]\d\d)\b|\berror(?: occurred)?:? \(([45]\d\d)\)|\bstatusCode"?\s*[:=]\s*([45]\d\d)\b|^\s*(?:Error|error|ERROR):\s*([45]\d\d)(?::|\s+[A-Za-z])|\b(?:googleapi: Error|RESPONSE|Error code:?|error code:?) ([45]\d\d)\b|\breceived status code ([45]\d\d)\b|\(([45]\d\d)\)\s+[A-Z][a-z]`)
+	reStatusShapes = lazyRE(`(?i)\bHTTP[ _-]?Error:?\s*([45]\d\d)\b|\bdoes not indicate success:\s*([45]\d\d)\b|\b(?:return|response|http|status)[ _-]?code(?: is)?\s*[:=]?\s*([45]\d\d)\b|\berror(?: occurred)?:? \(([45]\d\d)\)|\bstatusCode"?\s*[:=]\s*([45]\d\d)\b|^\s*(?:Error|error|ERROR):\s*([45]\d\d)(?::|\s+[A-Za-z])|\b(?:googleapi: Error|RESPONSE|Error code:?|error code:?) ([45]\d\d)\b|\breceived status code ([45]\d\d)\b|\b([45]\d\d) (?:Client|Server) Error\b|\(([45]\d\d)\)\s+[A-Z][a-z]`)
 	// reDotNetStatus: .NET's HttpStatusCode name before the URL, as nuget
 	// prints each response ("  Conflict https://host/path 449ms").
 	reDotNetStatus = lazyRE(`^\s*(BadRequest|Unauthorized|PaymentRequired|Forbidden|NotFound|MethodNotAllowed|NotAcceptable|RequestTimeout|Conflict|Gone|RequestEntityTooLarge|UnprocessableEntity|TooManyRequests|InternalServerError|BadGateway|ServiceUnavailable|GatewayTimeout) https?://\S+ \d+ms\s*$`)
@@ -265,6 +266,10 @@ func genericStatusHit(c *scanCtx, line string, code, rank int) (hit, bool) {
 	if code < 400 || code > 599 || c.inFrame || c.answer || notAFailureLine(line) {
 		return hit{}, false
 	}
+	if (code == 404 || code == 410) && isLookup(c.lookupMethod()) && rePublishWords.MatchString(line) {
+		vd := statusVerdict(code, "PUT", c.tool)
+		return hit{class: vd.class, code: vd.code, rank: rank, reason: statusName(code) + " on an upload: the endpoint does not exist or no longer takes it", remedy: vd.remedy}, true
+	}
 	if code == 409 && (!isLookup(c.lookupMethod()) || rePublishWords.MatchString(line) || rePublishWords.MatchString(c.text) || reExistsWords.MatchString(line)) {
 		return hit{class: Structural, code: HTTPCode(409), rank: rank, reason: statusName(409) + " on a publish: the version or resource exists already (or changed under it)",
 			remedy: remedyExists}, true
@@ -274,7 +279,7 @@ func genericStatusHit(c *scanCtx, line string, code, rank int) (hit, bool) {
 
 var genericStatusMatchers = []matcher{
 	{
-		gates: []string{"HTTP", "Http", "http", "indicate success", "code", "Code", "CODE", "status", "Status", "rror (", "googleapi", "RESPONSE ", "rror occurred (", "nexpected status", "nexpected response", "rror: 4", "rror: 5", "RROR: 4", "RROR: 5", "(4", "(5"},
+		gates: []string{"HTTP", "Http", "http", "indicate success", "code", "Code", "CODE", "status", "Status", "rror (", "googleapi", "RESPONSE ", "Client Error", "Server Error", "rror occurred (", "nexpected status", "nexpected response", "rror: 4", "rror: 5", "RROR: 4", "RROR: 5", "(4", "(5"},
 		re:    reStatusShapes,
 		build: func(c *scanCtx, line string, m []string) (hit, bool) {
 			for _, g := range m[1:] {
