@@ -79,7 +79,7 @@ const (
 // limit); unless, when set, drops a line it matches.
 type phraseRow struct {
 	gates  []string
-	re     string
+	re     string // "" when a gate alone decides
 	class  Class
 	code   Code
 	rank   int
@@ -87,6 +87,14 @@ type phraseRow struct {
 	remedy string
 	quota  bool
 	unless string
+	// fixed keeps reason as it is (the match is not quoted into it).
+	fixed bool
+	// plain rows are a tool recogniser's constant rows moved into a table:
+	// their gates are matched as written, and they speak wherever their
+	// words appear (a frame's message, an HTTP answer's body, a warning),
+	// as the closures they replace did.
+	plain bool
+	tr    traceBits
 }
 
 // phraseRows is the table. Rows are data: a new wording of a known kind is
@@ -205,20 +213,33 @@ func phraseMatchers(rows []phraseRow) []matcher {
 	out := make([]matcher, len(rows))
 	for i := range rows {
 		r := rows[i]
-		re := lazyRE(r.re)
-		var unless *lazyRegexp
+		var re, unless *lazyRegexp
+		if r.re != "" {
+			re = lazyRE(r.re)
+		}
 		if r.unless != "" {
 			unless = lazyRE(r.unless)
 		}
-		out[i] = matcher{gates: gateVariants(r.gates), re: re, build: func(c *scanCtx, line string, m []string) (hit, bool) {
-			if c.inFrame || c.answer || notAFailureLine(line) || unless != nil && unless.MatchString(line) {
+		gates := r.gates
+		if !r.plain {
+			gates = gateVariants(gates)
+		}
+		out[i] = matcher{gates: gates, re: re, build: func(c *scanCtx, line string, m []string) (hit, bool) {
+			if !r.plain && (c.inFrame || c.answer || notAFailureLine(line)) || unless != nil && unless.MatchString(line) {
 				return hit{}, false
 			}
-			if r.quota {
-				return quotaVerdict(c, line, m[0], r.rank), true
+			what := ""
+			if len(m) > 0 {
+				what = m[0]
 			}
-			h := hit{class: r.class, code: r.code, rank: r.rank, reason: r.reason + " (\"" + clip(m[0]) + "\")", remedy: r.remedy}
-			if r.class == Transient && r.code != CodeThrottled {
+			if r.quota {
+				return quotaVerdict(c, line, what, r.rank), true
+			}
+			h := hit{class: r.class, code: r.code, rank: r.rank, reason: r.reason, remedy: r.remedy, tr: r.tr}
+			if !r.fixed {
+				h.reason += " (\"" + clip(what) + "\")"
+			}
+			if r.class == Transient && r.code != CodeThrottled && !r.plain {
 				h.tr = trNet
 			}
 			return h, true
