@@ -251,7 +251,7 @@ func phraseMatchers(rows []phraseRow) []matcher {
 var (
 	// reStatusShapes: a status a tool reports explicitly, in the shapes
 	// tools print it; the first non-empty group is the status.
-	reStatusShapes = lazyRE(`(?i)\bHTTP[ _-]?Error:?\s*([45]\d\d)\b|\bdoes not indicate success:\s*([45]\d\d)\b|\b(?:return|response|http|status)[ _-]?code(?: is)?\s*[:=]?\s*([45]\d\d)\b|\berror(?: occurred)?:? \(([45]\d\d)\)|\bstatusCode"?\s*[:=]\s*([45]\d\d)\b|^\s*(?:Error|error|ERROR):\s*([45]\d\d)(?::|\s+[A-Za-z])|\b(?:googleapi: Error|RESPONSE|Error code:?|error code:?) ([45]\d\d)\b|\breceived status code ([45]\d\d)\b|\b([45]\d\d) (?:Client|Server) Error\b|\(([45]\d\d)\)\s+[A-Z][a-z]`)
+	reStatusShapes = lazyRE(`(?i)\bHTTP[ _-]?Error:?\s*([45]\d\d)\b|\bdoes not indicate success:\s*([45]\d\d)\b|\b(?:return|response|http|status)[ _-]?code(?: is)?\s*[:=]?\s*([45]\d\d)\b|\berror(?: occurred)?:? \(([45]\d\d)\)|\bstatusCode"?\s*[:=]\s*([45]\d\d)\b|^\s*(?:Error|error|ERROR):\s*([45]\d\d)(?::|\s+[A-Za-z])|\b(?:googleapi: Error|RESPONSE|Error code:?|error code:?) ([45]\d\d)\b|\breceived status code ([45]\d\d)\b|\b([45]\d\d) (?:Client|Server) Error\b`)
 	// reDotNetStatus: .NET's HttpStatusCode name before the URL, as nuget
 	// prints each response ("  Conflict https://host/path 449ms").
 	reDotNetStatus = lazyRE(`^\s*(BadRequest|Unauthorized|PaymentRequired|Forbidden|NotFound|MethodNotAllowed|NotAcceptable|RequestTimeout|Conflict|Gone|RequestEntityTooLarge|UnprocessableEntity|TooManyRequests|InternalServerError|BadGateway|ServiceUnavailable|GatewayTimeout) https?://\S+ \d+ms\s*$`)
@@ -300,7 +300,7 @@ func genericStatusHit(c *scanCtx, line string, code, rank int) (hit, bool) {
 
 var genericStatusMatchers = []matcher{
 	{
-		gates: []string{"HTTP", "Http", "http", "indicate success", "code", "Code", "CODE", "status", "Status", "rror (", "googleapi", "RESPONSE ", "Client Error", "Server Error", "rror occurred (", "nexpected status", "nexpected response", "rror: 4", "rror: 5", "RROR: 4", "RROR: 5", "(4", "(5"},
+		gates: []string{"HTTP", "Http", "http", "indicate success", "code", "Code", "CODE", "status", "Status", "rror (", "googleapi", "RESPONSE ", "Client Error", "Server Error", "rror occurred (", "nexpected status", "nexpected response", "rror: 4", "rror: 5", "RROR: 4", "RROR: 5"},
 		re:    reStatusShapes,
 		build: func(c *scanCtx, line string, m []string) (hit, bool) {
 			for _, g := range m[1:] {
@@ -394,7 +394,6 @@ func waitHit(c *scanCtx, line, when string) hit {
 
 // Pushes over the host's size limit.
 var (
-	reWritingGiB  = lazyRE(`Writing objects:\s+\d+% \(\d+/\d+\), ([\d.]+) GiB`)
 	rePackLimit   = lazyRE(`(?i)pack exceeds maximum allowed size(?: \(([\d.]+ [KMGT]i?B)\))?`)
 	reGitHubRemte = lazyRE(`(?i)github\.com[:/]|https://github\.com`)
 )
@@ -402,15 +401,30 @@ var (
 // gitHubPushLimit is the most GitHub accepts in one push.
 const gitHubPushLimit = 2.0 // GiB
 
-// pushedGiB returns the largest pack size git reported writing, in GiB.
+// pushedGiB returns the largest pack size git reported writing ("Writing
+// objects: 100% (9/9), 3.10 GiB | ..."), in GiB: one substring search over
+// the text, and a look at the lines that hold " GiB".
 func pushedGiB(text string) float64 {
 	top := 0.0
-	for _, m := range reWritingGiB.FindAllStringSubmatch(text, -1) {
-		if v, err := strconv.ParseFloat(m[1], 64); err == nil && v > top {
+	for off := 0; ; {
+		i := strings.Index(text[off:], " GiB")
+		if i < 0 {
+			return top
+		}
+		i += off
+		off = i + 4
+		j := i
+		for j > 0 && (text[j-1] >= '0' && text[j-1] <= '9' || text[j-1] == '.') {
+			j--
+		}
+		start := strings.LastIndexAny(text[:j], "\r\n") + 1
+		if !strings.Contains(text[start:j], "Writing objects:") {
+			continue
+		}
+		if v, err := strconv.ParseFloat(text[j:i], 64); err == nil && v > top {
 			top = v
 		}
 	}
-	return top
 }
 
 func pushLimitHit(c *scanCtx, limit string) hit {
@@ -436,7 +450,10 @@ var pushLimitMatchers = []matcher{
 		// an oversized push (GitHub's limit is 2 GiB)
 		gates: []string{"hung up unexpectedly", "RPC failed", "unexpected disconnect while reading sideband"},
 		build: func(c *scanCtx, _ string, _ []string) (hit, bool) {
-			size := pushedGiB(c.text)
+			if !c.pushSized {
+				c.pushSized, c.pushGiB = true, pushedGiB(c.text)
+			}
+			size := c.pushGiB
 			if size < gitHubPushLimit {
 				return hit{}, false
 			}

@@ -98,6 +98,8 @@ type scanCtx struct {
 	run        runOpts // the step's environment and the run's max elapsed
 	inFrame    bool    // classifying a message a frame wraps (curl's, git's)
 	answer     bool    // the body of an HTTP answer whose status is known
+	pushSized  bool    // pushGiB was read
+	pushGiB    float64 // the largest pack git reported writing, in GiB
 }
 
 // quotaLimit is the longest reset a quota recogniser waits for: the run's
