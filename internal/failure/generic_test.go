@@ -210,6 +210,9 @@ func TestSandboxesFromEnvironment(t *testing.T) {
 		{"Codex sandbox resolver", "curl: (6) Could not resolve host: pypi.org", []string{"CODEX_SANDBOX_NETWORK_DISABLED=1"}, Policy, CodeCodexNoNetwork, "[sandbox_workspace_write]"},
 		{"AWF proxy denial names the frontmatter", "curl: (56) CONNECT tunnel failed, response 403", []string{"HTTPS_PROXY=http://172.30.0.10:3128"}, Policy, CodeProxyDenied, "network: allowed:"},
 		{"srt proxy denial names allowedDomains", "curl: (56) CONNECT tunnel failed, response 403", []string{"SANDBOX_RUNTIME=1", "HTTPS_PROXY=http://localhost:3128"}, Policy, CodeProxyDenied, "allowedDomains"},
+		{"AWF drops SSH", "ssh: connect to host github.com port 22: Connection timed out\nfatal: Could not read from remote repository.", []string{"HTTPS_PROXY=http://172.30.0.10:3128"}, Policy, CodeAWFDenied, "HTTPS remote"},
+		{"AWF: a 443 timeout stays transient", "curl: (28) Failed to connect to example.com port 443 after 10002 ms: Timeout was reached", []string{"HTTPS_PROXY=http://172.30.0.10:3128"}, Transient, CodeTimeout, ""},
+		{"Copilot firewall, a lookup timeout", "dial tcp: lookup cdn.example.org on 127.0.0.53:53: read udp 127.0.0.1:4->127.0.0.53:53: i/o timeout", []string{"COPILOT_AGENT_FIREWALL_ENABLED=true"}, Policy, CodeCopilotFirewall, ""},
 		{"srt's bare 502 is the upstream", "curl: (56) CONNECT tunnel failed, response 502", []string{"SANDBOX_RUNTIME=1"}, Transient, CodeProxyUpstream, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

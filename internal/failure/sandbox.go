@@ -271,12 +271,19 @@ func envVerdict(f *Failure, text string, ro runOpts) *Failure {
 		g := New(Policy, CodeCodexNoNetwork, "Codex's sandbox has no network for this command ("+f.Reason+")", remedyCodexSandbox, f.Evidence...)
 		g.Trace = f.Trace
 		return g
-	case strings.EqualFold(env["COPILOT_AGENT_FIREWALL_ENABLED"], "true") && f.Class == Transient && networkCodes[f.Code]:
+	case strings.EqualFold(env["COPILOT_AGENT_FIREWALL_ENABLED"], "true") && f.Class == Transient && (networkCodes[f.Code] || f.Code == CodeTimeout && strings.Contains(text, "lookup ")):
 		host := failingHost(text)
 		if host != "" && copilotAllows(env, host) {
 			return f
 		}
 		g := New(Policy, CodeCopilotFirewall, "the Copilot coding agent's firewall blocks "+hostPart(host)+" ("+f.Reason+")", remedyCopilotFW, f.Evidence...)
+		g.Trace = f.Trace
+		return g
+	case isAWF(env) && f.Class == Transient && (f.Code == CodeTimeout || f.Code == CodeConnectFailed || f.Code == CodeRefused || f.Code == CodeUnreachable) && otherPort(text):
+		// AWF lets only 80 and 443 out, through its proxy; other ports are
+		// dropped, which reads as a timeout (an SSH remote hangs)
+		g := New(Policy, CodeAWFDenied, "GitHub Agentic Workflows' firewall drops ports other than 80 and 443 ("+f.Reason+")",
+			"AWF lets only HTTP(S) on ports 80 and 443 out, through its proxy: use an HTTPS remote or URL (git over SSH on port 22 cannot pass); retrying cannot succeed", f.Evidence...)
 		g.Trace = f.Trace
 		return g
 	case f.Code == CodeProxyDenied && isAWF(env):
@@ -288,6 +295,20 @@ func envVerdict(f *Failure, text string, ro runOpts) *Failure {
 		f.Remedy = remedySrt
 	}
 	return f
+}
+
+var rePortInText = regexp.MustCompile(`(?i)\bport (\d{1,5})\b|[\w\].-]:(\d{1,5})\b`)
+
+// otherPort reports whether the text's failing connection names a port
+// other than 80 and 443.
+func otherPort(text string) bool {
+	for _, m := range rePortInText.FindAllStringSubmatch(text, 8) {
+		p := m[1] + m[2]
+		if p != "" && p != "80" && p != "443" {
+			return true
+		}
+	}
+	return false
 }
 
 // isAWF reports whether the environment is AWF's agent container.
