@@ -156,7 +156,7 @@ var phraseRows = []phraseRow{
 	// quotas, billing, plans
 	{gates: []string{"uota exceeded", "xceeded quota", "over its data quota", "eached the ", "eached your ", "xceeded the ", "xceeded your ", "it the ", "it your ", "over its quota", "over your quota", "over quota", "data packs", "imit exceeded", "LimitExceeded", "imitExceeded", "imits exceeded"},
 		re: `(?i)quota (?:exceeded|exhausted|reached)|exceeded (?:the |your |its )?(?:\w+ )?quota|over (?:its|your|the)? ?(?:\w+ )?quota|purchase more data packs|(?:\w+ )?limits? exceeded|\w*LimitExceeded(?:Exception)?|(?:reached|exceeded|hit) (?:the|your|its) (?:\w+ ){0,3}(?:limit|quota|cap)\b`, class: Policy, code: CodeQuotaExhausted, rank: rankGenericQuota, reason: "quota exhausted", quota: true,
-		unless: `(?i)request ?limit ?exceeded|rate ?limit|throughput|too many requests|concurrent|retry|context|token limit|size limit|time ?limit|recursion|memory`},
+		unless: `(?i)request ?limit ?exceeded|rate ?limit|throughput|too many requests|concurrent|connection|retry|context|token limit|size limit|time ?limit|timeout|deadline|recursion|memory|stack|depth`},
 	{gates: []string{"ayment required", "ayment_required", "illing", "pgrade your plan", "pgrade the plan", "pgrade plan", "pgrade to a paid", "pgrade to pro"},
 		re: `(?i)payment[ _]required|billing (?:account (?:is )?(?:disabled|not active|required|closed)|hard limit|is (?:disabled|not active)|error|issue|problem)|(?:set up|enable|add|update) (?:your |a )?billing|upgrade (?:your |the )?plan|upgrade to (?:a paid|pro)`, class: Policy, code: CodeQuotaExhausted, rank: rankGenericQuota, reason: "a plan or billing limit", remedy: remedyPlan},
 	// throttling (transient): AWS's and Google's throttle codes
@@ -352,7 +352,7 @@ var (
 	// reWaitStated: a relative wait the service states ("Try again in 11
 	// days", "try again after in 54 minutes", "resets in 4h"); the client's
 	// own backoff ("Retrying in 5s") is not one.
-	reWaitStated = lazyRE(`(?i)(?:\b(?:try again|retry|resets?|available(?: again)?|restored?|unblocked|come back)\b(?:\s+(?:in|after|for))+|\btime to availability:?|\bretry[- ]after:?|\bplease wait|\bwait(?:ing)? for)\s+(?:about\s+|approximately\s+|~\s*)?(\d[\d.]*\s*[a-z]*(?:[ ,]+(?:and )?\d[\d.]*\s*[a-z]+)*)`)
+	reWaitStated = lazyRE(`(?i)(?:\b(?:try again|retry|resets?|available(?: again)?|restored?|unblocked|come back)\b(?:\s+(?:in|after|for))+|\btime to availability:?|\bretry[- ]after:?|\bplease wait(?: for)?)\s+(?:about\s+|approximately\s+|~\s*)?(\d[\d.]*\s*[a-z]*(?:[ ,]+(?:and )?\d[\d.]*\s*[a-z]+)*)`)
 	// reWaitCalendar: a wait told in calendar words ("next month", "after
 	// the billing cycle", "tomorrow").
 	reWaitCalendar = lazyRE(`(?i)\b(?:try again|retry|resets?|reset|available again|restore access|wait)\b[^\n]{0,60}?\b(next (?:month|week|year|billing (?:cycle|period))|tomorrow|(?:after|at the end of) (?:the |your )?(?:current |next )?billing (?:cycle|period)|(?:the )?(?:beginning|start) of (?:the )?next month)|\b(?:until|till) (?:the )?(next (?:month|billing (?:cycle|period))|next week|tomorrow)`)
@@ -360,7 +360,7 @@ var (
 
 var waitMatchers = []matcher{
 	{
-		gates: []string{"ry again", "etry in", "etry after", "etry for", "eset in", "esets in", "eset after", "esets after", "vailable again", "vailable in", "vailable after", "estored in", "nblocked in", "ome back in", "RY AGAIN", "ime to availability", "etry-After", "etry-after", "lease wait", "ait for", "aiting for"},
+		gates: []string{"ry again", "etry in", "etry after", "etry for", "eset in", "esets in", "eset after", "esets after", "vailable again", "vailable in", "vailable after", "estored in", "nblocked in", "ome back in", "RY AGAIN", "ime to availability", "etry-After", "etry-after", "lease wait"},
 		re:    reWaitStated,
 		build: func(c *scanCtx, line string, m []string) (hit, bool) {
 			v := strings.TrimSpace(m[1])

@@ -116,6 +116,9 @@ func TestGenericWaits(t *testing.T) {
 		{name: "next month", tool: ToolAuto, text: "You have used all build minutes. Try again next month.", class: Policy, code: CodeQuotaExhausted, reason: "next month"},
 		{name: "billing cycle", tool: ToolAuto, text: "Bandwidth exhausted: access will reset after the billing cycle", class: Policy, code: CodeQuotaExhausted},
 		{name: "a short wait is a rate limit", tool: ToolAuto, text: "Error! Rate limit exceeded. Try again in 30s", class: Transient, code: CodeRateLimited},
+		{name: "a rollout's own timeout is not a wait", tool: ToolAuto, text: "Waiting for 30m0s for deployment \"web\" rollout to finish", class: Unknown, code: CodeUnknown},
+		{name: "a retry limit is not a quota", tool: ToolAuto, text: "Error: exceeded the maximum retry limit of 5", class: Unknown, code: CodeUnknown},
+		{name: "a connection limit is not a quota", tool: ToolAuto, text: "FATAL: reached the connection limit for role ci", class: Unknown, code: CodeUnknown},
 		{name: "the client's own backoff is not a wait", tool: ToolAuto, text: "Request failed. Retrying in 2 hours", class: Unknown, code: CodeUnknown},
 	})
 }
