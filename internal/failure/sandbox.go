@@ -45,6 +45,8 @@ const (
 	CodeCodexNoNetwork Code = "codex-sandbox-no-network"
 	// CodeHardenRunner: harden-runner sinkholed a host not in allowed-endpoints.
 	CodeHardenRunner Code = "harden-runner-blocked"
+	// CodeDNSSinkhole: a remote host resolved to 0.0.0.0 (a DNS filter's sinkhole).
+	CodeDNSSinkhole Code = "dns-sinkholed"
 	// CodeAzureFirewall: Azure Firewall denied the request (470, Action: Deny).
 	CodeAzureFirewall Code = "azure-firewall-denied"
 )
@@ -72,6 +74,7 @@ var (
 	reAWFBlocked    = lazyRE(`Blocked: ([^\s:]+)(?::(\d+))? \(([^)]*)\)|Firewall blocked (?:domains|access to)(?: during startup)?:?\s*"?([^"\s]*)`)
 	reCopilotWarn   = lazyRE(`(?i)blocked by firewall rules|Firewall rules blocked me`)
 	reAzureDeny     = lazyRE(`Action: Deny\b`)
+	reSinkholeAddr  = lazyRE(`(?i)(?:ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|dial tcp|connect to|connection refused|Failed to connect to)[^\n]{0,40}?(?:\b0\.0\.0\.0|\[::\]):\d+`)
 	reHostInText    = regexp.MustCompile(`(?i)(?:getaddrinfo (?:ENOTFOUND|EAI_AGAIN) |resolve host:? '?|lookup |Blocked: |"host"\s*:\s*"|https?://|connect to host |dial tcp )([A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+)`)
 	reEPERM         = regexp.MustCompile(`Operation not permitted|\bEPERM\b|os error 1\b`)
 )
@@ -200,6 +203,21 @@ var sandboxMatchers = []matcher{
 			host := failingHost(c.text)
 			return hit{class: Policy, code: CodeHardenRunner, rank: rankSandbox,
 				reason: "harden-runner sinkholed " + hostPart(host) + " (a connection to " + hardenRunnerSinkhole + ")", remedy: hardenRunnerRemedy(host)}, true
+		},
+	},
+	{
+		// a remote host name that resolved to 0.0.0.0: a DNS filter's
+		// sinkhole (Pi-hole, a corporate resolver, a sandbox's DNS)
+		gates: []string{" 0.0.0.0:", "tcp 0.0.0.0:", "[::]:"},
+		re:    reSinkholeAddr,
+		build: func(c *scanCtx, line string, _ []string) (hit, bool) {
+			host := failingHost(c.text)
+			if host == "" || host == "0.0.0.0" || !strings.Contains(host, ".") || strings.HasSuffix(host, ".local") || strings.HasSuffix(host, ".internal") {
+				return hit{}, false
+			}
+			return hit{class: Policy, code: CodeDNSSinkhole, rank: rankSandbox - 2,
+				reason: hostPart(host) + " resolved to 0.0.0.0: a DNS filter sinkholes it",
+				remedy: "the network's DNS filter (a sandbox, a corporate resolver, Pi-hole) blocks " + hostPart(host) + ": allow it there, or use a network that resolves it; retrying cannot succeed"}, true
 		},
 	},
 	{
