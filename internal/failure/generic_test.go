@@ -164,7 +164,7 @@ func TestGenericPushAndIdentity(t *testing.T) {
 func TestSandboxesFromText(t *testing.T) {
 	runTextCases(t, []textCase{
 		{name: "srt header and body", tool: ToolAuto, text: "HTTP/1.1 403 Forbidden\nX-Proxy-Error: blocked-by-allowlist\n\nConnection blocked by network allowlist", class: Policy, code: CodeSandboxDenied, remedy: "allowedDomains"},
-		{name: "codex proxy decision", tool: ToolAuto, text: `CODEX_NETWORK_POLICY_DECISION {"decision":"deny","reason":"not_allowed","host":"api.example.com","port":443}`, class: Policy, code: CodeSandboxDenied, reason: "api.example.com", remedy: "[network_proxy.policy]"},
+		{name: "codex proxy decision", tool: ToolAuto, text: `CODEX_NETWORK_POLICY_DECISION {"decision":"deny","reason":"not_allowed","host":"api.example.com","port":443}`, class: Policy, code: CodeSandboxDenied, reason: "api.example.com", remedy: "[network_proxy.policy] allowed_domains"},
 		{name: "codex proxy header", tool: ToolAuto, text: "< x-proxy-error: blocked-by-denylist\nCodex blocked this request: domain is denied", class: Policy, code: CodeSandboxDenied, remedy: "allowed_domains"},
 		{name: "AWF budget", tool: ToolAuto, text: `{"error":{"type":"ai_credits_limit_exceeded","message":"AI credits exhausted"}}`, class: Policy, code: CodeAWFBudget, remedy: "do not retry"},
 		{name: "AWF credits line", tool: ToolAuto, text: "API Error: 403 Maximum AI credits exceeded (302.111025 / 300).", class: Policy, code: CodeAWFBudget},

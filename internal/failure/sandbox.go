@@ -59,7 +59,7 @@ const hardenRunnerSinkhole = "54.185.253.63"
 
 const (
 	remedySrt          = "Claude Code's sandbox (srt) allows only listed hosts: add the host to network.allowedDomains in ~/.srt-settings.json, or to sandbox.network.allowedDomains in .claude/settings.json; retrying cannot succeed"
-	remedyCodexProxy   = "Codex's network proxy allows only listed hosts: add the host to allowed_domains under [network_proxy.policy] in config.toml; retrying cannot succeed"
+	remedyCodexProxy   = "Codex's network proxy allows only listed hosts: add the host to [network_proxy.policy] allowed_domains in config.toml; retrying cannot succeed"
 	remedyCodexSandbox = "Codex runs the command in a sandbox without network (CODEX_SANDBOX_NETWORK_DISABLED=1): set network_access = true under [sandbox_workspace_write] in config.toml, or a less restrictive sandbox mode; retrying cannot succeed"
 	remedyAWFBudget    = "GitHub Agentic Workflows' API proxy enforces a budget for the run (tokens, AI credits, runs): it refuses every later call of this run, so do not retry; raise the limit in the workflow's frontmatter or config (apiProxy.maxAiCredits and the token and run limits), then gh aw compile"
 	remedyAzure        = "Azure Firewall denies the destination: add an application or network rule allowing it (ask the firewall's admin); retrying cannot succeed"
@@ -311,6 +311,9 @@ func envVerdict(f *Failure, text string, ro runOpts) *Failure {
 	case f.Code == CodeProxyDenied && env["SANDBOX_RUNTIME"] == "1":
 		f.Reason += " (Claude Code's sandbox runtime)"
 		f.Remedy = remedySrt
+	case f.Code == CodeProxyDenied && (env["CODEX_SANDBOX"] != "" || env["CODEX_SANDBOX_NETWORK_DISABLED"] != "" || env["CODEX_HOME"] != ""):
+		f.Reason += " (Codex's network proxy)"
+		f.Remedy = remedyCodexProxy
 	}
 	return f
 }
