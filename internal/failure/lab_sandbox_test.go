@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/retrywise/retrywise/internal/proxytest"
 )
 
 // The lab: loopback proxies that answer as the agent sandboxes' proxies do
@@ -123,5 +125,56 @@ func TestLabSandboxProxiesCurl(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestLabAWFSquid: a real Squid with AWF's ACL shape (a dstdomain
+// allowlist, everything else denied with its stock ERR_ACCESS_DENIED page),
+// curl sent through it as an agent inside AWF's container is; with AWF's
+// environment the denial names the workflow's frontmatter and the host,
+// never AWF's own addresses.
+func TestLabAWFSquid(t *testing.T) {
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("no curl")
+	}
+	if _, err := exec.LookPath(proxytest.SquidBinary); err != nil {
+		t.Skip("no squid")
+	}
+	sq, err := proxytest.StartSquid(proxytest.SquidOptions{Allow: []string{".allowed.test"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sq.Close()
+	awf := []string{"HTTPS_PROXY=http://172.30.0.10:3128", "SQUID_PROXY_HOST=squid-proxy"}
+	for _, verbose := range []bool{true, false} {
+		t.Run(map[bool]string{true: "verbose", false: "terse"}[verbose], func(t *testing.T) {
+			args := []string{"-sS", "--max-time", "5", "-x", sq.URL, "https://registry.blocked.test/pkg"}
+			if verbose {
+				args = append([]string{"-v"}, args...)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, curl, args...)
+			cmd.Env = []string{"PATH=/usr/bin:/bin", "NO_PROXY=", "no_proxy="}
+			out, err := cmd.CombinedOutput()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) {
+				t.Fatalf("curl: %v\n%s", err, out)
+			}
+			f := Classify(Input{Tool: ToolCurl, Text: string(out), ExitCode: ee.ExitCode(), Env: awf})
+			if f.Class != Policy || f.Code != CodeProxyDenied {
+				t.Fatalf("%s %s (%s)\n%s", f.Class, f.Code, f.Reason, out)
+			}
+			if !strings.Contains(f.Remedy, "network: allowed:") || !strings.Contains(f.Remedy, "gh aw compile") {
+				t.Errorf("remedy %q names neither the frontmatter nor gh aw compile", f.Remedy)
+			}
+			if verbose && !strings.Contains(f.Remedy, "registry.blocked.test") {
+				t.Errorf("remedy %q does not name the host", f.Remedy)
+			}
+			if strings.Contains(f.Remedy, "172.30.") || strings.Contains(f.Remedy, "squid-proxy") || strings.Contains(f.Remedy, "127.0.0.1") {
+				t.Errorf("remedy names a proxy's own address: %q", f.Remedy)
+			}
+		})
 	}
 }

@@ -75,7 +75,7 @@ var (
 	reCopilotWarn   = lazyRE(`(?i)blocked by firewall rules|Firewall rules blocked me`)
 	reAzureDeny     = lazyRE(`Action: Deny\b`)
 	reSinkholeAddr  = lazyRE(`(?i)(?:ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|dial tcp|connect to|connection refused|Failed to connect to)[^\n]{0,40}?(?:\b0\.0\.0\.0|\[::\]):\d+`)
-	reHostInText    = regexp.MustCompile(`(?i)(?:getaddrinfo (?:ENOTFOUND|EAI_AGAIN) |resolve host:? '?|lookup |Blocked: |"host"\s*:\s*"|https?://|connect to host |dial tcp )([A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+)`)
+	reHostInText    = regexp.MustCompile(`(?i)(?:getaddrinfo (?:ENOTFOUND|EAI_AGAIN) |resolve host:? '?|lookup |Blocked: |"host"\s*:\s*"|https?://|connect to host |dial tcp |CONNECT |tunnel to )([A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+)`)
 	reEPERM         = regexp.MustCompile(`Operation not permitted|\bEPERM\b|os error 1\b`)
 )
 
