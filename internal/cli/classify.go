@@ -76,7 +76,7 @@ func parseClassify(f *factory, args []string) (*classifyOptions, int, bool) {
 	if *status != 0 && (*status < 100 || *status > 999) {
 		return nil, f.fail(exitcode.Usage, fmt.Sprintf("invalid --status %d: want an HTTP status such as 503", *status)), true
 	}
-	in := failure.Input{Tool: t, ExitCode: *exitCode, Status: *status, Header: h, Method: strings.ToUpper(*method)}
+	in := failure.Input{Tool: t, ExitCode: *exitCode, Status: *status, Header: h, Method: strings.ToUpper(*method), Env: f.env}
 	return &classifyOptions{f: f, input: in, json: *asJSON}, 0, false
 }
 

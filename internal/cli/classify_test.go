@@ -54,7 +54,9 @@ func classifyCorpusFile(t *testing.T, name string) int {
 		var c struct {
 			ID, Class, Decision, Kind string
 			Text                      *string
-			ExitCode                  *int `json:"exit_code"`
+			Env                       map[string]string // the step's environment (sandboxes)
+			KnownMiss                 string            `json:"known_miss"`
+			ExitCode                  *int              `json:"exit_code"`
 			HTTP                      *struct {
 				Status  int
 				Headers map[string]string
@@ -102,7 +104,12 @@ func classifyCorpusFile(t *testing.T, name string) int {
 			}
 		}
 		in.Text = stdin
-		r := runCLI(t, stdin, nil, args...)
+		var env []string
+		for k, v := range c.Env {
+			env = append(env, k+"="+v)
+		}
+		in.Env = append(os.Environ(), env...)
+		r := runCLI(t, stdin, env, args...)
 		if r.code != exitcode.OK {
 			t.Errorf("%s: classify exited %d: %s", c.ID, r.code, r.stderr)
 			continue
@@ -132,7 +139,7 @@ func classifyCorpusFile(t *testing.T, name string) int {
 		}
 		// the labels' classes are the failure package's corpus test; the
 		// decision must hold here too
-		if c.Class != "unknown" && got.Decision != c.Decision {
+		if c.Class != "unknown" && c.KnownMiss == "" && got.Decision != c.Decision {
 			t.Errorf("%s: got %s/%s (%s), want %s/%s", c.ID, got.Class, got.Decision, got.Reason, c.Class, c.Decision)
 		}
 	}

@@ -135,6 +135,10 @@ type Options struct {
 	Tool failure.Tool
 	// Rules are the user's --retry-on/--stop-on rules.
 	Rules failure.Rules
+	// MaxElapsed is the run's bound on the retry loop (--max-elapsed), for
+	// the classifier: a stated wait longer than it is not transient; 0 means
+	// failure.DefaultMaxElapsed.
+	MaxElapsed time.Duration
 	// MaxStdin is the replay buffer's size; 0 means DefaultMaxStdin.
 	MaxStdin int
 	// Classify, when set, is called after every attempt whose process ran,
@@ -669,6 +673,7 @@ func (s *Step) classify(ps *os.ProcessState, werr error, st stopped) error {
 	}
 	p := failure.Process{
 		Name: name, Tool: s.opts.Tool, Text: s.lastOutput, ExitCode: failure.NoExitCode, Rules: s.opts.Rules,
+		Env: s.classifyEnv(), MaxElapsed: s.opts.MaxElapsed,
 		TimedOut: st.timedOut, Timeout: s.opts.Timeout,
 	}
 	switch {
@@ -678,6 +683,15 @@ func (s *Step) classify(ps *os.ProcessState, werr error, st stopped) error {
 		p.Signal = sigName(ws.Signal())
 	}
 	return failure.FromProcess(p)
+}
+
+// classifyEnv is the environment the child ran with, for the classifier
+// (the sandbox or firewall it runs behind): Options.Env, else retrywise's own.
+func (s *Step) classifyEnv() []string {
+	if s.opts.Env != nil {
+		return s.opts.Env
+	}
+	return os.Environ()
 }
 
 func sigName(s syscall.Signal) string {

@@ -59,6 +59,37 @@ type Input struct {
 	Header   http.Header // HTTP response headers (may be nil)
 	Method   string      // HTTP method; "" when not known (treated as a lookup, GET)
 	Now      time.Time   // for X-RateLimit-Reset / HTTP-date Retry-After; zero → time.Now()
+	// Env is the step's environment ("NAME=value", as os.Environ): it shows
+	// the sandbox or firewall the step runs behind (AWF, srt, Codex,
+	// Copilot's agent firewall); nil when not known.
+	Env []string
+	// MaxElapsed is the run's bound on the whole retry loop (--max-elapsed):
+	// a stated wait longer than it is a wait the run cannot make (policy);
+	// zero means exec's default, DefaultMaxElapsed.
+	MaxElapsed time.Duration
+}
+
+// DefaultMaxElapsed is exec's default --max-elapsed, the bound assumed when
+// the caller gives none.
+const DefaultMaxElapsed = 15 * time.Minute
+
+// runOpts is what a classification knows of the run beyond the failure.
+type runOpts struct {
+	env        map[string]string
+	maxElapsed time.Duration
+}
+
+func newRunOpts(env []string, maxElapsed time.Duration) runOpts {
+	o := runOpts{maxElapsed: maxElapsed}
+	if len(env) > 0 {
+		o.env = make(map[string]string, len(env))
+		for _, kv := range env {
+			if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+				o.env[k] = v
+			}
+		}
+	}
+	return o
 }
 
 // allMatchers are the line recognisers of every tool. The scanner runs all of
@@ -67,7 +98,7 @@ type Input struct {
 // are read. They are joined on first use, so that a start-up that classifies
 // nothing (--help) does not pay for the copy.
 var allMatchers = sync.OnceValue(func() []matcher {
-	return concatMatchers(append([][]matcher{gitMatchers, pushMatchers, curlMatchers, netMatchers, lowSpeedMatchers, httpTextMatchers, goTextMatchers, quotaMatchers}, familyMatchers()...)...)
+	return concatMatchers(append([][]matcher{gitMatchers, pushMatchers, curlMatchers, netMatchers, lowSpeedMatchers, httpTextMatchers, goTextMatchers, quotaMatchers, phraseMatchers(httpConstRows), genericMatchers}, familyMatchers()...)...)
 })
 
 // gateKeys are the distinct literal gates of allMatchers, indexed on first use
@@ -90,10 +121,14 @@ func Classify(in Input) *Failure {
 	if now.IsZero() {
 		now = time.Now()
 	}
+	ro := newRunOpts(in.Env, in.MaxElapsed)
 	if in.Status != 0 {
-		return fromHTTP(in.Method, in.Status, in.Header, in.Text, now)
+		if f := sandboxHeader(in.Header, in.Text, ro); f != nil {
+			return f
+		}
+		return envVerdict(fromHTTP(in.Method, in.Status, in.Header, in.Text, now), in.Text, ro)
 	}
-	return classifyText(in.Tool, in.Text, in.ExitCode, in.Method)
+	return classifyTextRun(in.Tool, in.Text, in.ExitCode, in.Method, ro)
 }
 
 // FromText classifies tool output with an exit status (git, curl, generic
@@ -103,6 +138,10 @@ func FromText(tool Tool, text string, exitCode int) *Failure {
 }
 
 func classifyText(tool Tool, text string, exitCode int, method string) *Failure {
+	return classifyTextRun(tool, text, exitCode, method, runOpts{})
+}
+
+func classifyTextRun(tool Tool, text string, exitCode int, method string, ro runOpts) *Failure {
 	if tool == "" {
 		tool = ToolAuto
 	}
@@ -114,7 +153,7 @@ func classifyText(tool Tool, text string, exitCode int, method string) *Failure 
 	if tool == ToolAuto || tool == ToolHTTP || tool == ToolExec {
 		eff = detectTool(text, tool)
 	}
-	c := &scanCtx{text: text, tool: eff, method: strings.ToUpper(strings.TrimSpace(method)), ms: allMatchers(), keys: gateKeys()}
+	c := &scanCtx{text: text, tool: eff, method: strings.ToUpper(strings.TrimSpace(method)), ms: allMatchers(), keys: gateKeys(), run: ro}
 	hits := c.scan()
 	if eff == ToolCurl && exitCode > 0 {
 		hits = append(hits, curlExitHit(exitCode, len(text)))
@@ -127,7 +166,7 @@ func classifyText(tool Tool, text string, exitCode int, method string) *Failure 
 	if eff == ToolGit || eff == ToolCurl {
 		f.Trace.Client = eff
 	}
-	return f
+	return c.sandboxVerdict(f)
 }
 
 // detectTool guesses the client from its output: git and curl by their

@@ -30,6 +30,10 @@ type Process struct {
 	Timeout time.Duration
 	// Rules are the user's --retry-on/--stop-on rules.
 	Rules Rules
+	// Env is the command's environment (see Input.Env); nil when not known.
+	Env []string
+	// MaxElapsed is the run's --max-elapsed (see Input.MaxElapsed).
+	MaxElapsed time.Duration
 }
 
 // FromProcess classifies a command that did not succeed. A process stopped
@@ -48,7 +52,7 @@ func FromProcess(p Process) *Failure {
 	if p.Signal != "" {
 		code = NoExitCode
 	}
-	f := FromText(p.Tool, p.Text, code)
+	f := classifyTextRun(p.Tool, p.Text, code, "", newRunOpts(p.Env, p.MaxElapsed))
 	f = p.Rules.Apply(p.Text, code, f)
 	if p.Signal != "" {
 		if f.Class == Unknown {

@@ -138,7 +138,7 @@ var gitMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"file size limit", "arge files detected", "exceeds maximum allowed size", "pack exceeds", "larger than the maximum", "object too large"},
+		gates: []string{"file size limit", "arge files detected", "exceeds maximum allowed size", "pack exceeds", "larger than the maximum", "object too large", "Object too large"},
 		re:    reSizeLimit,
 		build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
 			reason := "git push rejected: file exceeds the server's size limit"

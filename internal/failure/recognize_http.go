@@ -76,7 +76,7 @@ func classifyAnswer(method string, status int, h http.Header, body string, now t
 		}
 	}
 
-	c := &scanCtx{text: body, tool: ToolHTTP, method: method, ms: allMatchers(), keys: gateKeys()}
+	c := &scanCtx{text: body, tool: ToolHTTP, method: method, ms: allMatchers(), keys: gateKeys(), answer: true}
 	hits := c.scan()
 	bodyBest, haveBody := c.resolve(hits)
 	method = c.lookupMethod()
@@ -262,6 +262,8 @@ func statusVerdict(code int, method string, tool Tool) verdict {
 		return v(Transient, remedyRateLimit)
 	case 451:
 		return v(Policy, "blocked for legal reasons")
+	case 470:
+		return verdict{Policy, st + ": Azure Firewall denied the request", remedyAzure, hc}
 	case 500, 502, 503, 504, 509, 520, 521, 522, 523, 524, 529, 598, 599:
 		return v(Transient, "the server failed: wait for the outage to end; retrying")
 	case 501, 505, 510:
@@ -349,6 +351,22 @@ func phraseStatus(code int, phrase string) bool {
 	return false
 }
 
+// httpConstRows are the HTTP texts' constant rows (GitHub's refusals,
+// Squid's page), in the phrase table's form.
+var httpConstRows = []phraseRow{
+	{gates: []string{"Bad credentials"}, class: Policy, code: CodeBadCredentials, rank: rankRefusal, reason: "bad credentials", fixed: true, plain: true,
+		remedy: "the token is wrong, expired or revoked: replace it (check the secret's name and value)"},
+	{gates: []string{"Requires authentication", "Must have admin rights", "Must have push access", "Not authorized", "INSUFFICIENT_SCOPES", "has not been granted the required scopes"},
+		class: Policy, code: CodeInsufficientPerm, rank: rankRefusal, reason: "insufficient permission", fixed: true, plain: true,
+		remedy: "use credentials with the required access (token scopes, repository role)"},
+	{gates: []string{"saml_failure", "SAML enforcement", "SAML SSO", "SAML single sign-on"},
+		class: Policy, code: CodeSAML, rank: rankRefusal, reason: "token not authorised for the organisation's SAML SSO", fixed: true, plain: true,
+		remedy: "authorise the token for the organisation's SSO (token settings → Configure SSO)"},
+	{gates: []string{"Access control configuration prevents your request"},
+		class: Policy, code: CodeProxyDenied, tr: trProxy, rank: rankRateLimit, reason: "the proxy's access rules deny the request", fixed: true, plain: true,
+		remedy: "add the host to the proxy's allowlist (ask the proxy admin)"},
+}
+
 var httpTextMatchers = []matcher{
 	{
 		gates: []string{"returned error: "},
@@ -401,13 +419,6 @@ var httpTextMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"Bad credentials"},
-		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Policy, code: CodeBadCredentials, rank: rankRefusal, reason: "bad credentials",
-				remedy: "the token is wrong, expired or revoked: replace it (check the secret's name and value)"}, true
-		},
-	},
-	{
 		gates: []string{"Resource not accessible by integration", "Resource not accessible by personal access token"},
 		build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
 			if strings.Contains(line, "personal access token") {
@@ -415,20 +426,6 @@ var httpTextMatchers = []matcher{
 					remedy: "grant the fine-grained token the permission this endpoint needs (and access to the repository)"}, true
 			}
 			return hit{class: Policy, code: CodeNotAccessible, rank: rankRefusal, reason: "resource not accessible by integration", remedy: remedyIntegr}, true
-		},
-	},
-	{
-		gates: []string{"Requires authentication", "Must have admin rights", "Must have push access", "Not authorized", "INSUFFICIENT_SCOPES", "has not been granted the required scopes"},
-		build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
-			return hit{class: Policy, code: CodeInsufficientPerm, rank: rankRefusal, reason: "insufficient permission",
-				remedy: "use credentials with the required access (token scopes, repository role)"}, true
-		},
-	},
-	{
-		gates: []string{"saml_failure", "SAML enforcement", "SAML SSO", "SAML single sign-on"},
-		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Policy, code: CodeSAML, rank: rankRefusal, reason: "token not authorised for the organisation's SAML SSO",
-				remedy: "authorise the token for the organisation's SSO (token settings → Configure SSO)"}, true
 		},
 	},
 	{
@@ -457,13 +454,6 @@ var httpTextMatchers = []matcher{
 				return hit{}, false
 			}
 			return hit{class: vd.class, code: vd.code, tr: trProxy, rank: rankRateLimit, reason: "Squid " + m[0] + ": " + vd.reason, remedy: vd.remedy}, true
-		},
-	},
-	{
-		gates: []string{"Access control configuration prevents your request"},
-		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Policy, code: CodeProxyDenied, tr: trProxy, rank: rankRateLimit, reason: "the proxy's access rules deny the request",
-				remedy: "add the host to the proxy's allowlist (ask the proxy admin)"}, true
 		},
 	},
 }

@@ -269,7 +269,7 @@ func quotaVerdict(c *scanCtx, line, what string, rank int) hit {
 	}
 	wait, hasWait := quotaWait(ctx)
 	long := rePeriodLong.MatchString(ctx)
-	if !long && hasWait && wait < maxQuotaWait {
+	if !long && hasWait && wait < c.quotaLimit() {
 		return hit{class: Transient, code: CodeRateLimited, rank: rank, retryAfter: wait,
 			reason: "rate limit exceeded: " + what + " (resets in " + humanWait(wait) + ")",
 			remedy: "a short quota window is spent: waiting for its reset, then retrying"}
@@ -306,7 +306,7 @@ var quotaOwnMatchers = []matcher{
 				return hit{}, false // the quota's own words decide (above)
 			}
 			if wait, ok := quotaWait(ctx); ok || strings.Contains(strings.ToLower(ctx), "try again later") {
-				if ok && wait >= maxQuotaWait {
+				if ok && wait >= c.quotaLimit() {
 					return hit{class: Policy, code: CodeQuotaExhausted, rank: rankAPICode, reason: "quota exhausted: RESOURCE_EXHAUSTED (resets in " + humanWait(wait) + ")", remedy: remedyQuota}, true
 				}
 				return hit{class: Transient, code: CodeRateLimited, rank: rankAPICode, retryAfter: wait, reason: "rate limit exceeded: RESOURCE_EXHAUSTED, try again later", remedy: remedyRateLimit}, true
@@ -437,41 +437,6 @@ var modelAPIMatchers = []matcher{
 		},
 	},
 	{
-		gates: []string{"context window", "context length", "ontext limit", "rompt is too long", "too long for requested model"},
-		re:    reContext,
-		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
-			return hit{class: Structural, code: CodeAPIContextLength, rank: rankAPICode, reason: "the input exceeds the model's context window (\"" + clip(m[0]) + "\")", remedy: remedyContext}, true
-		},
-	},
-	{
-		gates: []string{"xceeds the maximum size", "too large for"},
-		re:    reTooLarge,
-		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
-			return hit{class: Structural, code: CodeAPIRequestTooLarge, rank: rankAPICode, reason: "the request exceeds the API's size limit (\"" + clip(m[0]) + "\")", remedy: remedyTooLarge}, true
-		},
-	},
-	{
-		gates: []string{"does not exist", "not supported", "odel not found", "nvalid model name", "Unknown model", "unknown model"},
-		re:    reModelGone,
-		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
-			return hit{class: Structural, code: CodeAPIModelNotFound, rank: rankAPICode, reason: "unknown or unavailable model (\"" + clip(m[0]) + "\")", remedy: remedyModel}, true
-		},
-	},
-	{
-		gates: []string{"pi_key", "pi key", "API key", "API Key", "invalid x-api-key", "arer token", "uth token", "uthentication method", "arer or basic authentication", "uthentication token", "could not be refreshed", "fresh token"},
-		re:    reAPIAuth,
-		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
-			return hit{class: Policy, code: CodeAPIAuth, rank: rankAPICode, reason: "the API credential is missing or refused (\"" + clip(m[0]) + "\")", remedy: remedyAPIAuth}, true
-		},
-	},
-	{
-		gates: []string{"has been disabled", "does not have access to", "nsufficient permissions for this operation", "verified to ", "not authorized to use this API key", "suspended", "deactivated"},
-		re:    reAPIPerm,
-		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
-			return hit{class: Policy, code: CodeAPIPermission, rank: rankAPICode, reason: "the account or key may not do this (\"" + clip(m[0]) + "\")", remedy: remedyAPIPerm}, true
-		},
-	},
-	{
 		gates: []string{"verloaded", "xperiencing high demand"},
 		re:    reOverloaded,
 		build: func(_ *scanCtx, line string, m []string) (hit, bool) {
@@ -494,6 +459,21 @@ var modelAPIMatchers = []matcher{
 	},
 }
 
+// modelAPIRows are the model APIs' stable messages, constant rows in the
+// phrase table's form (the regular expressions are above).
+var modelAPIRows = []phraseRow{
+	{gates: []string{"context window", "context length", "ontext limit", "rompt is too long", "too long for requested model"}, re: reContext.src,
+		class: Structural, code: CodeAPIContextLength, rank: rankAPICode, reason: "the input exceeds the model's context window", remedy: remedyContext, plain: true},
+	{gates: []string{"xceeds the maximum size", "too large for"}, re: reTooLarge.src,
+		class: Structural, code: CodeAPIRequestTooLarge, rank: rankAPICode, reason: "the request exceeds the API's size limit", remedy: remedyTooLarge, plain: true},
+	{gates: []string{"does not exist", "not supported", "odel not found", "nvalid model name", "Unknown model", "unknown model"}, re: reModelGone.src,
+		class: Structural, code: CodeAPIModelNotFound, rank: rankAPICode, reason: "unknown or unavailable model", remedy: remedyModel, plain: true},
+	{gates: []string{"pi_key", "pi key", "API key", "API Key", "invalid x-api-key", "arer token", "uth token", "uthentication method", "arer or basic authentication", "uthentication token", "could not be refreshed", "fresh token"}, re: reAPIAuth.src,
+		class: Policy, code: CodeAPIAuth, rank: rankAPICode, reason: "the API credential is missing or refused", remedy: remedyAPIAuth, plain: true},
+	{gates: []string{"has been disabled", "does not have access to", "nsufficient permissions for this operation", "verified to ", "not authorized to use this API key", "suspended", "deactivated"}, re: reAPIPerm.src,
+		class: Policy, code: CodeAPIPermission, rank: rankAPICode, reason: "the account or key may not do this", remedy: remedyAPIPerm, plain: true},
+}
+
 // quotaMatchers are the shared recognisers this file holds: quotas, and
 // the model APIs' named errors.
-var quotaMatchers = concatMatchers(quotaOwnMatchers, modelAPIMatchers)
+var quotaMatchers = concatMatchers(quotaOwnMatchers, modelAPIMatchers, phraseMatchers(modelAPIRows))

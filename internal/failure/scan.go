@@ -94,7 +94,29 @@ type scanCtx struct {
 	lineEnd    int // end offset in text of the line being examined
 	ms         []matcher
 	keys       *keyIndex
-	facts      facts // for the trace, filled in by the matchers
+	facts      facts   // for the trace, filled in by the matchers
+	run        runOpts // the step's environment and the run's max elapsed
+	inFrame    bool    // classifying a message a frame wraps (curl's, git's)
+	answer     bool    // the body of an HTTP answer whose status is known
+	pushSized  bool    // pushGiB was read
+	pushGiB    float64 // the largest pack git reported writing, in GiB
+}
+
+// quotaLimit is the longest reset a quota recogniser waits for: the run's
+// max elapsed when the caller gave it, else maxQuotaWait.
+func (c *scanCtx) quotaLimit() time.Duration {
+	if c.run.maxElapsed > 0 {
+		return c.run.maxElapsed
+	}
+	return maxQuotaWait
+}
+
+// waitLimit is the longest wait the run can make: its max elapsed.
+func (c *scanCtx) waitLimit() time.Duration {
+	if c.run.maxElapsed > 0 {
+		return c.run.maxElapsed
+	}
+	return DefaultMaxElapsed
 }
 
 // lookupMethod returns the HTTP method, inferring it from the text when the
@@ -111,6 +133,8 @@ func (c *scanCtx) lookupMethod() string {
 
 // phrase classifies a message wrapped by a frame with the non-frame matchers.
 func (c *scanCtx) phrase(msg string) (hit, bool) {
+	c.inFrame = true
+	defer func() { c.inFrame = false }()
 	h, _, ok := c.bestOnLine(msg, false)
 	return h, ok
 }

@@ -239,7 +239,7 @@ func (c *ExecConfig) run(ctx context.Context, x *exe) (*report.Step, *Error) {
 	}
 	step, err := execstep.New(execstep.Options{
 		Args: argv, Env: io.Env, Dir: c.Dir, Stdin: io.Stdin, Stdout: io.Stdout, Stderr: io.Stderr,
-		AttemptFiles: c.AttemptFiles, Timeout: c.Timeout, KillGrace: c.KillGrace, Tool: c.tool, Rules: c.rules,
+		AttemptFiles: c.AttemptFiles, Timeout: c.Timeout, KillGrace: c.KillGrace, Tool: c.tool, Rules: c.rules, MaxElapsed: c.pol.MaxElapsed,
 		OutputDir: outDir, StdoutMode: mode, StdoutMax: c.stdoutMax, SpoolDir: io.TempDir,
 		OnRetry: c.OnRetry, ContinueWith: c.ContinueWith, ContextFrom: c.contextFrom,
 	})

@@ -1,0 +1,281 @@
+package failure
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/base64"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// The generic layer, one table per row family: what any tool prints the
+// same way is read the same way, whatever the tool.
+
+func TestGenericStatuses(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "HTTP Error: N", tool: ToolAuto, text: "Error: HTTP Error: 500, Internal error encountered.", class: Transient, code: HTTPCode(500)},
+		{name: "Return code is", tool: ToolAuto, text: "Failed to transfer file: https://r.example/x.jar. Return code is: 401, ReasonPhrase: Unauthorized.", class: Policy, code: HTTPCode(401)},
+		{name: ".NET does not indicate success", tool: ToolAuto, text: "Response status code does not indicate success: 503 (Service Unavailable).", class: Transient, code: HTTPCode(503)},
+		{name: "StatusCode: N", tool: ToolAuto, text: "operation error STS: GetCallerIdentity, https response error StatusCode: 400, RequestID: 6d1b, api error Weird: odd", class: Structural, code: HTTPCode(400)},
+		{name: "status code N", tool: ToolAuto, text: "Failed to transfer file https://r.example/x.jar with status code 401", class: Policy, code: HTTPCode(401)},
+		{name: "http.status_code=", tool: ToolAuto, text: "level=error msg=request http.status_code=429 url=https://api.example/x", class: Transient, code: HTTPCode(429)},
+		{name: "received status code", tool: ToolAuto, text: "Could not PUT 'https://r.example/a.jar'. Received status code 403 from server: Forbidden", class: Policy, code: HTTPCode(403)},
+		{name: "an error occurred (N)", tool: ToolAuto, text: "fatal error: An error occurred (403) when calling the HeadObject operation: Forbidden", class: Policy, code: HTTPCode(403)},
+		{name: "googleapi: Error N", tool: ToolAuto, text: "googleapi: Error 403: caller lacks storage.objects.get, forbidden", class: Policy, code: HTTPCode(403)},
+		{name: "arrow then the status on the next line", tool: ToolAuto, text: "POST /accounts/1/workers/scripts/x/deployments ->\n  522", class: Transient, code: HTTPCode(522)},
+		{name: "arrow 404 on a lookup", tool: ToolAuto, text: "GET /accounts/1/pages/projects/x -> 404 Not Found", class: Absent, code: HTTPCode(404)},
+		{name: ".NET status name before the URL", tool: ToolAuto, text: "  PUT https://nuget.example/api/v2/package/\n  Unauthorized https://nuget.example/api/v2/package/ 120ms", class: Policy, code: HTTPCode(401)},
+		{name: "409 on a publish exists already", tool: ToolAuto, text: "Pushing x.1.0.0.nupkg\nResponse status code does not indicate success: 409 (Conflict).", class: Structural, code: HTTPCode(409), remedy: "bump the version"},
+		{name: "409 on a lookup stays unknown", tool: ToolAuto, text: "GET /items/7\nResponse status code does not indicate success: 409 (Conflict).", class: Unknown, code: HTTPCode(409)},
+		{name: "Azure Firewall 470", tool: ToolAuto, text: "HTTP/1.1 470 status code 470", class: Policy, code: HTTPCode(470), remedy: "Azure Firewall"},
+	})
+}
+
+func TestGenericPhrasesCredentials(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "invalid token", tool: ToolAuto, text: "Error: invalid token provided", class: Policy, code: CodeAuthRejected},
+		{name: "Error: Unauthorized", tool: ToolAuto, text: "› Error: Unauthorized", class: Policy, code: CodeAuthRejected},
+		{name: "(Unauthorized)", tool: ToolAuto, text: "error: You must be logged in to the server (Unauthorized)", class: Policy, code: CodeAuthRejected},
+		{name: "authentication required", tool: ToolAuto, text: "Error failed to fetch an image: Authentication required to access image \"docker.io/a/b:1\"", class: Policy, code: CodeAuthRejected},
+		{name: "authentication error code", tool: ToolAuto, text: "  Authentication error [code: 10000]", class: Policy, code: CodeAuthRejected},
+		{name: "aws InvalidClientTokenId", tool: ToolAuto, text: "InvalidClientTokenId: The security token included in the request is invalid.", class: Policy, code: CodeAuthRejected},
+		{name: "aws ExpiredToken", tool: ToolAuto, text: "api error ExpiredToken: The security token included in the request is expired", class: Policy, code: CodeAuthRejected},
+		{name: "aws SignatureDoesNotMatch", tool: ToolAuto, text: "An error occurred (SignatureDoesNotMatch) when calling the PutObject operation", class: Policy, code: CodeAuthRejected},
+		{name: "aws InvalidAccessKeyId", tool: ToolAuto, text: "An error occurred (InvalidAccessKeyId) when calling the ListObjects operation", class: Policy, code: CodeAuthRejected},
+		{name: "no credentials", tool: ToolAuto, text: "Error: NoCredentialProviders: no valid providers in chain", class: Policy, code: CodeAuthRejected},
+		{name: "must be authenticated", tool: ToolAuto, text: "Error: failed building options: You must be authenticated to view this.", class: Policy, code: CodeAuthRejected},
+		{name: "token invalid", tool: ToolAuto, text: "[!] Authentication token is invalid or unverified.", class: Policy, code: CodeAuthRejected},
+		{name: "prose mentioning unauthorized", tool: ToolAuto, text: "note: the registry may say unauthorized when the token is wrong", class: Unknown, code: CodeUnknown},
+	})
+}
+
+func TestGenericPhrasesPermission(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "AccessDenied", tool: ToolAuto, text: "upload failed: ./a to s3://b/a An error occurred (AccessDenied) when calling the PutObject operation: Access Denied", class: Policy, code: CodePermissionDenied},
+		{name: "not authorized to perform", tool: ToolAuto, text: "User: arn:aws:iam::1:user/ci is not authorized to perform: ecr:PutImage on resource: x", class: Policy, code: CodePermissionDenied},
+		{name: "insufficient scope", tool: ToolAuto, text: "error: insufficient scope for this operation", class: Policy, code: CodePermissionDenied},
+		{name: "PERMISSION_DENIED", tool: ToolAuto, text: "ERROR: (gcloud.run.deploy) PERMISSION_DENIED: Permission 'run.services.get' denied on resource 'x'", class: Policy, code: CodePermissionDenied},
+		{name: "Azure AuthorizationFailed", tool: ToolAuto, text: "ERROR CODE: AuthorizationFailed", class: Policy, code: CodePermissionDenied},
+		{name: "not allowed to deploy", tool: ToolAuto, text: "Error: this token is not permitted to deploy to project acme", class: Policy, code: CodePermissionDenied},
+		{name: "forbidden", tool: ToolAuto, text: "Error: forbidden", class: Policy, code: CodePermissionDenied},
+		{name: "a local file's permission is not the service's", tool: ToolAuto, text: "open /home/runner/.docker/config.json: Permission denied: cannot read", class: Unknown, code: CodeUnknown},
+	})
+}
+
+func TestGenericPhrasesExistenceAbsenceValidation(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "already exists", tool: ToolAuto, text: "Package 'x.1.0.0.nupkg' already exists at feed 'https://nuget.example/v3'.", class: Structural, code: CodeAlreadyExists, remedy: "bump the version"},
+		{name: "re-push not allowed", tool: ToolAuto, text: "Repushing of gem versions is not allowed.", class: Structural, code: CodeAlreadyExists},
+		{name: "cannot overwrite", tool: ToolAuto, text: "error: cannot overwrite the published release v1.2.0", class: Structural, code: CodeAlreadyExists},
+		{name: "name in use", tool: ToolAuto, text: "Error: INSTALLATION FAILED: cannot re-use a name that is still in use", class: Structural, code: CodeAlreadyExists},
+		{name: "a lock that exists is not a version", tool: ToolAuto, text: "Error: lock file already exists", class: Unknown, code: CodeUnknown},
+		{name: "a cache that exists is a notice", tool: ToolAuto, text: "Cache already exists", class: Unknown, code: CodeUnknown},
+		{name: "an address in use is not a name", tool: ToolAuto, text: "listen tcp :8080: bind: address already in use", class: Unknown, code: CodeUnknown},
+		{name: "NoSuchKey", tool: ToolAuto, text: "An error occurred (NoSuchKey) when calling the GetObject operation: The specified key does not exist.", class: Absent, code: CodeNotFound},
+		{name: "invalid argument", tool: ToolAuto, text: "ERROR: (gcloud.run.deploy) INVALID_ARGUMENT: the revision name is invalid", class: Structural, code: CodeValidation},
+		{name: "validation failed", tool: ToolAuto, text: "Error: Validation Failed: the field 'name' is required", class: Structural, code: CodeValidation},
+		{name: "too large", tool: ToolAuto, text: "✘ [ERROR] Your Worker script is too large: 12 MiB over the 10 MiB limit", class: Structural, code: CodeValidation},
+		{name: "checksum mismatch", tool: ToolAuto, text: "verifying github.com/x/y@v1.2.3: checksum mismatch", class: Structural, code: CodeValidation},
+	})
+}
+
+func TestGenericPhrasesQuotaAndServer(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "over data quota", tool: ToolAuto, text: "batch response: This repository is over its data quota. Purchase more data packs to restore access.", class: Policy, code: CodeQuotaExhausted},
+		{name: "payment required", tool: ToolAuto, text: "Error: Payment Required: your trial has ended", class: Policy, code: CodeQuotaExhausted},
+		{name: "upgrade your plan", tool: ToolAuto, text: "Logs from deployments of your account are rate limited. Please upgrade your plan.", class: Policy, code: CodeQuotaExhausted},
+		{name: "service limit exceeded", tool: ToolAuto, text: "An error occurred (LimitExceededException) when calling the CreateFunction operation: code storage limit exceeded", class: Policy, code: CodeQuotaExhausted},
+		{name: "trial ended", tool: ToolAuto, text: "Error: Your free trial has ended. Upgrade to continue deploying.", class: Policy, code: CodeQuotaExhausted},
+		{name: "minutes used up", tool: ToolAuto, text: "Error: You have used all of your included build minutes for this month.", class: Policy, code: CodeQuotaExhausted},
+		{name: "maximum number reached", tool: ToolAuto, text: "✘ [ERROR] You have reached the maximum number of Workers allowed on your plan", class: Policy, code: CodeQuotaExhausted},
+		{name: "maximum retries is not a plan", tool: ToolAuto, text: "Error: maximum number of retries reached", class: Unknown, code: CodeUnknown},
+		{name: "a billing page in prose", tool: ToolAuto, text: "See the plan and billing details page for your usage.", class: Unknown, code: CodeUnknown},
+		{name: "AWS throttling is transient", tool: ToolAuto, text: "An error occurred (ThrottlingException) when calling the DescribeStacks operation: Rate exceeded", class: Transient, code: CodeThrottled},
+		{name: "RequestLimitExceeded is throttling", tool: ToolAuto, text: "Error: RequestLimitExceeded: Request limit exceeded.", class: Transient, code: CodeThrottled},
+		{name: "SERVICE_UNAVAILABLE", tool: ToolAuto, text: `"code": "SERVICE_UNAVAILABLE", "message": "This service is currently unavailable."`, class: Transient, code: CodeServiceUnavailable},
+		{name: "envoy upstream", tool: ToolAuto, text: "upstream connect error or disconnect/reset before headers. reset reason: connection timeout", class: Transient, code: CodeServiceUnavailable},
+		{name: "server's unexpected condition", tool: ToolAuto, text: "The server encountered an unexpected condition which prevented it from fulfilling the request.", class: Transient, code: CodeServiceUnavailable},
+		{name: "a quoted UNAVAILABLE is not a status", tool: ToolAuto, text: `node pool "UNAVAILABLE" while draining`, class: Unknown, code: CodeUnknown},
+	})
+}
+
+func TestGenericPhrasesNetwork(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "EAI_AGAIN", tool: ToolAuto, text: "Error: getaddrinfo EAI_AGAIN api.example.com", class: Transient, code: CodeDNS},
+		{name: "UnknownHostException", tool: ToolAuto, text: "java.net.UnknownHostException: repo.maven.apache.org", class: Transient, code: CodeDNS},
+		{name: "ECONNRESET", tool: ToolAuto, text: "FetchError: request to https://api.example.com/x failed, reason: socket hang up\nCode: ECONNRESET", class: Transient, code: CodeReset},
+		{name: "undici connect timeout", tool: ToolAuto, text: "cause: ConnectTimeoutError: Connect Timeout Error", class: Transient, code: CodeTimeout},
+		{name: "java handshake", tool: ToolAuto, text: "javax.net.ssl.SSLHandshakeException: Remote host terminated the handshake", class: Transient, code: CodeReset},
+		{name: "python remote disconnected", tool: ToolAuto, text: "urllib3.exceptions.ProtocolError: ('Connection aborted.', RemoteDisconnected('Remote end closed connection without response'))", class: Transient, code: CodeReset},
+	})
+}
+
+func TestGenericWaits(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "days", tool: ToolAuto, text: "Error! Rate limit exceeded error. Try again in 11 days", class: Policy, code: CodeQuotaExhausted, reason: "11d"},
+		{name: "24h", tool: ToolAuto, text: "Error! Builds rate limit exceeded (0 of 100 remaining). Try again in 24h", class: Policy, code: CodeQuotaExhausted, reason: "in 1d"},
+		{name: "after in minutes", tool: ToolAuto, text: `Resource is limited - try again after in 54 minutes (more than 100, code: "api-deployments-free-per-day").`, class: Policy, code: CodeQuotaExhausted, reason: "54m"},
+		{name: "availability in seconds", tool: ToolAuto, text: "Rate limit reached. Expected time to availability: 2846s.", class: Policy, code: CodeQuotaExhausted},
+		{name: "next month", tool: ToolAuto, text: "You have used all build minutes. Try again next month.", class: Policy, code: CodeQuotaExhausted, reason: "next month"},
+		{name: "billing cycle", tool: ToolAuto, text: "Bandwidth exhausted: access will reset after the billing cycle", class: Policy, code: CodeQuotaExhausted},
+		{name: "a short wait is a rate limit", tool: ToolAuto, text: "Error! Rate limit exceeded. Try again in 30s", class: Transient, code: CodeRateLimited},
+		{name: "a rollout's own timeout is not a wait", tool: ToolAuto, text: "Waiting for 30m0s for deployment \"web\" rollout to finish", class: Unknown, code: CodeUnknown},
+		{name: "a retry limit is not a quota", tool: ToolAuto, text: "Error: exceeded the maximum retry limit of 5", class: Unknown, code: CodeUnknown},
+		{name: "a connection limit is not a quota", tool: ToolAuto, text: "FATAL: reached the connection limit for role ci", class: Unknown, code: CodeUnknown},
+		{name: "the client's own backoff is not a wait", tool: ToolAuto, text: "Request failed. Retrying in 2 hours", class: Unknown, code: CodeUnknown},
+	})
+}
+
+// TestGenericWaitAgainstMaxElapsed: the run's --max-elapsed decides what
+// a wait the run can make is.
+func TestGenericWaitAgainstMaxElapsed(t *testing.T) {
+	text := "Error! Builds rate limit exceeded. Try again in 20m"
+	for _, tc := range []struct {
+		max  time.Duration
+		want Class
+	}{
+		{0, Policy}, // the default, 15m
+		{10 * time.Minute, Policy},
+		{time.Hour, Transient},
+	} {
+		f := Classify(Input{Text: text, ExitCode: 1, MaxElapsed: tc.max})
+		if f.Class != tc.want {
+			t.Errorf("max elapsed %v: %s %s (%s), want %s", tc.max, f.Class, f.Code, f.Reason, tc.want)
+		}
+	}
+	// a quota recogniser's own reset is measured against it too, when given
+	text = "You've hit your usage limit. Try again in 20 minutes."
+	if f := Classify(Input{Text: text, ExitCode: 1, MaxElapsed: 10 * time.Minute}); f.Class != Policy {
+		t.Errorf("a 20m reset in a 10m run: %s %s, want policy", f.Class, f.Code)
+	}
+	if f := Classify(Input{Text: text, ExitCode: 1}); f.Class != Transient {
+		t.Errorf("a 20m reset by default: %s %s, want transient", f.Class, f.Code)
+	}
+}
+
+func TestGenericPushAndIdentity(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "GitHub pack limit", tool: ToolGit, exit: 1, text: "remote: fatal: pack exceeds maximum allowed size (2.00 GiB)\nerror: RPC failed; curl 55 Send failure: Connection was aborted\nTo https://github.com/o/r.git", class: Structural, code: CodePushTooLarge, reason: "2 GiB per push"},
+		{name: "a pack of GiB then hung up", tool: ToolGit, exit: 1, text: "Writing objects: 100% (9/9), 3.10 GiB | 20 MiB/s, done.\nerror: RPC failed; curl 92 HTTP/2 stream 0 was not closed cleanly: CANCEL (err 8)\nfatal: the remote end hung up unexpectedly", class: Structural, code: CodePushTooLarge, reason: "3.10 GiB"},
+		{name: "a small pack then hung up stays transient", tool: ToolGit, exit: 1, text: "Writing objects: 100% (9/9), 310 MiB | 20 MiB/s, done.\nerror: RPC failed; curl 92 HTTP/2 stream 0 was not closed cleanly: CANCEL (err 8)\nfatal: the remote end hung up unexpectedly", class: Transient, code: CodeHTTP2Closed},
+		{name: "author identity unknown", tool: ToolAuto, exit: 128, text: "Author identity unknown\n\n*** Please tell me who you are.\n\nfatal: unable to auto-detect email address (got 'runner@fv-az.(none)')", class: Structural, code: CodeGitIdentity, remedy: "git-user-email"},
+		{name: "empty ident name", tool: ToolAuto, exit: 128, text: "fatal: empty ident name (for <runner@host>) not allowed", class: Structural, code: CodeGitIdentity, remedy: "git config user.email"},
+	})
+}
+
+func TestSandboxesFromText(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "srt header and body", tool: ToolAuto, text: "HTTP/1.1 403 Forbidden\nX-Proxy-Error: blocked-by-allowlist\n\nConnection blocked by network allowlist", class: Policy, code: CodeSandboxDenied, remedy: "allowedDomains"},
+		{name: "codex proxy decision", tool: ToolAuto, text: `CODEX_NETWORK_POLICY_DECISION {"decision":"deny","reason":"not_allowed","host":"api.example.com","port":443}`, class: Policy, code: CodeSandboxDenied, reason: "api.example.com", remedy: "[network_proxy.policy] allowed_domains"},
+		{name: "codex proxy header", tool: ToolAuto, text: "< x-proxy-error: blocked-by-denylist\nCodex blocked this request: domain is denied", class: Policy, code: CodeSandboxDenied, remedy: "allowed_domains"},
+		{name: "AWF budget", tool: ToolAuto, text: `{"error":{"type":"ai_credits_limit_exceeded","message":"AI credits exhausted"}}`, class: Policy, code: CodeAWFBudget, remedy: "do not retry"},
+		{name: "AWF credits line", tool: ToolAuto, text: "API Error: 403 Maximum AI credits exceeded (302.111025 / 300).", class: Policy, code: CodeAWFBudget},
+		{name: "AWF blocked summary", tool: ToolAuto, text: "[WARN] Firewall blocked domains:\n[WARN]   - Blocked: registry.npmjs.org:443 (domain not in allowlist)", class: Policy, code: CodeAWFDenied, reason: "registry.npmjs.org", remedy: "gh aw compile"},
+		{name: "AWF never names its own address", tool: ToolAuto, text: "[WARN]   - Blocked: 172.30.0.30:10002 (domain not in allowlist)", class: Policy, code: CodeAWFDenied, remedy: "not a host to allow"},
+		{name: "Copilot warning", tool: ToolAuto, text: "Firewall rules blocked me from connecting to one or more addresses\nI tried to connect to the following addresses, but was blocked by firewall rules:\nfastdl.mongodb.org\nTriggering command: node ./postinstall.js (dns block)", class: Policy, code: CodeCopilotFirewall, reason: "fastdl.mongodb.org", remedy: "copilot-setup-steps.yml"},
+		{name: "harden-runner sinkhole node", tool: ToolAuto, text: "npm error FetchError: request to https://registry.yarnpkg.com/x failed, reason: connect ECONNREFUSED 54.185.253.63:443", class: Policy, code: CodeHardenRunner, reason: "registry.yarnpkg.com", remedy: "allowed-endpoints"},
+		{name: "harden-runner sinkhole go", tool: ToolAuto, text: `Get "https://proxy.golang.org/x/@v/list": dial tcp 54.185.253.63:443: connect: connection refused`, class: Policy, code: CodeHardenRunner, remedy: "proxy.golang.org:443"},
+		{name: "a DNS filter's 0.0.0.0", tool: ToolAuto, text: "npm error request to https://registry.npmjs.org/x failed, reason: connect ECONNREFUSED 0.0.0.0:443", class: Policy, code: CodeDNSSinkhole, reason: "registry.npmjs.org"},
+		{name: "a local server on 0.0.0.0 is not a sinkhole", tool: ToolAuto, text: "Error: connect ECONNREFUSED 0.0.0.0:3000", class: Transient, code: CodeRefused},
+		{name: "Azure Firewall deny", tool: ToolAuto, text: "Action: Deny. Reason: No rule matched. Proceeding with default action.", class: Policy, code: CodeAzureFirewall},
+		{name: "python tunnel 403", tool: ToolAuto, text: "ProxyError('Unable to connect to proxy', OSError('Tunnel connection failed: 403 Forbidden'))", class: Policy, code: CodeProxyDenied},
+		{name: "undici tunnel 403", tool: ToolAuto, text: "RequestAbortedError: Proxy response (403) !== 200 when HTTP Tunneling", class: Policy, code: CodeProxyDenied},
+		{name: "undici tunnel 502", tool: ToolAuto, text: "RequestAbortedError: Proxy response (502) !== 200 when HTTP Tunneling", class: Transient, code: CodeProxyUpstream},
+	})
+}
+
+func gzipBase64(t *testing.T, s string) string {
+	t.Helper()
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	if _, err := w.Write([]byte(s)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(b.Bytes())
+}
+
+func TestSandboxesFromEnvironment(t *testing.T) {
+	dns := "npm error code ENOTFOUND\nnpm error request to https://cdn.example.org/x.tgz failed, reason: getaddrinfo ENOTFOUND cdn.example.org"
+	ruleset := gzipBase64(t, `{"allow":[{"domain":"cdn.example.org"},{"domain":"registry.npmjs.org"}]}`)
+	for _, tc := range []struct {
+		name  string
+		text  string
+		env   []string
+		class Class
+		code  Code
+		in    string // substring of the remedy
+	}{
+		{"no environment: a DNS blip", dns, nil, Transient, CodeDNS, ""},
+		{"Copilot firewall, host not allowed", dns, []string{"COPILOT_AGENT_FIREWALL_ENABLED=true", "COPILOT_AGENT_FIREWALL_ALLOW_LIST=github.com"}, Policy, CodeCopilotFirewall, "custom allowlist"},
+		{"Copilot firewall, host allowed", dns, []string{"COPILOT_AGENT_FIREWALL_ENABLED=true", "COPILOT_AGENT_FIREWALL_ALLOW_LIST=example.org"}, Transient, CodeDNS, ""},
+		{"Copilot firewall, host in the gzip ruleset", dns, []string{"COPILOT_AGENT_FIREWALL_ENABLED=true", "COPILOT_AGENT_FIREWALL_RULESET_ALLOW_LIST=" + ruleset}, Transient, CodeDNS, ""},
+		{"Copilot firewall, only the recommended list", dns, []string{"COPILOT_AGENT_FIREWALL_ENABLED=true", "COPILOT_AGENT_FIREWALL_ENABLE_RULESET_ALLOW_LIST=true"}, Policy, CodeCopilotFirewall, "copilot-setup-steps.yml"},
+		{"Copilot firewall off", dns, []string{"COPILOT_AGENT_FIREWALL_ENABLED=false"}, Transient, CodeDNS, ""},
+		{"Codex sandbox EPERM", "Error: connect EPERM 104.16.3.35:443 - Local (0.0.0.0:0)", []string{"CODEX_SANDBOX_NETWORK_DISABLED=1"}, Policy, CodeCodexNoNetwork, "network_access = true"},
+		{"Codex sandbox resolver", "curl: (6) Could not resolve host: pypi.org", []string{"CODEX_SANDBOX_NETWORK_DISABLED=1"}, Policy, CodeCodexNoNetwork, "[sandbox_workspace_write]"},
+		{"AWF proxy denial names the frontmatter", "curl: (56) CONNECT tunnel failed, response 403", []string{"HTTPS_PROXY=http://172.30.0.10:3128"}, Policy, CodeProxyDenied, "network: allowed:"},
+		{"srt proxy denial names allowedDomains", "curl: (56) CONNECT tunnel failed, response 403", []string{"SANDBOX_RUNTIME=1", "HTTPS_PROXY=http://localhost:3128"}, Policy, CodeProxyDenied, "allowedDomains"},
+		{"AWF drops SSH", "ssh: connect to host github.com port 22: Connection timed out\nfatal: Could not read from remote repository.", []string{"HTTPS_PROXY=http://172.30.0.10:3128"}, Policy, CodeAWFDenied, "HTTPS remote"},
+		{"AWF: a 443 timeout stays transient", "curl: (28) Failed to connect to example.com port 443 after 10002 ms: Timeout was reached", []string{"HTTPS_PROXY=http://172.30.0.10:3128"}, Transient, CodeTimeout, ""},
+		{"Copilot firewall, a lookup timeout", "dial tcp: lookup cdn.example.org on 127.0.0.53:53: read udp 127.0.0.1:4->127.0.0.53:53: i/o timeout", []string{"COPILOT_AGENT_FIREWALL_ENABLED=true"}, Policy, CodeCopilotFirewall, ""},
+		{"srt's bare 502 is the upstream", "curl: (56) CONNECT tunnel failed, response 502", []string{"SANDBOX_RUNTIME=1"}, Transient, CodeProxyUpstream, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := Classify(Input{Text: tc.text, ExitCode: 1, Env: tc.env})
+			if f.Class != tc.class || f.Code != tc.code {
+				t.Fatalf("%s %s (%s), want %s %s", f.Class, f.Code, f.Reason, tc.class, tc.code)
+			}
+			if tc.in != "" && !bytes.Contains([]byte(f.Remedy), []byte(tc.in)) {
+				t.Errorf("remedy %q lacks %q", f.Remedy, tc.in)
+			}
+			if tc.class == Policy && bytes.Contains([]byte(f.Remedy), []byte("172.30.")) {
+				t.Errorf("remedy names AWF's internal address: %q", f.Remedy)
+			}
+		})
+	}
+}
+
+// TestSandboxHeaders: an HTTP answer a sandbox's proxy gave is read from
+// its header, whatever the status.
+func TestSandboxHeaders(t *testing.T) {
+	for _, tc := range []struct {
+		name, key, value, body string
+		env                    []string
+		code                   Code
+		in                     string
+	}{
+		{"srt", "X-Proxy-Error", "blocked-by-allowlist", "Connection blocked by network allowlist", nil, CodeSandboxDenied, "allowedDomains"},
+		{"codex", "x-proxy-error", "blocked-by-allowlist", `CODEX_NETWORK_POLICY_DECISION {"decision":"deny","host":"a.example"}`, nil, CodeSandboxDenied, "allowed_domains"},
+		{"codex by environment", "X-Proxy-Error", "blocked-by-policy", "", []string{"CODEX_SANDBOX=seatbelt"}, CodeSandboxDenied, "[network_proxy.policy]"},
+		{"claude web", "X-Deny-Reason", "host_not_allowed", "", nil, CodeProxyDenied, "allowlist"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{}
+			h.Set(tc.key, tc.value)
+			f := Classify(Input{Status: 403, Header: h, Text: tc.body, Env: tc.env})
+			if f.Class != Policy || f.Code != tc.code {
+				t.Fatalf("%s %s (%s), want policy %s", f.Class, f.Code, f.Reason, tc.code)
+			}
+			if !bytes.Contains([]byte(f.Remedy), []byte(tc.in)) {
+				t.Errorf("remedy %q lacks %q", f.Remedy, tc.in)
+			}
+		})
+	}
+}
+
+// TestProcessCarriesEnvironment: exec's verdict reads the child's environment.
+func TestProcessCarriesEnvironment(t *testing.T) {
+	p := Process{Name: "npm", Text: "npm error request to https://cdn.example.org/x failed, reason: getaddrinfo ENOTFOUND cdn.example.org", ExitCode: 1,
+		Env: []string{"COPILOT_AGENT_FIREWALL_ENABLED=true", "COPILOT_AGENT_FIREWALL_ALLOW_LIST=github.com"}}
+	if f := FromProcess(p); f.Code != CodeCopilotFirewall {
+		t.Errorf("%s %s (%s), want %s", f.Class, f.Code, f.Reason, CodeCopilotFirewall)
+	}
+	p.Text, p.Env, p.MaxElapsed = "Error! Builds rate limit exceeded. Try again in 20m", nil, time.Hour
+	if f := FromProcess(p); f.Class != Transient {
+		t.Errorf("a 20m wait in an hour's run: %s %s, want transient", f.Class, f.Code)
+	}
+}
