@@ -6,6 +6,10 @@
 // a run: script writes, of which only the final attempt's reach the
 // workflow.
 //
-// The command that runs a mode is internal/cli's `retrywise action`; this
-// package knows nothing of step kinds.
+// Main runs the chosen mode: a step of the mode's kind, configured from the
+// inputs through the kind's one field table (internal/step), or a job of a
+// job file (internal/jobs); then the outputs, the step summary, one
+// annotation, the JSON report, and the failure issue. internal/cli's
+// `retrywise action` only hands it the process's streams and services
+// (Host).
 package action

@@ -67,8 +67,8 @@ func renderActionYAML() string {
 		fl   *flag.Flag
 	}
 	uses := map[string][]use{}
-	for _, m := range actionModes {
-		for _, fl := range actionFlags(m) {
+	for _, m := range action.Modes {
+		for _, fl := range action.Flags(m) {
 			uses[fl.Name] = append(uses[fl.Name], use{m, fl})
 		}
 	}
@@ -83,7 +83,7 @@ branding:
   color: blue
 inputs:
 `)
-	names := actionInputs()
+	names := action.Inputs()
 	for _, n := range names {
 		var desc string
 		if d, ok := actionInputDocs[n]; ok {
@@ -209,7 +209,7 @@ func TestActionInputsMatchFlags(t *testing.T) {
 		}
 	}
 	flags := map[string]bool{}
-	for _, m := range actionModes {
+	for _, m := range action.Modes {
 		k := step.KindNamed(m.Kind())
 		var fs *flag.FlagSet
 		if k != nil {
@@ -222,7 +222,7 @@ func TestActionInputsMatchFlags(t *testing.T) {
 		fs.VisitAll(func(fl *flag.Flag) {
 			switch {
 			case len(fl.Name) == 1: // -X, -H: short aliases of long flags
-			case slices.Contains(actionFlagExceptions, fl.Name):
+			case slices.Contains(action.FlagExceptions, fl.Name):
 			case m == action.ModeJob && (fl.Name == "config" || fl.Name == "job"): // the mode inputs
 			default:
 				flags[fl.Name] = true
@@ -246,8 +246,8 @@ func TestActionInputsMatchFlags(t *testing.T) {
 		}
 	}
 	sort.Strings(names)
-	if !slices.Equal(names, actionInputs()) {
-		t.Errorf("inputs = %v\nwant %v", names, actionInputs())
+	if !slices.Equal(names, action.Inputs()) {
+		t.Errorf("inputs = %v\nwant %v", names, action.Inputs())
 	}
 	for _, o := range action.Reserved {
 		if _, ok := meta.Outputs[o]; !ok {

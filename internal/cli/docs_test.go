@@ -15,6 +15,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/retrywise/retrywise/internal/action"
 	"github.com/retrywise/retrywise/internal/docgen"
 )
 
@@ -43,7 +44,7 @@ func actionInputsTable(t *testing.T) string {
 	}
 	var b strings.Builder
 	b.WriteString("| input | default | description |\n|---|---|---|\n")
-	for _, n := range actionInputs() {
+	for _, n := range action.Inputs() {
 		in, ok := meta.Inputs[n]
 		if !ok {
 			t.Fatalf("input %s is not in the generated action.yml", n)

@@ -4,18 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
-	"os"
-	"sort"
-	"strings"
 
-	"github.com/retrywise/retrywise/internal/egress"
-	"github.com/retrywise/retrywise/internal/environ"
+	"github.com/retrywise/retrywise/internal/action"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/jobs"
-	"github.com/retrywise/retrywise/internal/redact"
-	"github.com/retrywise/retrywise/internal/report"
-	"github.com/retrywise/retrywise/internal/step"
 )
 
 const runSynopsis = `Usage: retrywise run [flags]
@@ -33,52 +25,15 @@ retrywise.yml) without running anything: every error is printed as
 FILE:LINE:COL: message, with a one-line fix. Exit 78 on errors; 0 and one
 line on stdout when the file is valid.`
 
-// loaded is a validated job file with the services its run shares.
-type loaded struct {
-	file *jobs.File
-	// prober is the run's one egress prober, built from the file's defaults.
-	prober *egress.Prober
-}
-
-// loadJobFile reads and validates path ("" means the default places) with
-// the kinds' catalog; errs holds every finding of an invalid file, err an
-// operational failure (no file, unreadable).
-func (f *factory) loadJobFile(path string) (*loaded, jobs.Errors, error) {
-	if path == "" {
-		p, err := jobs.Find(".")
-		if err != nil {
-			return nil, nil, err
-		}
-		path = p
-	}
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("cannot read the job file: %w", err)
-	}
-	return f.loadJobSource(path, src)
+// loadJobFile loads and validates the job file at path ("" means the
+// default places) in the process's environment.
+func (f *factory) loadJobFile(path string) (*jobs.Loaded, jobs.Errors, error) {
+	return jobs.LoadFile(path, f.env)
 }
 
 // loadJobSource validates src, read from path.
-func (f *factory) loadJobSource(path string, src []byte) (*loaded, jobs.Errors, error) {
-	file, errs := jobs.Load(path, src, jobs.Steps())
-	if len(errs) > 0 {
-		return nil, errs, nil
-	}
-	// The run's one prober, from the egress keys of defaults.
-	var e step.EgressConfig
-	fields := step.EgressFields(&e)
-	for _, s := range file.Defaults.Run {
-		if fd := step.Lookup(fields, s.Key); fd != nil {
-			if err := fd.SetValues(s.Values); err != nil {
-				return nil, jobs.Errors{{Path: path, Pos: s.Pos, Msg: fmt.Sprintf("%s: %v", s.Key, err)}}, nil
-			}
-		}
-	}
-	p, err := e.Prober(f.env, 0)
-	if err != nil {
-		return nil, jobs.Errors{{Path: path, Msg: "defaults: " + err.Error()}}, nil
-	}
-	return &loaded{file: file, prober: p}, nil, nil
+func (f *factory) loadJobSource(path string, src []byte) (*jobs.Loaded, jobs.Errors, error) {
+	return jobs.LoadSource(path, src, f.env)
 }
 
 // countSteps counts the steps of every job.
@@ -132,7 +87,7 @@ func runValidate(_ context.Context, f *factory, args []string) int {
 		w.Close()
 		return f.fail(exitcode.Config, fmt.Sprintf("%s: %d error(s)", errs[0].Path, len(errs)))
 	}
-	fmt.Fprintf(f.stdout, "%s: ok (%d jobs, %d steps)\n", l.file.Path, len(l.file.Jobs), countSteps(l.file))
+	fmt.Fprintf(f.stdout, "%s: ok (%d jobs, %d steps)\n", l.File.Path, len(l.File.Jobs), countSteps(l.File))
 	return exitcode.OK
 }
 
@@ -158,7 +113,7 @@ func addRunFlags(fs *flag.FlagSet, o *runOptions) {
 func defineRunFlags(fs *flag.FlagSet, o *runOptions) {
 	fs.StringVar(&o.config, "config", "", "the job `FILE`; empty means .github/retrywise.yml, then retrywise.yml")
 	fs.StringVar(&o.job, "job", "", "the job to run (`NAME`); empty means the file's only job")
-	fs.BoolVar(&o.dryRun, "dry-run", false, "validate, resolve every policy and setting known before the run, print the plan, and send nothing")
+	fs.BoolVar(&o.dryRun, "dry-run", false, action.DryRunDoc)
 	addRunFlags(fs, o)
 }
 
@@ -183,7 +138,7 @@ func runRun(ctx context.Context, f *factory, args []string) int {
 // loadValid loads the job file at path ("" means the default places) for a
 // command that runs it: an invalid file prints every error and runs nothing
 // (78).
-func (f *factory) loadValid(path string) (*loaded, int, bool) {
+func (f *factory) loadValid(path string) (*jobs.Loaded, int, bool) {
 	l, errs, err := f.loadJobFile(path)
 	if err != nil {
 		return nil, f.fail(exitcode.Config, err.Error()), false
@@ -199,237 +154,31 @@ func (f *factory) loadValid(path string) (*loaded, int, bool) {
 
 // runJob runs one job of a loaded file (or prints its plan), writes its
 // reports and returns the run's exit code.
-func (f *factory) runJob(ctx context.Context, l *loaded, o runOptions) int {
-	job, code := pickJob(f, l.file, o.job)
-	if job == nil {
-		return code
+func (f *factory) runJob(ctx context.Context, l *jobs.Loaded, o runOptions) int {
+	job, err := l.File.Pick(o.job)
+	if err != nil {
+		return f.fail(exitcode.Usage, err.Error())
 	}
 	js := f.jobSession(l, job)
-	defer js.close()
+	defer js.Close()
 	if o.dryRun {
-		plans, err := js.runner.DryPlan()
-		if err != nil {
-			js.log(err.Error())
-			return exitcode.Config
-		}
-		writePlan(js.stdout, l.file, job, plans)
-		return exitcode.OK
+		return js.Plan()
 	}
 	// Create the report files first, so that a bad path fails before anything runs.
-	files, err := createReportFiles(o.reportPath, o.summaryPath)
+	files, err := jobs.CreateReportFiles(o.reportPath, o.summaryPath)
 	if err != nil {
 		return f.fail(exitcode.Config, err.Error())
 	}
-	rep := js.run(ctx)
-	files.write(rep, js.red, js.stderr)
-	js.finish(rep)
+	rep := js.Run(ctx)
+	files.Write(rep, js.Red, js.Stderr)
+	js.Finish(rep)
 	return rep.Run.ExitCode
 }
 
-// jobSession is one run of a job: its masked streams and its runner.
-type jobSession struct {
-	red            *redact.Redactor
-	stdout, stderr *redact.Writer
-	runner         *jobs.Runner
-}
-
-// jobSession prepares a run of job: every value the defaults name as
-// secret, and the file's own secrets, are masked before anything is printed.
-func (f *factory) jobSession(l *loaded, job *jobs.Job) *jobSession {
-	env := environ.Map(f.env)
-	var secrets []string
-	for _, name := range l.file.Defaults.Secrets {
-		if v, ok := env[name]; ok && v != "" {
-			secrets = append(secrets, v)
-		}
-	}
-	js := &jobSession{red: f.redactor(secrets...)}
-	registerFileSecrets(js.red, job)
-	js.stdout, js.stderr = js.red.Writer(f.stdout), js.red.Writer(f.stderr)
-	svc := f.services()
-	svc.Prober = l.prober
-	js.runner = &jobs.Runner{
-		File: l.file, Job: job, Env: f.env, Stdin: f.stdin, Stdout: js.stdout, Stderr: js.stderr, Redactor: js.red, Clock: f.clock,
-		Log: js.log, Services: svc, StdoutTerminal: f.stdoutTerminal(),
-	}
-	return js
-}
-
-// log prints one progress line on stderr, after what the steps wrote.
-func (js *jobSession) log(line string) {
-	js.stdout.Flush()
-	js.stderr.Flush()
-	fmt.Fprintf(js.stderr, "retrywise: %s\n", line)
-	js.stderr.Flush()
-}
-
-// run runs the job and returns its report, masked.
-func (js *jobSession) run(ctx context.Context) *report.Run {
-	rep := js.runner.Run(ctx)
-	rep.Mask(js.red.String)
-	js.stdout.Flush()
-	js.stderr.Flush()
-	return rep
-}
-
-// finish prints the report on stderr, and the one-line headline last on a failure.
-func (js *jobSession) finish(rep *report.Run) {
-	rep.WriteText(js.stderr)
-	if rep.Run.ExitCode != exitcode.OK {
-		fmt.Fprintf(js.stderr, "retrywise: %s\n", runHeadline(rep))
-	}
-	js.stderr.Flush()
-}
-
-// close flushes the streams.
-func (js *jobSession) close() {
-	js.stdout.Close()
-	js.stderr.Close()
-}
-
-// registerFileSecrets masks what the job file itself holds as secret, before
-// anything (the plan included) is printed: every mask and token value, and
-// the env: values whose names mark a secret.
-func registerFileSecrets(red *redact.Redactor, job *jobs.Job) {
-	envVars := func(vs []jobs.EnvVar) []string {
-		out := make([]string, len(vs))
-		for i, v := range vs {
-			out[i] = v.Name + "=" + v.Value
-		}
-		return out
-	}
-	red.AddEnv(envVars(job.Env))
-	for _, st := range job.Steps {
-		red.AddEnv(envVars(st.Env))
-		for _, key := range []string{"mask", "token"} {
-			if s, ok := st.Settings.Get(key); ok {
-				red.Add(s.Values...)
-			}
-		}
-	}
-}
-
-// pickJob returns the job named name, or the file's only job; otherwise it
-// prints why and returns the usage code.
-func pickJob(f *factory, file *jobs.File, name string) (*jobs.Job, int) {
-	names := make([]string, len(file.Jobs))
-	for i, j := range file.Jobs {
-		names[i] = j.Name
-	}
-	sort.Strings(names)
-	if name != "" {
-		if j := file.Job(name); j != nil {
-			return j, 0
-		}
-		return nil, f.fail(exitcode.Usage, fmt.Sprintf("no job %q in %s: the jobs are %s", name, file.Path, strings.Join(names, ", ")))
-	}
-	if len(file.Jobs) == 1 {
-		return file.Jobs[0], 0
-	}
-	return nil, f.fail(exitcode.Usage, fmt.Sprintf("%s has %d jobs: choose one with --job (%s)", file.Path, len(file.Jobs), strings.Join(names, ", ")))
-}
-
-// runHeadline is the one line printed last on a failing run.
-func runHeadline(r *report.Run) string {
-	if r.Run.Detail != "" {
-		return fmt.Sprintf("job %s %s (exit %d): %s", r.Run.Job, r.Run.Result, r.Run.ExitCode, r.Run.Detail)
-	}
-	for _, s := range r.Steps {
-		if (s.Result == report.Failure || s.Result == report.Cancelled) && !s.ContinueOnError {
-			msg := fmt.Sprintf("job %s failed at step %s (exit %d)", r.Run.Job, s.ID, r.Run.ExitCode)
-			if s.Class != "" {
-				msg += ": " + s.Class
-			}
-			if s.Reason != "" {
-				msg += ": " + s.Reason
-			}
-			return msg
-		}
-	}
-	return fmt.Sprintf("job %s %s (exit %d)", r.Run.Job, r.Run.Result, r.Run.ExitCode)
-}
-
-// writePlan prints what a run would do: each step's kind, target, settings
-// (masked by the writer) and policy.
-func writePlan(w io.Writer, file *jobs.File, job *jobs.Job, plans []jobs.Plan) {
-	fmt.Fprintf(w, "plan of job %s (%s): %d steps; nothing is sent\n", job.Name, file.Path, len(plans))
-	if job.Timeout > 0 {
-		fmt.Fprintf(w, "  timeout: %s\n", job.Timeout)
-	}
-	for _, p := range plans {
-		st := p.Step
-		fmt.Fprintf(w, "step %s: %s %s\n", st.ID, st.Kind.Name(), p.Target)
-		if st.If != nil {
-			fmt.Fprintf(w, "  if: %s\n", st.If.Source)
-		}
-		if st.ContinueOnError {
-			fmt.Fprintf(w, "  continue-on-error: true\n")
-		}
-		for _, e := range p.Env {
-			fmt.Fprintf(w, "  env %s: %s\n", e.Name, e.Value)
-		}
-		for _, s := range p.Settings {
-			if isRetryKey(s.Key) {
-				continue
-			}
-			// One line per value: a value the masker cuts (a credential
-			// header) never hides the next one.
-			for _, v := range s.Values {
-				fmt.Fprintf(w, "  %s: %s\n", s.Key, v)
-			}
-		}
-		fmt.Fprintf(w, "  policy: %s\n", p.Policy)
-	}
-}
-
-// isRetryKey reports whether key is one of the retry keys, which the
-// plan's policy line shows.
-func isRetryKey(key string) bool { return step.Lookup(step.RetryFields(), key) != nil }
-
-// reportFiles are a run's JSON and Markdown report files, created before it runs.
-type reportFiles struct {
-	json, markdown *os.File
-}
-
-// createReportFiles creates the files at the given paths ("" means none).
-func createReportFiles(jsonPath, mdPath string) (*reportFiles, error) {
-	rf := &reportFiles{}
-	var err error
-	if jsonPath != "" {
-		if rf.json, err = os.OpenFile(jsonPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644); err != nil {
-			return nil, fmt.Errorf("cannot create the report file: %w", err)
-		}
-	}
-	if mdPath != "" {
-		if rf.markdown, err = os.OpenFile(mdPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644); err != nil {
-			if rf.json != nil {
-				rf.json.Close()
-				os.Remove(jsonPath)
-			}
-			return nil, fmt.Errorf("cannot create the summary file: %w", err)
-		}
-	}
-	return rf, nil
-}
-
-// write renders r into the files, masked; a failure is printed on stderr.
-func (rf *reportFiles) write(r *report.Run, red *redact.Redactor, stderr io.Writer) {
-	put := func(f *os.File, what string, render func(io.Writer) error) {
-		if f == nil {
-			return
-		}
-		var b strings.Builder
-		err := render(&b)
-		if err == nil {
-			_, err = io.WriteString(f, red.String(b.String()))
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "retrywise: cannot write the %s: %v\n", what, err)
-		}
-	}
-	put(rf.json, "JSON report", r.WriteJSON)
-	put(rf.markdown, "Markdown summary", r.WriteMarkdown)
+// jobSession prepares a run of job with the process's streams and services.
+func (f *factory) jobSession(l *jobs.Loaded, job *jobs.Job) *jobs.Session {
+	return jobs.NewSession(l, job, jobs.SessionOptions{
+		Env: f.env, Stdin: f.stdin, Stdout: f.stdout, Stderr: f.stderr, Redactor: f.redactor,
+		Services: f.services(), Clock: f.clock, StdoutTerminal: f.stdoutTerminal(),
+	})
 }

@@ -70,10 +70,10 @@ func runSchedule(ctx context.Context, f *factory, args []string) int {
 	if !ok {
 		return code
 	}
-	triggers := schedule.TriggersOf(l.file)
+	triggers := schedule.TriggersOf(l.File)
 	if o.job != "" {
-		if l.file.Job(o.job) == nil {
-			return f.fail(exitcode.Usage, fmt.Sprintf("no job %q in %s", o.job, l.file.Path))
+		if l.File.Job(o.job) == nil {
+			return f.fail(exitcode.Usage, fmt.Sprintf("no job %q in %s", o.job, l.File.Path))
 		}
 		if !hasTrigger(triggers, o.job) {
 			// --once --job runs the job now, whatever its cron: it needs none.
@@ -81,7 +81,7 @@ func runSchedule(ctx context.Context, f *factory, args []string) int {
 		}
 	}
 	if len(triggers) == 0 {
-		return f.fail(exitcode.Config, fmt.Sprintf("no job of %s has a cron: trigger (add cron: [\"*/30 * * * *\"] to a job, or use retrywise run)", l.file.Path))
+		return f.fail(exitcode.Config, fmt.Sprintf("no job of %s has a cron: trigger (add cron: [\"*/30 * * * *\"] to a job, or use retrywise run)", l.File.Path))
 	}
 	dir := o.history
 	if dir == "" {
@@ -103,11 +103,11 @@ func runSchedule(ctx context.Context, f *factory, args []string) int {
 	s := &schedule.Scheduler{
 		Triggers: triggers, Clock: clk, History: hist, Grace: o.grace, Log: logf,
 		Run: func(ctx context.Context, name string) (int, []byte) {
-			job := l.file.Job(name)
+			job := l.File.Job(name)
 			js := f.jobSession(l, job)
-			defer js.close()
-			rep := js.run(ctx)
-			js.finish(rep)
+			defer js.Close()
+			rep := js.Run(ctx)
+			js.Finish(rep)
 			m.Observe(rep)
 			for _, t := range triggers {
 				if t.Job == name && len(t.Cron) > 0 {

@@ -1,4 +1,4 @@
-package cli
+package action
 
 import (
 	"context"
@@ -15,12 +15,8 @@ import (
 	"github.com/retrywise/retrywise/internal/ghissue"
 	"github.com/retrywise/retrywise/internal/httpstep"
 	"github.com/retrywise/retrywise/internal/report"
+	"github.com/retrywise/retrywise/internal/step"
 )
-
-// issueMode is the report-issue input.
-type issueMode = ghissue.Mode
-
-func parseIssueMode(s string) (issueMode, error) { return ghissue.ParseMode(s) }
 
 // githubTimeout bounds each of the action's own GitHub API calls (the
 // failure issue, the branch rules): they must never hold the step long.
@@ -33,8 +29,8 @@ func (a *actionRun) github() (*github.Client, error) {
 	if token == "" {
 		return nil, nil
 	}
-	tr := a.f.transport(a.env)
-	c, err := ghapi.New(ghapi.Options{HTTPClient: httpstep.NewClient(tr, true), BaseURL: a.getenv("GITHUB_API_URL"), Token: token, UserAgent: a.f.userAgent(), Clock: a.f.clock})
+	tr := step.Transport(a.env)
+	c, err := ghapi.New(ghapi.Options{HTTPClient: httpstep.NewClient(tr, true), BaseURL: a.getenv("GITHUB_API_URL"), Token: token, UserAgent: a.h.UserAgent, Clock: a.h.Clock})
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,646 @@
+package action
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/retrywise/retrywise/internal/clock"
+	"github.com/retrywise/retrywise/internal/environ"
+	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/ghissue"
+	"github.com/retrywise/retrywise/internal/gitpush"
+	"github.com/retrywise/retrywise/internal/jobs"
+	"github.com/retrywise/retrywise/internal/redact"
+	"github.com/retrywise/retrywise/internal/report"
+	"github.com/retrywise/retrywise/internal/retry"
+	"github.com/retrywise/retrywise/internal/step"
+)
+
+// FlagExceptions are the flags of a mode that are not inputs: the action
+// chooses the report files, and the child's stdout is the log, so it is
+// always live.
+var FlagExceptions = []string{"report", "summary", "stdout", "stdout-max"}
+
+// DryRunDoc is the doc of run's --dry-run, the config mode's one flag input.
+const DryRunDoc = "validate, resolve every policy and setting known before the run, print the plan, and send nothing"
+
+// Flags returns the flags of a mode that are inputs, each once, sorted:
+// the flags generated from the mode's step kind (internal/step), or the
+// config mode's (run's --dry-run).
+func Flags(m Mode) []*flag.Flag {
+	fs := flag.NewFlagSet(string(m), flag.ContinueOnError)
+	if k := step.KindNamed(m.Kind()); k != nil {
+		step.Flags(fs, k.Fields())
+	} else {
+		fs.Bool("dry-run", false, DryRunDoc)
+	}
+	var out []*flag.Flag
+	fs.VisitAll(func(fl *flag.Flag) {
+		if len(fl.Name) > 1 && !slices.Contains(FlagExceptions, fl.Name) {
+			out = append(out, fl)
+		}
+	})
+	return out
+}
+
+// Modes are the action's modes in the order the docs list them.
+var Modes = []Mode{ModeRun, ModePush, ModeHTTP, ModeJob}
+
+// Inputs returns every input the action takes: the common ones, each
+// mode's own and every mode's flags, sorted; action.yml declares exactly these.
+func Inputs() []string {
+	set := map[string]bool{}
+	for _, n := range CommonInputs {
+		set[n] = true
+	}
+	for _, m := range Modes {
+		for _, n := range ModeInputs[m] {
+			set[n] = true
+		}
+		for _, fl := range Flags(m) {
+			set[fl.Name] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for n := range set {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Host is what the command line gives the action: the process's streams,
+// environment and services.
+type Host struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	// Env is the process's environment.
+	Env []string
+	// Clock drives every wait.
+	Clock clock.Clock
+	// UserAgent is retrywise's User-Agent for its own API calls.
+	UserAgent string
+	// Services returns the step services of a run.
+	Services func() *step.Services
+	// Redactor returns the process's masker with extra values.
+	Redactor func(masks ...string) *redact.Redactor
+	// Fail prints the one-line reason last, masked, and returns code.
+	Fail func(code int, msg string) int
+}
+
+// actionRun is one run of the action.
+type actionRun struct {
+	h      *Host
+	mode   Mode
+	getenv Getenv
+	// input reads an input, trimmed, "" when unset.
+	input func(name string) string
+	// env is the steps' environment: the process's, with the workspace
+	// added to git's safe.directory.
+	env []string
+	red *redact.Redactor
+	// out is the one stream retrywise writes the log to: a command's stdout
+	// and stderr, and retrywise's own lines, in the order the runner reads them.
+	out            *lockedWriter
+	stdout, stderr *redact.Writer
+	log            *Log
+	files          *Files
+	// tempDir is $RUNNER_TEMP, or the system's temporary folder: the
+	// step's own files (scripts, file commands).
+	tempDir string
+	// shareDir is where the files later steps read go (the JSON report,
+	// http's body-file), and sharedAs is the path they see it at.
+	shareDir, sharedAs string
+	summary            bool
+	issues             ghissue.Mode
+	notes              []string
+}
+
+// lockedWriter serialises the writes of several writers onto one stream.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// Main runs the action's mode, as `retrywise action` (the flags already
+// parsed), and returns the exit code.
+func Main(ctx context.Context, h *Host) int {
+	envMap := environ.Map(h.Env)
+	a := &actionRun{h: h, getenv: func(k string) string { return envMap[k] }}
+	a.input = func(name string) string { return strings.TrimSpace(a.getenv(InputVar(name))) }
+	if a.getenv("GITHUB_OUTPUT") == "" {
+		return h.Fail(exitcode.Config, (&MissingError{Var: "GITHUB_OUTPUT"}).Error()+"; elsewhere use retrywise exec, push, http or run")
+	}
+	var err error
+	if a.mode, err = ChooseMode(a.input); err != nil {
+		return h.Fail(exitcode.Usage, err.Error())
+	}
+	if err := a.checkInputs(); err != nil {
+		return h.Fail(exitcode.Usage, err.Error())
+	}
+	if a.summary, err = ParseBool("step-summary", a.input("step-summary"), true); err != nil {
+		return h.Fail(exitcode.Usage, err.Error())
+	}
+	if a.issues, err = ghissue.ParseMode(a.input("report-issue")); err != nil {
+		return h.Fail(exitcode.Usage, err.Error())
+	}
+	a.placeFiles()
+	a.env = h.Env
+	if ws := a.getenv("GITHUB_WORKSPACE"); ws != "" {
+		if env, err := gitpush.SafeDirectoryEnv(a.env, ws); err == nil {
+			a.env = env
+		} else {
+			a.notes = append(a.notes, fmt.Sprintf("could not add $GITHUB_WORKSPACE to git's safe.directory: %v", err))
+		}
+	}
+	a.out = &lockedWriter{w: h.Stdout}
+	a.files = NewFiles(a.getenv)
+	if a.mode == ModeJob {
+		return a.runJob(ctx)
+	}
+	return a.runStep(ctx)
+}
+
+// checkInputs refuses an input that belongs to another mode only, so that
+// a setting is never silently ignored.
+func (a *actionRun) checkInputs() error {
+	mine := map[string]bool{}
+	for _, n := range CommonInputs {
+		mine[n] = true
+	}
+	for _, n := range ModeInputs[a.mode] {
+		mine[n] = true
+	}
+	for _, fl := range Flags(a.mode) {
+		mine[fl.Name] = true
+	}
+	var wrong []string
+	for _, n := range Inputs() {
+		if !mine[n] && a.input(n) != "" && !(n == "push" && a.input(n) == "false") {
+			wrong = append(wrong, n)
+		}
+	}
+	if len(wrong) == 0 {
+		return nil
+	}
+	hint := ""
+	if a.mode == ModeJob {
+		hint = "; in config mode the job file holds the steps' settings"
+	}
+	return fmt.Errorf("input %s does not apply to %s mode%s", strings.Join(wrong, ", "), a.mode, hint)
+}
+
+// setFields sets every non-empty input that is one of the mode's fields
+// (a repeatable one takes one value per line).
+func (a *actionRun) setFields(fields []*step.Field) error {
+	for _, fl := range Flags(a.mode) {
+		text := a.input(fl.Name)
+		fd := step.Lookup(fields, fl.Name)
+		if text == "" || fd == nil {
+			continue
+		}
+		if err := fd.SetValues(Values(text, fd.Type == step.List)); err != nil {
+			return errors.New(step.FieldErrors(err)[0].Render(step.InputName))
+		}
+	}
+	return nil
+}
+
+// streams sets up the masked writers over the one log stream, and the log.
+func (a *actionRun) streams(red *redact.Redactor) {
+	a.red = red
+	a.stdout, a.stderr = red.Writer(a.out), red.Writer(a.out)
+	a.log = NewLog(a.out, a.getenv, red.String, a.flush)
+}
+
+func (a *actionRun) flush() {
+	a.stdout.Flush()
+	a.stderr.Flush()
+}
+
+func (a *actionRun) close() {
+	a.stdout.Close()
+	a.stderr.Close()
+}
+
+// line prints one of retrywise's own lines on the log, after what the step wrote.
+func (a *actionRun) line(format string, args ...any) {
+	a.flush()
+	fmt.Fprintf(a.stderr, "retrywise: "+format+"\n", args...)
+	a.stderr.Flush()
+}
+
+// warn prints a warning annotation; one that cannot be written is a line.
+func (a *actionRun) warn(title, msg string) {
+	if err := a.log.Warning(title, msg); err != nil {
+		a.line("%s: %s", title, msg)
+	}
+}
+
+// foreign reports whether a kind's output comes from elsewhere (a server,
+// a remote): the runner must not read workflow commands in it. A run:
+// script's output is the user's and passes as it is.
+func foreign(kind string) bool { return kind != "exec" }
+
+// group returns the Attempting hook that puts each attempt's output in its
+// own group, behind stop-commands when its output is foreign.
+func (a *actionRun) group(label func(n, max int) string, kind string) func(n, max int) func() {
+	return func(n, max int) func() {
+		a.log.Group(label(n, max))
+		var resume func() error
+		if foreign(kind) {
+			resume, _ = a.log.StopCommands()
+		}
+		return func() {
+			a.flush()
+			if resume != nil {
+				resume()
+			}
+			a.log.EndGroup()
+		}
+	}
+}
+
+// runStep runs the run, push or url mode: one step of the mode's kind.
+func (a *actionRun) runStep(ctx context.Context) int {
+	h := a.h
+	k := step.KindNamed(a.mode.Kind())
+	c := k.New()
+	fields := c.Fields()
+	if err := a.setFields(fields); err != nil {
+		return h.Fail(exitcode.Usage, err.Error())
+	}
+	var scriptFiles map[string]string
+	switch cfg := c.(type) {
+	case *step.PushConfig:
+		cfg.Args = strings.Fields(a.input("push-args"))
+	case *step.HTTPConfig:
+		cfg.URL = a.input("url")
+		if cfg.Output == "" {
+			// The body is an output (body-file): stdout is the log.
+			cfg.Output, _ = a.shareFile("retrywise-body-")
+		}
+	case *step.ExecConfig:
+		cfg.Run, cfg.Shell = a.input("run"), a.input("shell")
+		cfg.Stdout = "live" // the log
+		if cfg.Dir = a.input("working-directory"); cfg.Dir != "" {
+			if st, err := os.Stat(cfg.Dir); err != nil || !st.IsDir() {
+				return h.Fail(exitcode.Config, fmt.Sprintf("invalid input working-directory %q: not a folder", cfg.Dir))
+			}
+		}
+		dir, err := os.MkdirTemp(a.tempDir, "retrywise-files-")
+		if err != nil {
+			return h.Fail(exitcode.Config, "cannot create the script's file commands: "+err.Error())
+		}
+		defer os.RemoveAll(dir)
+		scriptFiles = AttemptFiles(dir)
+		cfg.AttemptFiles = scriptFiles
+	}
+	p, err := step.Prepare(k, c)
+	if err != nil {
+		return h.Fail(exitcode.Usage, step.FieldErrors(err)[0].Render(step.InputName))
+	}
+	a.streams(h.Redactor(append([]string{a.input("token")}, c.Shared().Masks...)...))
+	defer a.close()
+	if err := a.log.Mask(a.red.Given()...); err != nil {
+		return h.Fail(exitcode.Config, err.Error())
+	}
+	io := &step.IO{
+		Stdin: h.Stdin, Stdout: a.stdout, Stderr: a.stderr, Red: a.red, Env: a.env, TempDir: a.tempDir, OutputsOnly: true,
+		Progress: func(at retry.Attempt, max int) {
+			if line, ok := report.Progress(at, max); ok {
+				a.line("%s", line)
+			}
+		},
+		Attempting: a.group(func(n, max int) string { return fmt.Sprintf("attempt %d of %d: %s", n, max, p.Target()) }, k.Name),
+	}
+	start := h.Clock.Now()
+	rep, serr := p.RunStep(ctx, h.Services(), io)
+	if serr != nil {
+		rep = report.NotRun(k.Name, p.Target(), serr.Code, serr.Msg, p.Policy())
+	}
+	rep.Notes = append(rep.Notes, a.notes...)
+	if bf, ok := rep.Outputs["body-file"].(string); ok {
+		os.Chmod(bf, 0o644) // readable by the runner's user, for whom a container's root made it
+		rep.Outputs["body-file"] = a.shared(bf)
+	}
+	outputs := map[string]any{}
+	for n, v := range rep.Outputs {
+		outputs[n] = v
+	}
+	if scriptFiles != nil {
+		a.forwardScriptFiles(scriptFiles, outputs)
+	} else {
+		a.passOutputs(rep.Outputs)
+	}
+	if a.mode == ModePush && !rep.OK() {
+		a.explainRefusal(ctx, rep)
+	}
+	run := report.Single(rep, start, h.Clock.Now())
+	return a.finish(ctx, run, outputs)
+}
+
+// placeFiles chooses the step's folders. On the runner itself and under a
+// mounted $RUNNER_TEMP, everything goes there. In a container action the
+// runner passes $RUNNER_TEMP as the host's path without mounting it, but
+// mounts $RUNNER_TEMP/_github_home at $HOME: the files later steps read
+// go to $HOME, named by their host path, and $RUNNER_TEMP is created in
+// the container for the step's own files.
+func (a *actionRun) placeFiles() {
+	a.tempDir = os.TempDir()
+	t := a.getenv("RUNNER_TEMP")
+	if t == "" {
+		a.shareDir, a.sharedAs = a.tempDir, a.tempDir
+		return
+	}
+	if isDir(t) {
+		a.tempDir, a.shareDir, a.sharedAs = t, t, t
+		return
+	}
+	if err := os.MkdirAll(t, 0o700); err == nil {
+		a.tempDir = t
+	}
+	a.shareDir, a.sharedAs = a.tempDir, a.tempDir
+	if home := a.getenv("HOME"); home != "" && isDir(home) && a.getenv("GITHUB_ACTIONS") == "true" {
+		a.shareDir, a.sharedAs = home, filepath.Join(t, "_github_home")
+	}
+}
+
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}
+
+// shareFile returns a fresh file for later steps: its path here and the
+// path later steps see; "" when none can be made.
+func (a *actionRun) shareFile(prefix string) (path, sharedAs string) {
+	fh, err := os.CreateTemp(a.shareDir, prefix+"*")
+	if err != nil {
+		return "", ""
+	}
+	fh.Close()
+	return fh.Name(), a.shared(fh.Name())
+}
+
+// shared is the path later steps see for a file in the share folder.
+func (a *actionRun) shared(path string) string {
+	if rest, ok := strings.CutPrefix(path, a.shareDir+string(filepath.Separator)); ok && a.sharedAs != a.shareDir {
+		return filepath.Join(a.sharedAs, rest)
+	}
+	return path
+}
+
+// forwardScriptFiles hands the final attempt's file commands to the
+// workflow: outputs (the action's own names only inside outputs), env, path
+// and the script's own step summary.
+func (a *actionRun) forwardScriptFiles(files map[string]string, outputs map[string]any) {
+	fin, err := ReadFinal(files)
+	if err != nil {
+		a.warn("retrywise: the script's file commands", err.Error())
+	}
+	for _, e := range fin.Outputs {
+		outputs[e.Name] = e.Value
+		if IsReserved(e.Name) {
+			a.warn("retrywise: reserved output", fmt.Sprintf("the script's output %q has the name of one of the action's own outputs: it is only inside the output outputs (fromJSON(steps.<id>.outputs.outputs)[%q])", e.Name, e.Name))
+			continue
+		}
+		if err := a.files.SetOutput(e.Name, a.red.String(e.Value)); err != nil {
+			a.warn("retrywise: output "+e.Name, err.Error())
+		}
+	}
+	for _, e := range fin.Env {
+		if err := a.files.SetEnv(e.Name, e.Value); err != nil {
+			a.warn("retrywise: env "+e.Name, err.Error())
+		}
+	}
+	for _, p := range fin.Path {
+		if err := a.files.AddPath(p); err != nil {
+			a.warn("retrywise: path", err.Error())
+		}
+	}
+	if fin.Summary != "" {
+		if err := a.files.AddStepSummary(fin.Summary); err != nil {
+			a.warn("retrywise: step summary", err.Error())
+		}
+	}
+}
+
+// passOutputs sets a kind's outputs (body-file, status, pushed, ...) as
+// the step's outputs; the action's own names win.
+func (a *actionRun) passOutputs(outs map[string]any) {
+	names := make([]string, 0, len(outs))
+	for n := range outs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if IsReserved(n) {
+			continue
+		}
+		if err := a.files.SetOutput(n, a.red.String(jobs.FormatOutput(outs[n]))); err != nil {
+			a.warn("retrywise: output "+n, err.Error())
+		}
+	}
+}
+
+// runJob runs the config mode: a job of a job file, as `retrywise run` does.
+func (a *actionRun) runJob(ctx context.Context) int {
+	h := a.h
+	dryRun, err := ParseBool("dry-run", a.input("dry-run"), false)
+	if err != nil {
+		return h.Fail(exitcode.Usage, err.Error())
+	}
+	// The job's steps and retrywise's lines share the log's one stream.
+	l, errs, err := jobs.LoadFile(a.input("config"), h.Env)
+	if err != nil {
+		return h.Fail(exitcode.Config, err.Error())
+	}
+	if len(errs) > 0 {
+		w := h.Redactor().Writer(a.out)
+		errs.WriteText(w)
+		w.Close()
+		return h.Fail(exitcode.Config, fmt.Sprintf("%s is invalid (%d error(s)): nothing ran", errs[0].Path, len(errs)))
+	}
+	job, err := l.File.Pick(a.input("job"))
+	if err != nil {
+		return h.Fail(exitcode.Usage, err.Error())
+	}
+	js := jobs.NewSession(l, job, jobs.SessionOptions{
+		Env: a.env, Stdin: h.Stdin, Stdout: a.out, Stderr: a.out, Redactor: h.Redactor,
+		Services: h.Services(), Clock: h.Clock,
+	})
+	js.Red.Add(a.input("token"))
+	a.streams(js.Red)
+	defer a.close()
+	defer js.Close()
+	if err := a.log.Mask(a.red.Given()...); err != nil {
+		return h.Fail(exitcode.Config, err.Error())
+	}
+	if dryRun {
+		return js.Plan()
+	}
+	js.Runner.Attempting = func(id, kind string, n, max int) func() {
+		flushAll := func() { js.Stdout.Flush(); js.Stderr.Flush() }
+		flushAll()
+		end := a.group(func(n, max int) string { return fmt.Sprintf("step %s: attempt %d of %d", id, n, max) }, kind)(n, max)
+		return func() { flushAll(); end() }
+	}
+	run := js.Run(ctx)
+	if len(a.notes) > 0 && len(run.Steps) > 0 {
+		run.Steps[0].Notes = append(run.Steps[0].Notes, a.notes...)
+	}
+	outputs := map[string]any{}
+	for _, s := range run.Steps {
+		if len(s.Outputs) > 0 {
+			outputs[s.ID] = s.Outputs
+		}
+	}
+	js.Stdout.Flush()
+	js.Stderr.Flush()
+	return a.finish(ctx, run, outputs)
+}
+
+// failedStep is the step whose failure decides the run: the first that
+// failed and does not continue on error; nil when none did.
+func failedStep(run *report.Run) *report.Step {
+	for _, s := range run.Steps {
+		if (s.Result == report.Failure || s.Result == report.Cancelled) && !s.ContinueOnError {
+			return s
+		}
+	}
+	return nil
+}
+
+// finish writes what every mode ends with: the report on the log, the
+// JSON report, the outputs, the step summary, one annotation and the
+// failure issue; it returns the run's exit code.
+func (a *actionRun) finish(ctx context.Context, run *report.Run, outputs map[string]any) int {
+	run.Mask(a.red.String)
+	a.flush()
+	if resume, err := a.log.StopCommands(); err == nil {
+		run.WriteText(a.stderr)
+		a.flush()
+		resume()
+	}
+	failed := failedStep(run)
+	headline := ""
+	if run.Run.ExitCode != exitcode.OK {
+		if len(run.Steps) == 1 && failed != nil {
+			headline = failed.Headline()
+		} else {
+			headline = jobs.Headline(run)
+		}
+		a.line("%s", headline)
+	}
+
+	var reportPath string
+	if path, sharedAs := a.shareFile("retrywise-report-"); path != "" {
+		var b strings.Builder
+		run.WriteJSON(&b)
+		// Readable by the runner's user, for whom a container's root made it.
+		if err := os.WriteFile(path, []byte(a.red.String(b.String())), 0o644); err == nil && os.Chmod(path, 0o644) == nil {
+			reportPath = sharedAs
+		}
+	}
+	if reportPath == "" {
+		a.line("cannot write the JSON report under %s", a.shareDir)
+	}
+	attempts := 0
+	for _, s := range run.Steps {
+		attempts += s.AttemptCount()
+	}
+	set := map[string]string{
+		"result":    string(run.Run.Result),
+		"exit-code": strconv.Itoa(run.Run.ExitCode),
+		"attempts":  strconv.Itoa(attempts),
+		"report":    reportPath,
+	}
+	if failed != nil {
+		set["class"], set["code"], set["reason"], set["remedy"] = failed.Class, string(failed.Code), failed.Reason, failed.Remedy
+	} else if run.Run.Result != report.Success && run.Run.Detail != "" {
+		set["reason"] = run.Run.Detail
+	}
+	doc, cut, err := OutputsJSON(maskValues(outputs, a.red.String), MaxOutputsJSON)
+	if err != nil {
+		doc = "{}"
+		a.warn("retrywise: outputs", err.Error())
+	} else if cut {
+		a.warn("retrywise: outputs cut", fmt.Sprintf("the outputs are over %d bytes of JSON: the longest values are replaced by a note in the output outputs; the JSON report (output report) has them", MaxOutputsJSON))
+	}
+	set["outputs"] = doc
+	for _, n := range Reserved {
+		if err := a.files.SetOutput(n, a.red.String(set[n])); err != nil {
+			a.line("cannot set the output %s: %v", n, err)
+			break
+		}
+	}
+
+	var md strings.Builder
+	run.WriteMarkdown(&md)
+	markdown := a.red.String(md.String())
+	if a.summary && a.getenv("GITHUB_STEP_SUMMARY") != "" {
+		if err := a.files.AddStepSummary(markdown); err != nil {
+			a.line("cannot write the step summary: %v", err)
+		}
+	}
+	a.annotate(run, failed, headline)
+	a.reportIssue(ctx, run, markdown)
+	a.flush()
+	return run.Run.ExitCode
+}
+
+// annotate writes one error annotation for the run's final failure, or one
+// warning for each step that recovered from transient failures.
+func (a *actionRun) annotate(run *report.Run, failed *report.Step, headline string) {
+	if failed != nil {
+		title := "retrywise: " + failed.ID + " failed"
+		if failed.Class != "" {
+			title = fmt.Sprintf("retrywise: %s failed (%s, %s)", failed.ID, failed.Class, failed.Code)
+		}
+		msg := headline
+		if failed.Remedy != "" {
+			msg += " — remedy: " + failed.Remedy
+		}
+		a.log.Error(title, msg)
+		return
+	}
+	if run.Run.ExitCode != exitcode.OK {
+		a.log.Error("retrywise: "+run.Run.Job+" "+string(run.Run.Result), headline)
+		return
+	}
+	for _, s := range run.Steps {
+		if s.OK() && s.AttemptCount() > 1 {
+			why := ""
+			for _, at := range s.Attempts {
+				if !at.OK && at.Reason != "" {
+					why = fmt.Sprintf(": attempt %d failed (%s: %s)", at.N, at.Class, at.Reason)
+					break
+				}
+			}
+			a.warn(fmt.Sprintf("retrywise: %s recovered", s.ID), fmt.Sprintf("%s succeeded after %d attempts%s", s.ID, s.AttemptCount(), why))
+		}
+	}
+}
+
+// maskValues masks every string inside outputs.
+func maskValues(outputs map[string]any, mask func(string) string) map[string]any {
+	s := &report.Step{Outputs: outputs}
+	s.Mask(mask)
+	return s.Outputs
+}
