@@ -20,7 +20,9 @@ type Result struct {
 	// Output is the kept tail of the attempt's combined output (TailSize).
 	Output string
 	// Err is the built-in verdict: nil on success, otherwise the classified
-	// failure (a timeout is transient, a signal is never a success).
+	// failure (a timeout is transient, a signal is never a success). With
+	// Options.Classify set, it is nil for an attempt that exited with a
+	// status: the caller classifies its output itself.
 	Err error
 }
 

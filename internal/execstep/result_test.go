@@ -18,13 +18,14 @@ func TestClassifyReplacesTheVerdict(t *testing.T) {
 		answer   error
 		exit     int
 		timedOut bool
-		builtin  failure.Class // -1 when the built-in verdict is success
+		builtin  failure.Class // -1 when there is no built-in verdict (success, or an exit status left to Classify)
 		output   string        // the whole kept output
 		signal   syscall.Signal
 	}{
 		{"success", []string{"sh", "-c", "echo fine"}, 0, nil, 0, false, -1, "fine\n", 0},
-		{"failure turned success", []string{"sh", "-c", "echo 'curl: (7) Failed to connect' >&2; exit 7"}, 0, nil, 7, false, failure.Transient, "curl: (7) Failed to connect\n", 0},
-		{"own failure", []string{"sh", "-c", "exit 3"}, 0, failure.New(failure.Structural, failure.CodeGitNonFastForward, "mine", ""), 3, false, failure.Unknown, "", 0},
+		// An exit status is the caller's to classify: no built-in scan.
+		{"failure turned success", []string{"sh", "-c", "echo 'curl: (7) Failed to connect' >&2; exit 7"}, 0, nil, 7, false, -1, "curl: (7) Failed to connect\n", 0},
+		{"own failure", []string{"sh", "-c", "exit 3"}, 0, failure.New(failure.Structural, failure.CodeGitNonFastForward, "mine", ""), 3, false, -1, "", 0},
 		{"timeout", []string{"sleep", "10"}, 100 * time.Millisecond, errors.New("kept"), failure.NoExitCode, true, failure.Transient, "", syscall.SIGTERM},
 	}
 	for _, tt := range tests {

@@ -141,9 +141,11 @@ type Options struct {
 	MaxElapsed time.Duration
 	// MaxStdin is the replay buffer's size; 0 means DefaultMaxStdin.
 	MaxStdin int
-	// Classify, when set, is called after every attempt whose process ran,
-	// with the built-in verdict in Result.Err; its answer replaces that
-	// verdict (nil means success). Tool and Rules still shape Result.Err.
+	// Classify, when set, is called after every attempt whose process ran;
+	// its answer is the attempt's verdict (nil means success). Result.Err
+	// holds the built-in verdict only for an attempt that did not exit on
+	// its own (a bound or a signal stopped it, or it was killed): an exit
+	// status is left to Classify, so that the output is scanned once.
 	Classify ClassifyFunc
 	// OutputDir, when set, is where each attempt gets a fresh $RETRYWISE_OUTPUT
 	// file; give each step its own directory (see the package documentation).
@@ -483,7 +485,12 @@ func (s *Step) run(ctx context.Context, n int, env []string) error {
 		s.lastExit = cmd.ProcessState.ExitCode()
 	}
 
-	verdict := s.classify(cmd.ProcessState, werr, st)
+	var verdict error
+	if s.opts.Classify == nil || !exitedOnItsOwn(ctx, cmd.ProcessState, st) {
+		// With Classify set, an exit status is the caller's to read: the
+		// output is scanned once, by the caller's recogniser.
+		verdict = s.classify(cmd.ProcessState, werr, st)
+	}
 	if sp != nil && sp.overflowed {
 		verdict = failure.StdoutTooLarge(s.opts.Args[0], s.opts.StdoutMax)
 	} else if sp != nil && sp.err != nil {
@@ -683,6 +690,16 @@ func (s *Step) classify(ps *os.ProcessState, werr error, st stopped) error {
 		p.Signal = sigName(ws.Signal())
 	}
 	return failure.FromProcess(p)
+}
+
+// exitedOnItsOwn reports whether the attempt's process exited with a
+// status, neither stopped by a bound or a signal nor killed.
+func exitedOnItsOwn(ctx context.Context, ps *os.ProcessState, st stopped) bool {
+	if ps == nil || st.timedOut || ctx.Err() != nil {
+		return false
+	}
+	ws, _ := ps.Sys().(syscall.WaitStatus)
+	return ws.Exited()
 }
 
 // classifyEnv is the environment the child ran with, for the classifier

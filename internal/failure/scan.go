@@ -3,6 +3,7 @@ package failure
 import (
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -199,8 +200,17 @@ func gateIndex(line string, gates []string) int {
 	return -1
 }
 
+// scans counts the texts scanned (Scans).
+var scans atomic.Uint64
+
+// Scans returns how many texts the process has scanned for recognisers: a
+// test of an adapter counts the scans of one attempt (each attempt's
+// output is classified once).
+func Scans() uint64 { return scans.Load() }
+
 // scan returns the hits of all candidate lines, in text order.
 func (c *scanCtx) scan() []hit {
+	scans.Add(1)
 	var hits []hit
 	for _, sp := range candidateLines(c.text, c.keys) {
 		line := c.text[sp.start:sp.end]

@@ -542,3 +542,32 @@ func TestPushFailureRunsOnlyWhatItNeeds(t *testing.T) {
 		t.Errorf("git runs = %q, want %q", names, want)
 	}
 }
+
+// TestPushClassifiesEachAttemptOnce: a failed push's output is scanned
+// once per attempt (git push's own verdict, not execstep's as well), for a
+// network failure and for a rejection. Not parallel: it counts the
+// process's scans.
+func TestPushClassifiesEachAttemptOnce(t *testing.T) {
+	srv, _, work, env := httpRepo(t)
+	srv.Inject(gittest.Status502, 1)
+	before := failure.Scans()
+	r := run(t, Options{Dir: work, Env: env, Args: []string{"origin", "main"}})
+	if !r.out.OK() || len(r.out.Attempts) != 2 {
+		t.Fatalf("want success on attempt 2, got %d attempts:\n%s", len(r.out.Attempts), r)
+	}
+	if got := failure.Scans() - before; got != 1 {
+		t.Errorf("one failed attempt was scanned %d times, want once", got)
+	}
+
+	bare, work2, env2 := fileRepo(t)
+	advanceRemote(t, env2, gittest.FileURL(bare), "other.txt", "theirs\n")
+	gittest.Commit(t, env2, work2, "mine.txt", "mine\n", "my change")
+	before = failure.Scans()
+	r = run(t, Options{Dir: work2, Env: env2, Args: []string{"origin", "main"}})
+	if len(r.out.Attempts) != 1 || r.out.Final == nil || r.out.Final.Class != failure.Structural {
+		t.Fatalf("want one structural attempt, got:\n%s", r)
+	}
+	if got := failure.Scans() - before; got != 1 {
+		t.Errorf("a rejected push was scanned %d times, want once", got)
+	}
+}
