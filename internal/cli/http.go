@@ -251,7 +251,7 @@ func (opts *httpOptions) run(ctx context.Context, io *stepIO) (*report.Step, *st
 	defer tr.CloseIdleConnections()
 	step, err := httpstep.New(httpstep.Options{
 		Method: method, URL: rawURL, Header: headers, Body: body, Timeout: opts.timeout,
-		Client: httpstep.NewClient(tr, opts.follow), Expect: opts.expect, Fields: opts.fields,
+		Client: httpstep.NewClientSecrets(tr, opts.follow, io.red.Masks), Expect: opts.expect, Fields: opts.fields,
 		Stdout: stdout, OutputFile: outputFile, MaxBody: opts.maxBody, RetryUnsafe: opts.retryUnsafe,
 		Breaker: f.breakers.Get(key, breaker.Settings{Threshold: opts.breakerThreshold}),
 		Clock:   f.clock, UserAgent: f.userAgent(),

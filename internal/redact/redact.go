@@ -252,3 +252,6 @@ func (r *Redactor) Given() []string {
 	defer r.mu.Unlock()
 	return slices.Clone(r.given)
 }
+
+// Masks reports whether String would mask anything in s.
+func (r *Redactor) Masks(s string) bool { return len(scan(r.load(), s, nil)) > 0 && r.String(s) != s }
