@@ -245,6 +245,8 @@ func inputWording(msg string, fs *flag.FlagSet) string {
 func (a *actionRun) streams(red *redact.Redactor) {
 	a.red = red
 	a.stdout, a.stderr = red.Writer(a.out), red.Writer(a.out)
+	a.stdout.ForwardAddMask()
+	a.stderr.ForwardAddMask()
 	a.log = action.NewLog(a.out, a.getenv, red.String, a.flush)
 }
 
@@ -464,7 +466,7 @@ func (a *actionRun) forwardScriptFiles(files map[string]string, outputs map[stri
 		}
 	}
 	if fin.Summary != "" {
-		if err := a.files.AddStepSummary(fin.Summary); err != nil {
+		if err := a.files.AddStepSummary(a.red.String(fin.Summary)); err != nil {
 			a.warn("retrywise: step summary", err.Error())
 		}
 	}

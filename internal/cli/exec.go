@@ -262,6 +262,7 @@ func (opts *execOptions) run(ctx context.Context, io *stepIO) (*report.Step, *st
 		AttemptFiles: opts.attemptFiles, Timeout: opts.timeout, KillGrace: opts.killGrace, Tool: opts.tool, Rules: opts.rules,
 		OutputDir: outDir, StdoutMode: mode, StdoutMax: opts.stdoutMax, SpoolDir: io.tempDir,
 		OnRetry: opts.onRetry, ContinueWith: opts.continueWith, ContextFrom: opts.contextFrom,
+		LearnMask: func(v string) { io.red.Add(v) },
 	})
 	if err != nil {
 		return nil, &stepError{exitcode.Config, err.Error()}
