@@ -62,6 +62,11 @@ func (f *factory) loadJobSource(path string, src []byte) (*loaded, jobs.Errors, 
 	run := &runServices{}
 	file, errs := jobs.Load(path, src, f.catalog(run))
 	if len(errs) > 0 {
+		// An error may quote the file's own secrets (timeout: "<token>").
+		red := redact.New(redact.Options{Values: redact.FileSecrets(src)})
+		for _, e := range errs {
+			e.Path, e.Msg, e.Fix = red.String(e.Path), red.String(e.Msg), red.String(e.Fix)
+		}
 		return nil, errs, nil
 	}
 	// The run's one prober, from the egress keys of defaults.
