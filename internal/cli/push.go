@@ -119,6 +119,7 @@ func (opts *pushOptions) run(ctx context.Context, io *stepIO) (*report.Step, *st
 	step, err := gitpush.New(gitpush.Options{
 		Dir: dir, Args: gitArgs, Env: io.env, Stdout: io.stdout, Stderr: io.stderr,
 		Timeout: opts.timeout, RebaseOnReject: opts.rebaseOnReject, AuthRecheck: opts.authRecheck, SafeDirectory: opts.safeDirectory,
+		Secrets: io.red.Add,
 	})
 	if err != nil {
 		return nil, &stepError{exitcode.Config, err.Error()}
