@@ -107,8 +107,7 @@ func TestRedirectToAnotherPortStripsCredentials(t *testing.T) {
 }
 
 func TestRedirectSameOriginKeepsCredentials(t *testing.T) {
-	var srv *recorder
-	srv = newRecorder(t, func(*http.Request) string { return srv.URL + "/final" })
+	srv := newRecorder(t, func(r *http.Request) string { return "http://" + r.Host + "/final" })
 	send(t, NewClientSecrets(NewTransport(TransportOptions{}), true, isRegistered), srv.URL+"/start")
 	checkStripped(t, srv.headers(), false)
 }
@@ -118,8 +117,7 @@ func TestRedirectSameOriginKeepsCredentials(t *testing.T) {
 func TestRedirectToSubdomainStripsCredentials(t *testing.T) {
 	for _, to := range []string{"evil.api.test", "api.test.evil", "other.test"} {
 		t.Run(to, func(t *testing.T) {
-			var srv *recorder
-			srv = newRecorder(t, func(r *http.Request) string {
+			srv := newRecorder(t, func(r *http.Request) string {
 				_, port, _ := net.SplitHostPort(r.Host)
 				return "http://" + to + ":" + port + "/final"
 			})
