@@ -19,6 +19,7 @@ import (
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/jobs"
+	"github.com/retrywise/retrywise/internal/redact"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/retry"
 )
@@ -256,6 +257,11 @@ func (opts *execOptions) run(ctx context.Context, io *stepIO) (*report.Step, *st
 	mode := opts.stdoutMode
 	if mode == "" {
 		mode = autoStdout(io)
+	}
+	if opts.script != "" {
+		// The script's own literal ::add-mask:: values, before its text (the
+		// target) is shown.
+		io.red.Add(redact.ScriptMasks(opts.script)...)
 	}
 	step, err := execstep.New(execstep.Options{
 		Args: argv, Env: io.env, Dir: opts.dir, Stdin: io.stdin, Stdout: io.stdout, Stderr: io.stderr,

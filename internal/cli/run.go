@@ -314,6 +314,11 @@ func registerFileSecrets(red *redact.Redactor, job *jobs.Job) {
 				red.Add(s.Values...)
 			}
 		}
+		if s, ok := st.Settings.Get("run"); ok {
+			for _, v := range s.Values {
+				red.Add(redact.ScriptMasks(v)...)
+			}
+		}
 	}
 }
 

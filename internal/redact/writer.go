@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"io/fs"
+	"regexp"
 	"sync"
 	"unsafe"
 )
@@ -312,4 +313,20 @@ func (w *Writer) emitForwarding(snap *snapshot, b []byte) error {
 		return w.emitMasked(snap, b[start:])
 	}
 	return nil
+}
+
+// scriptAddMask finds the literal values a script's text asks to mask
+// (echo "::add-mask::VALUE"), up to a quote, a blank or a "$" (a variable's
+// value is learned when the script prints it).
+var scriptAddMask = regexp.MustCompile(`::add-mask::([^"'\s$\\` + "`" + `]+)`)
+
+// ScriptMasks returns the literal values of the ::add-mask:: commands in a
+// script's text, to register before the script (its first line the target
+// of the step) is shown anywhere.
+func ScriptMasks(script string) []string {
+	var out []string
+	for _, m := range scriptAddMask.FindAllStringSubmatch(script, -1) {
+		out = append(out, m[1])
+	}
+	return out
 }
