@@ -56,3 +56,13 @@ func TestWriterLearnsAddMask(t *testing.T) {
 		}
 	}
 }
+
+func TestScriptMasks(t *testing.T) {
+	got := ScriptMasks(`echo "::add-mask::lit-1"
+echo ::add-mask::lit-2 >&2
+echo "::add-mask::$TOKEN"
+printf '::add-mask::lit-3\n'`)
+	if strings.Join(got, ",") != "lit-1,lit-2,lit-3" {
+		t.Errorf("ScriptMasks = %q", got)
+	}
+}
