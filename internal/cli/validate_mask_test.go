@@ -44,6 +44,8 @@ func TestUsageErrorMasksSpacedHeader(t *testing.T) {
 		{"http", "-H", "X-Api-Key Us4ge-Secret", "--bogus-flag", "http://127.0.0.1:9/"},
 		{"http", "--header", "Authorization Bearer Us4ge-Secret", "--nope"},
 		{"http", "-H", "X-Api-Key Us4ge-Secret", "http://127.0.0.1:9/", "extra-arg"},
+		{"http", "-H", "X-Api-Key Us4ge-Secret", "http://127.0.0.1:9/"},
+		{"http", "--header", "Private-Token  Us4ge-Secret", "http://127.0.0.1:9/"},
 	} {
 		r := runCLI(t, "", nil, args...)
 		if strings.Contains(r.stdout+r.stderr, "Us4ge-Secret") {
