@@ -148,3 +148,26 @@ func TestRedirectToFileScheme(t *testing.T) {
 		}
 	}
 }
+
+func TestSameOrigin(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		same bool
+	}{
+		{"https://api.test/x", "https://api.test:443/y", true},
+		{"https://API.test./x", "https://api.test/y", true},
+		{"http://api.test/x", "https://api.test/y", true},
+		{"http://api.test:8080/x", "https://api.test:8080/y", true},
+		{"https://api.test/x", "http://api.test/y", false},
+		{"https://api.test/x", "https://api.test:8443/y", false},
+		{"https://api.test/x", "https://evil.api.test/y", false},
+		{"https://api.test/x", "https://api.test.evil/y", false},
+		{"http://127.0.0.1:1/x", "http://127.0.0.1:2/y", false},
+	} {
+		a, _ := url.Parse(tt.a)
+		b, _ := url.Parse(tt.b)
+		if got := SameOrigin(a, b); got != tt.same {
+			t.Errorf("SameOrigin(%s, %s) = %v", tt.a, tt.b, got)
+		}
+	}
+}

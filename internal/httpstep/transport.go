@@ -3,6 +3,7 @@ package httpstep
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -49,9 +50,10 @@ func NewClient(rt http.RoundTripper, follow bool) *http.Client {
 // headers (StripCredentials).
 //
 // A redirect is followed only to http or https (another scheme is an
-// UnsupportedSchemeError), and one that leaves the first request's origin
-// (scheme, host name or port: Go's own rule ignores the port and keeps
-// Authorization and Cookie for a subdomain) drops the credential headers.
+// UnsupportedSchemeError), and one that leaves the first request's host
+// (SameOrigin: another host name, a subdomain included, another port, or a
+// downgrade to http; Go's own rule ignores the port and keeps Authorization
+// and Cookie for a subdomain) drops the credential headers.
 func NewClientSecrets(rt http.RoundTripper, follow bool, isSecret func(string) bool) *http.Client {
 	c := &http.Client{Transport: rt}
 	if follow {
@@ -81,11 +83,27 @@ func (e *UnsupportedSchemeError) Error() string {
 	return "redirected to an unsupported scheme " + strconv.Quote(e.Scheme) + ": only http and https are followed"
 }
 
-// SameOrigin reports whether a and b have the same scheme, host name (case
-// and a trailing dot aside) and port (the scheme's default when none).
+// SameOrigin reports whether a redirect from a to b stays on the same
+// host: the same host name (case and a trailing dot aside; a subdomain is
+// another host) and port (the scheme's default when none), and the same
+// scheme, or an upgrade from http to https on the same name (port 80 to
+// 443 included). A downgrade to http is another origin.
 func SameOrigin(a, b *url.URL) bool {
-	return strings.EqualFold(a.Scheme, b.Scheme) &&
-		HostKey(a.Scheme, strings.TrimSuffix(a.Host, ".")) == HostKey(b.Scheme, strings.TrimSuffix(b.Host, "."))
+	ka := HostKey(a.Scheme, strings.TrimSuffix(a.Host, "."))
+	kb := HostKey(b.Scheme, strings.TrimSuffix(b.Host, "."))
+	ha, pa, _ := net.SplitHostPort(ka)
+	hb, pb, _ := net.SplitHostPort(kb)
+	if ha != hb {
+		return false
+	}
+	sa, sb := strings.ToLower(a.Scheme), strings.ToLower(b.Scheme)
+	switch {
+	case sa == sb:
+		return pa == pb
+	case sa == "http" && sb == "https":
+		return pa == pb || pa == "80" && pb == "443"
+	}
+	return false
 }
 
 // alwaysStripped are the credential headers a cross-origin redirect never
