@@ -226,6 +226,8 @@ func (a *actionRun) setFields(fields []*step.Field) error {
 func (a *actionRun) streams(red *redact.Redactor) {
 	a.red = red
 	a.stdout, a.stderr = red.Writer(a.out), red.Writer(a.out)
+	a.stdout.ForwardAddMask()
+	a.stderr.ForwardAddMask()
 	a.log = NewLog(a.out, a.getenv, red.String, a.flush)
 }
 
@@ -435,7 +437,7 @@ func (a *actionRun) forwardScriptFiles(files map[string]string, outputs map[stri
 		}
 	}
 	if fin.Summary != "" {
-		if err := a.files.AddStepSummary(fin.Summary); err != nil {
+		if err := a.files.AddStepSummary(a.red.String(fin.Summary)); err != nil {
 			a.warn("retrywise: step summary", err.Error())
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/retrywise/retrywise/internal/execstep"
 	"github.com/retrywise/retrywise/internal/exitcode"
@@ -215,10 +214,6 @@ func parseHeaders(hs []string) (http.Header, error) {
 	return h, nil
 }
 
-// execTools is toolList(failure.ToolHTTP), the tools exec's --tool takes,
-// joined on first use: every exec step of a job file defines the flag again.
-var execTools = sync.OnceValue(func() string { return toolList(failure.ToolHTTP) })
-
 // toolList names the tools --tool takes besides auto, exec and the given
 // exceptions, comma-separated.
 func toolList(except ...failure.Tool) string {
@@ -231,19 +226,4 @@ func toolList(except ...failure.Tool) string {
 		names = append(names, n)
 	}
 	return strings.Join(names, ", ")
-}
-
-// readStdin reads r to its end, or until ctx ends (retrywise was
-// signalled): then it returns ctx's cause at once, the read abandoned.
-func readStdin(ctx context.Context, r io.Reader) ([]byte, error) {
-	var b []byte
-	err := interrupt.Do(ctx, func() error {
-		var err error
-		b, err = io.ReadAll(r)
-		return err
-	})
-	if ctx.Err() != nil {
-		return nil, err
-	}
-	return b, err
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -103,10 +102,6 @@ func (f *factory) output(masks []string, reportPath string) (*output, error) {
 func (f *factory) services() *step.Services {
 	return &step.Services{Env: f.env, Clock: f.clock, Breakers: f.breakers, UserAgent: f.userAgent(), Rand: f.rand, Diagnose: f.diagnose}
 }
-
-// transport returns the transport of retrywise's own HTTP requests in env
-// (step.Transport: the proxy from env with Go's rules).
-func (f *factory) transport(env []string) *http.Transport { return step.Transport(env) }
 
 // userAgent is the User-Agent of retrywise's own requests.
 func (f *factory) userAgent() string {

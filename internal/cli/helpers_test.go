@@ -17,7 +17,6 @@ import (
 	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
-	"github.com/retrywise/retrywise/internal/retry"
 	"github.com/retrywise/retrywise/internal/step"
 )
 
@@ -173,16 +172,6 @@ func prepare(t *testing.T, k *step.Kind, settings ...string) *step.Prepared {
 		}
 	}
 	p, err := step.Prepare(k, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// testPolicy returns the normalised policy of a schedule, with the flags' defaults otherwise.
-func testPolicy(t *testing.T, schedule ...time.Duration) retry.Policy {
-	t.Helper()
-	p, err := retry.Policy{Schedule: schedule, MaxElapsed: 15 * time.Minute, RetryAfterCap: 5 * time.Minute}.Normalize()
 	if err != nil {
 		t.Fatal(err)
 	}

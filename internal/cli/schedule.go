@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -114,9 +113,7 @@ func runSchedule(ctx context.Context, f *factory, args []string) int {
 					m.SetNext(name, schedule.Next(t, clk.Now()))
 				}
 			}
-			var b bytes.Buffer
-			rep.WriteJSON(&b)
-			return rep.Run.ExitCode, b.Bytes()
+			return rep.Run.ExitCode, rep.MaskedJSON(js.Red.String)
 		},
 	}
 	if o.once {

@@ -122,6 +122,10 @@ type Options struct {
 	Stdin io.Reader
 	// Stdout and Stderr receive the child's output live (the caller masks secrets).
 	Stdout, Stderr io.Writer
+	// LearnMask, when set, is given the VALUE of every ::add-mask::VALUE
+	// line the child writes on stdout or stderr, as it arrives and before
+	// the line is relayed or spooled (the caller registers it as a secret).
+	LearnMask func(value string)
 	// Timeout bounds each attempt; 0 means none.
 	Timeout time.Duration
 	// KillGrace is the wait between SIGTERM and SIGKILL to the group; 0 means
@@ -411,6 +415,12 @@ func (s *Step) run(ctx context.Context, n int, env []string) error {
 		stdout = live
 	}
 	outW, errW := []io.Writer{stdout, s.out}, []io.Writer{s.opts.Stderr, s.out}
+	if learn := s.opts.LearnMask; learn != nil {
+		lOut, lErr := &maskLearner{learn: learn}, &maskLearner{learn: learn}
+		outW, errW = append([]io.Writer{lOut}, outW...), append([]io.Writer{lErr}, errW...)
+		defer lOut.flush()
+		defer lErr.flush()
+	}
 	var mOut, mErr *lineMatcher
 	if s.ctx != nil {
 		mOut, mErr = &lineMatcher{c: s.ctx}, &lineMatcher{c: s.ctx}

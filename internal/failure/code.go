@@ -66,6 +66,7 @@ const (
 	CodeTooManyRedirects Code = "http-too-many-redirects"
 	CodeRequestTimeout   Code = "http-timeout"
 	CodeInvalidRequest   Code = "http-invalid-request"
+	CodeRedirectScheme   Code = "http-redirect-unsupported-scheme"
 	CodeFieldMissing     Code = "field-missing"
 	CodeFieldNotJSON     Code = "field-not-json"
 	CodeFieldTooLarge    Code = "field-body-too-large"

@@ -69,6 +69,7 @@ var codeDocs = []struct{ code, class, kind string }{
 	{"http-not-an-error", "unknown", "a status below 400 with nothing wrong in the body"},
 	{"http-unexpected-status", "unknown", "a status below 400 that `--expect` does not list"},
 	{"http-too-many-redirects", "structural", "more than 10 redirects"},
+	{"http-redirect-unsupported-scheme", "structural", "a redirect to a scheme other than http or https (`file://`, `ftp://`), which is not followed"},
 	{"http-timeout", "transient", "no complete answer within `--timeout`"},
 	{"http-invalid-request", "structural", "the request cannot be built"},
 	{"field-missing", "absent", "a `--field` expression that yields `null` or nothing"},

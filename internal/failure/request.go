@@ -22,6 +22,9 @@ type Request struct {
 	TooManyRedirects bool
 	// MaxRedirects is the client's redirect limit, for the reason.
 	MaxRedirects int
+	// RedirectScheme is the scheme of a redirect the client refused to
+	// follow because it is not http or https (file://); "" when none.
+	RedirectScheme string
 }
 
 // FromRequest classifies an error of an HTTP client's request (or of
@@ -34,6 +37,11 @@ func FromRequest(err error, r Request) *Failure {
 	case r.TooManyRedirects:
 		f := New(Structural, CodeTooManyRedirects, fmt.Sprintf("more than %d redirects", r.MaxRedirects),
 			"the URL redirects in a loop or too far: request the final location, or use --no-follow to see the first answer", EvidenceLine(err.Error()))
+		f.Err, f.Trace = err, Trace{URL: tr.URL}
+		return f
+	case r.RedirectScheme != "":
+		f := New(Structural, CodeRedirectScheme, fmt.Sprintf("redirected to a %s: URL, which is not followed", r.RedirectScheme),
+			"the server redirects to a scheme other than http or https: request a URL that answers itself, or use --no-follow to see the redirect", EvidenceLine(err.Error()))
 		f.Err, f.Trace = err, Trace{URL: tr.URL}
 		return f
 	case r.TimedOut:

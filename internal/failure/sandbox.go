@@ -68,7 +68,6 @@ const (
 
 var (
 	reProxyErrorHdr = lazyRE(`(?i)x-proxy-error:\s*(blocked-by-[a-z-]+)`)
-	reCodexDecision = lazyRE(`CODEX_NETWORK_POLICY_DECISION\s*(\{[^\n]*)?`)
 	reJSONHost      = regexp.MustCompile(`"host"\s*:\s*"([^"]+)"`)
 	reAWFBudget     = lazyRE(`\b(effective_tokens_limit_exceeded|ai_credits_limit_exceeded|max_runs_exceeded|max_cache_misses_exceeded|permission_denied_limit_exceeded|model_multiplier_cap_exceeded)\b|Maximum AI credits exceeded(?: \([\d.]+ / [\d.]+\))?`)
 	reAWFBlocked    = lazyRE(`Blocked: ([^\s:]+)(?::(\d+))? \(([^)]*)\)|Firewall blocked (?:domains|access to)(?: during startup)?:?\s*"?([^"\s]*)`)

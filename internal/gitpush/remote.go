@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/url"
 	"regexp"
 	"strings"
 
@@ -85,4 +86,33 @@ func (s *Step) git(ctx context.Context, relay bool, args ...string) (string, *fa
 		return out.String(), failure.FromError(err)
 	}
 	return out.String(), nil
+}
+
+// urlCredentials returns the credentials in a URL's userinfo: the password
+// (as written and percent-decoded), or the user when there is no password
+// (a token); none for an scp-like remote or a URL without userinfo.
+func urlCredentials(raw string) []string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return nil
+	}
+	var creds []string
+	if pw, ok := u.User.Password(); ok {
+		creds = append(creds, pw)
+	} else {
+		creds = append(creds, u.User.Username())
+	}
+	// As written too, when it was percent-encoded.
+	if _, rest, ok := strings.Cut(raw, "://"); ok {
+		if at := strings.LastIndexByte(rest, '@'); at >= 0 {
+			info := rest[:at]
+			if _, pw, ok := strings.Cut(info, ":"); ok {
+				info = pw
+			}
+			if info != creds[0] && info != "" {
+				creds = append(creds, info)
+			}
+		}
+	}
+	return creds
 }

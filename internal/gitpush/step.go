@@ -47,6 +47,11 @@ type Options struct {
 	// SafeDirectory adds the repository to safe.directory for retrywise's own
 	// git runs (through GIT_CONFIG_COUNT), for a workspace owned by another user.
 	SafeDirectory bool
+	// Secrets, when set, is given the credentials of the push URL (from
+	// the remote's git config, insteadOf rules applied: its password, or
+	// its user when it has none, percent-decoded) before the first push,
+	// for the caller to mask.
+	Secrets func(values ...string)
 }
 
 // RefResult is one ref's fate in the last attempt.
@@ -61,16 +66,18 @@ type RefResult struct {
 
 // Step runs `git push --porcelain` once per attempt; it implements retry.Step.
 type Step struct {
-	opts  Options
-	args  pushArgs
-	env   []string
-	push  *execstep.Step
-	out   porcelain
-	last  execstep.Result
-	ran   bool
-	n     int
-	notes []string
-	refs  []RefResult
+	opts Options
+	// secretsGiven: the push URL's credentials went to opts.Secrets.
+	secretsGiven bool
+	args         pushArgs
+	env          []string
+	push         *execstep.Step
+	out          porcelain
+	last         execstep.Result
+	ran          bool
+	n            int
+	notes        []string
+	refs         []RefResult
 
 	// state carried across attempts, only touched after a failure
 	networkAttempt int // the last attempt that failed on the network; 0 when none
@@ -144,6 +151,12 @@ func (s *Step) CanRetry(*failure.Failure) (bool, string) { return true, "" }
 // re-check of refused credentials is the loop's next attempt (Recheck).
 func (s *Step) Attempt(ctx context.Context, n int) error {
 	s.n = n
+	if s.opts.Secrets != nil && !s.secretsGiven {
+		s.secretsGiven = true
+		if creds := urlCredentials(s.resolveRemote(ctx).url); len(creds) > 0 {
+			s.opts.Secrets(creds...)
+		}
+	}
 	res := s.pushOnce(ctx)
 	for {
 		if s.networkAttempt > 0 && !s.landedChecked && landedCandidate(res) {

@@ -235,6 +235,7 @@ func (s *Step) transportFailure(ctx, actx context.Context, err error) *failure.F
 		Timeout:          s.opts.Timeout,
 		TimedOut:         ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded),
 		TooManyRedirects: errors.Is(err, errTooManyRedirects),
+		RedirectScheme:   redirectScheme(err),
 		MaxRedirects:     MaxRedirects,
 	})
 	s.last.sent = !f.Trace.NotSent
@@ -253,4 +254,14 @@ func (s *Step) absent() {
 			s.result.Fields[fd.Name] = nil
 		}
 	}
+}
+
+// redirectScheme returns the scheme of a redirect that was not followed
+// because it is not http(s), or "".
+func redirectScheme(err error) string {
+	var e *UnsupportedSchemeError
+	if errors.As(err, &e) {
+		return e.Scheme
+	}
+	return ""
 }

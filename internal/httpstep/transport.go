@@ -3,8 +3,13 @@ package httpstep
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/retrywise/retrywise/internal/redact"
 )
 
 // MaxRedirects is the most redirects a client from NewClient follows (10).
@@ -36,11 +41,31 @@ func NewTransport(o TransportOptions) *http.Transport {
 // redirects, or none when follow is false (the 3xx answer is returned).
 // Timeouts are per attempt (Options.Timeout), not on the client.
 func NewClient(rt http.RoundTripper, follow bool) *http.Client {
+	return NewClientSecrets(rt, follow, nil)
+}
+
+// NewClientSecrets is NewClient whose redirects also strip, when the
+// origin changes, the headers whose value isSecret reports (the registered
+// secrets, redact.Redactor.Masks); nil means none beyond the credential
+// headers (StripCredentials).
+//
+// A redirect is followed only to http or https (another scheme is an
+// UnsupportedSchemeError), and one that leaves the first request's host
+// (SameOrigin: another host name, a subdomain included, another port, or a
+// downgrade to http; Go's own rule ignores the port and keeps Authorization
+// and Cookie for a subdomain) drops the credential headers.
+func NewClientSecrets(rt http.RoundTripper, follow bool, isSecret func(string) bool) *http.Client {
 	c := &http.Client{Transport: rt}
 	if follow {
-		c.CheckRedirect = func(_ *http.Request, via []*http.Request) error {
+		c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 			if len(via) > MaxRedirects {
 				return errTooManyRedirects
+			}
+			if sc := strings.ToLower(req.URL.Scheme); sc != "http" && sc != "https" {
+				return &UnsupportedSchemeError{Scheme: req.URL.Scheme}
+			}
+			if !SameOrigin(via[0].URL, req.URL) {
+				StripCredentials(req.Header, isSecret)
 			}
 			return nil
 		}
@@ -48,4 +73,61 @@ func NewClient(rt http.RoundTripper, follow bool) *http.Client {
 		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	}
 	return c
+}
+
+// UnsupportedSchemeError ends a redirect to a scheme other than http(s),
+// such as file://.
+type UnsupportedSchemeError struct{ Scheme string }
+
+func (e *UnsupportedSchemeError) Error() string {
+	return "redirected to an unsupported scheme " + strconv.Quote(e.Scheme) + ": only http and https are followed"
+}
+
+// SameOrigin reports whether a redirect from a to b stays on the same
+// host: the same host name (case and a trailing dot aside; a subdomain is
+// another host) and port (the scheme's default when none), and the same
+// scheme, or an upgrade from http to https on the same name (port 80 to
+// 443 included). A downgrade to http is another origin.
+func SameOrigin(a, b *url.URL) bool {
+	ka := HostKey(a.Scheme, strings.TrimSuffix(a.Host, "."))
+	kb := HostKey(b.Scheme, strings.TrimSuffix(b.Host, "."))
+	ha, pa, _ := net.SplitHostPort(ka)
+	hb, pb, _ := net.SplitHostPort(kb)
+	if ha != hb {
+		return false
+	}
+	sa, sb := strings.ToLower(a.Scheme), strings.ToLower(b.Scheme)
+	switch {
+	case sa == sb:
+		return pa == pb
+	case sa == "http" && sb == "https":
+		return pa == pb || pa == "80" && pb == "443"
+	}
+	return false
+}
+
+// alwaysStripped are the credential headers a cross-origin redirect never
+// carries; any other header whose name redact.CredentialName reports (api-key,
+// x-api-key, x-auth-token, private-token, ...) is stripped too.
+var alwaysStripped = []string{"Authorization", "Proxy-Authorization", "Cookie", "Cookie2", "WWW-Authenticate"}
+
+// StripCredentials deletes from h the credential headers: those of
+// alwaysStripped, those whose name marks a credential (redact.CredentialName)
+// and those whose value isSecret reports.
+func StripCredentials(h http.Header, isSecret func(string) bool) {
+	for _, name := range alwaysStripped {
+		h.Del(name)
+	}
+	for name, vs := range h {
+		if redact.CredentialName(name) {
+			delete(h, name)
+			continue
+		}
+		for _, v := range vs {
+			if isSecret != nil && isSecret(v) {
+				delete(h, name)
+				break
+			}
+		}
+	}
 }

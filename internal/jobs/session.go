@@ -47,6 +47,11 @@ func LoadFile(path string, env []string) (*Loaded, Errors, error) {
 func LoadSource(path string, src []byte, env []string) (*Loaded, Errors, error) {
 	file, errs := Load(path, src, Steps())
 	if len(errs) > 0 {
+		// An error may quote the file's own secrets (timeout: "<token>").
+		red := redact.New(redact.Options{Values: redact.FileSecrets(src)})
+		for _, e := range errs {
+			e.Path, e.Msg, e.Fix = red.String(e.Path), red.String(e.Msg), red.String(e.Fix)
+		}
 		return nil, errs, nil
 	}
 	// The run's one prober, from the egress keys of defaults.
@@ -199,6 +204,11 @@ func registerFileSecrets(red *redact.Redactor, job *Job) {
 			}
 			if s, ok := st.Settings.Get(k.Name); ok {
 				red.Add(s.Values...)
+			}
+		}
+		if s, ok := st.Settings.Get("run"); ok {
+			for _, v := range s.Values {
+				red.Add(redact.ScriptMasks(v)...)
 			}
 		}
 	}

@@ -94,14 +94,16 @@ func (s *stepKind) Prepare(settings Settings) (Prepared, error) {
 
 // settingError is a field's error as a key's.
 func settingError(err error) error {
-	for _, fe := range step.FieldErrors(err) {
-		msg := fe.Msg
-		if fe.Value != "" {
-			msg = fe.Value + ": " + msg
-		}
-		return &SettingError{Key: fe.Field, Msg: msg, Fix: fe.Fix}
+	fes := step.FieldErrors(err)
+	if len(fes) == 0 {
+		return err
 	}
-	return err
+	fe := fes[0]
+	msg := fe.Msg
+	if fe.Value != "" {
+		msg = fe.Value + ": " + msg
+	}
+	return &SettingError{Key: fe.Field, Msg: msg, Fix: fe.Fix}
 }
 
 // stepPrepared is a prepared step of internal/step (Prepared).

@@ -4,12 +4,16 @@ package redact
 // flags are parsed (usage errors).
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 )
 
 // secretFlags are the flags whose value is a secret: --mask and --token.
 var secretFlags = []string{"mask", "token"}
+
+// headerFlags are the flags whose value is a header (-H, --header).
+var headerFlags = []string{"H", "header"}
 
 // userFlags are the flags whose value is "user:password" (curl -u, --user).
 var userFlags = []string{"u", "user"}
@@ -44,6 +48,8 @@ func ArgSecrets(args []string) []string {
 			if _, pw, found := strings.Cut(value, ":"); found {
 				out = append(out, pw)
 			}
+		case slices.Contains(headerFlags, name):
+			out = append(out, spacedHeader(value)...)
 		}
 	}
 	return out
@@ -89,4 +95,91 @@ func argCredentials(a string) []string {
 		out = append(out, cred)
 	}
 	return out
+}
+
+// spacedHeader returns the credentials of a header written with a blank
+// instead of its colon ("X-Api-Key sekret"), when its name marks a
+// credential: the value, and its part after a scheme word.
+func spacedHeader(h string) []string {
+	name, v, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || strings.ContainsAny(name, ":=") || !CredentialName(name) {
+		return nil
+	}
+	v = strings.TrimSpace(v)
+	out := []string{v}
+	if _, cred, ok := strings.Cut(v, " "); ok && len(strings.TrimSpace(cred)) >= MinValueLen {
+		out = append(out, strings.TrimSpace(cred))
+	}
+	return out
+}
+
+// fileKeyValue finds the key: value pairs of a YAML line, block or flow
+// style ({A: x, B: "y"}); a value may be quoted or a flow list.
+var fileKeyValue = regexp.MustCompile(`([A-Za-z0-9_.-]+)["']?[ \t]*:(?:[ \t]+("[^"]*"|'[^']*'|\[[^\]]*\]|[^,{}\[\]#]*)|[ \t]*$)`)
+
+// maxFileLine bounds the bytes of a line FileSecrets examines.
+const maxFileLine = 4096
+
+// FileSecrets returns the values a job file holds under secret-looking keys
+// (credential header names, variable names with TOKEN, SECRET, KEY,
+// PASSWORD or CREDENTIAL, and mask: and token:), in block or flow style, so
+// that a message quoting the file (a validation error) masks them even when
+// the file does not load. It reads the text line by line, without YAML
+// parsing: whatever the file holds, its work is linear in its size.
+func FileSecrets(src []byte) []string {
+	var out []string
+	add := func(v string) {
+		v = strings.TrimSpace(v)
+		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+			v = v[1 : len(v)-1]
+		}
+		v = strings.TrimSpace(v)
+		if len(v) < MinValueLen || plainSetting(v) {
+			return
+		}
+		out = append(out, v)
+		if _, cred, ok := strings.Cut(v, " "); ok && len(strings.TrimSpace(cred)) >= MinValueLen {
+			out = append(out, strings.TrimSpace(cred))
+		}
+	}
+	listIndent := -1 // the indentation of a secret key whose block list follows
+	for _, line := range strings.Split(string(src), "\n") {
+		line = strings.TrimRight(line, "\r")
+		if len(line) > maxFileLine {
+			line = line[:maxFileLine]
+		}
+		indent := len(line) - len(strings.TrimLeft(line, " \t"))
+		trimmed := strings.TrimSpace(line)
+		if listIndent >= 0 {
+			if item, ok := strings.CutPrefix(trimmed, "- "); ok && indent >= listIndent {
+				add(item)
+				continue
+			}
+			if trimmed != "" {
+				listIndent = -1
+			}
+		}
+		for _, m := range fileKeyValue.FindAllStringSubmatch(line, -1) {
+			if !secretFileKey(m[1]) {
+				continue
+			}
+			v := strings.TrimSpace(m[2])
+			switch {
+			case v == "":
+				listIndent = indent
+			case strings.HasPrefix(v, "["):
+				for _, item := range strings.Split(strings.Trim(v, "[]"), ",") {
+					add(item)
+				}
+			default:
+				add(v)
+			}
+		}
+	}
+	return out
+}
+
+// secretFileKey reports whether a job file's key holds secrets.
+func secretFileKey(k string) bool {
+	return k == "mask" || k == "token" || CredentialName(k) || secretEnvName(k)
 }

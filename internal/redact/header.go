@@ -287,3 +287,8 @@ func quoteContext(s string, b int) (quote byte, at int) {
 	}
 	return 0, b
 }
+
+// CredentialName reports whether a header or field name marks a credential
+// (authorization, token, key, secret, password, passwd, cookie, credential),
+// the names whose values the header rule masks.
+func CredentialName(name string) bool { return classifyName(name) != plainName }

@@ -85,7 +85,8 @@ type snapshot struct {
 	secrets []string // longest first
 	wide    []bool   // wide[i]: secrets[i] is a base64 form, widened to its run
 	match   *matcher // finds secrets; nil when there are none
-	longest int      // length of secrets[0]
+	longest int      // length of secrets[0], or of a secret's longest escaped form
+	spaced  bool     // a secret holds a space (written "+" in a form)
 }
 
 var emptySnapshot = &snapshot{}
@@ -153,6 +154,11 @@ func (r *Redactor) add(vals []form) {
 	}
 	s.match = newMatcher(s.secrets, s.wide)
 	s.longest = len(s.secrets[0])
+	for _, g := range r.given {
+		// Every byte of a secret may be written as a 6-byte \uXXXX escape.
+		s.longest = max(s.longest, 6*len(g))
+		s.spaced = s.spaced || strings.ContainsRune(g, ' ')
+	}
 	r.snap.Store(s)
 }
 
@@ -196,6 +202,7 @@ func scan(snap *snapshot, s string, dst []span) []span {
 	dst = formatSpans(s, dst)
 	dst = schemeSpans(s, dst)
 	dst = cutSpans(snap, s, dst)
+	dst = decodedSpans(snap, s, dst)
 	if len(dst) < 2 {
 		return dst
 	}
@@ -245,3 +252,6 @@ func (r *Redactor) Given() []string {
 	defer r.mu.Unlock()
 	return slices.Clone(r.given)
 }
+
+// Masks reports whether String would mask anything in s.
+func (r *Redactor) Masks(s string) bool { return r.String(s) != s }

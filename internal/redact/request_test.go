@@ -1,8 +1,10 @@
 package redact
 
 import (
+	"encoding/base64"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -37,6 +39,36 @@ func TestAddRequest(t *testing.T) {
 			r.AddRequest(u, tt.header)
 			if got := r.String(tt.in); got != tt.want {
 				t.Errorf("String(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestAddRequestBasicPassword: the password inside an Authorization: Basic
+// header (base64 of user:password) is registered, and the pair, so a body
+// that echoes either bare is masked.
+func TestAddRequestBasicPassword(t *testing.T) {
+	for _, tt := range []struct {
+		name, scheme, pair, echo string
+	}{
+		{"password echoed", "Basic", "alice:s3cr3t-Pw", `{"error":"wrong password s3cr3t-Pw"}`},
+		{"pair echoed", "Basic", "alice:s3cr3t-Pw", "credentials alice:s3cr3t-Pw rejected"},
+		{"lower-case scheme", "basic", "bob:hunter2-xyz", "pw hunter2-xyz"},
+		{"password with colon", "Basic", "carol:pa:ss:word", "got pa:ss:word"},
+		{"unpadded base64", "Basic", "dave:pw-unpadded1", "got pw-unpadded1"},
+		{"password json-escaped", "Basic", "erin:p\u00e4ss-w0rd", `{"pw":"p\u00e4ss-w0rd"}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			enc := base64.StdEncoding.EncodeToString([]byte(tt.pair))
+			if tt.name == "unpadded base64" {
+				enc = strings.TrimRight(enc, "=")
+			}
+			r := New(Options{})
+			r.AddRequest(nil, http.Header{"Authorization": {tt.scheme + " " + enc}})
+			_, pw, _ := strings.Cut(tt.pair, ":")
+			got := r.String(tt.echo)
+			if strings.Contains(got, pw) || strings.Contains(got, `p\u00e4ss`) || !strings.Contains(got, Mask) {
+				t.Errorf("String(%q) = %q", tt.echo, got)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"io/fs"
+	"regexp"
 	"sync"
 	"unsafe"
 )
@@ -36,6 +37,7 @@ type Writer struct {
 	out    []byte // scratch for masked output
 	spans  []span // scratch for scan
 	skip   bool   // drop input up to the next line terminator
+	fwd    bool   // write ::add-mask:: lines unmasked (ForwardAddMask)
 	closed bool
 	err    error // first error from w; returned by every later call
 }
@@ -126,6 +128,17 @@ func (w *Writer) usable() error {
 
 // emit masks and writes b, which ends with a line terminator.
 func (w *Writer) emit(snap *snapshot, b []byte) error {
+	if w.learn(b) {
+		snap = w.r.load()
+		if w.fwd {
+			return w.emitForwarding(snap, b)
+		}
+	}
+	return w.emitMasked(snap, b)
+}
+
+// emitMasked masks and writes b.
+func (w *Writer) emitMasked(snap *snapshot, b []byte) error {
 	s := view(b)
 	w.spans = scan(snap, s, w.spans[:0])
 	if len(w.spans) == 0 {
@@ -140,6 +153,14 @@ func (w *Writer) emit(snap *snapshot, b []byte) error {
 func (w *Writer) flushAll(snap *snapshot) error {
 	if len(w.buf) == 0 {
 		return nil
+	}
+	if w.learn(w.buf) {
+		snap = w.r.load()
+		if w.fwd {
+			err := w.emitForwarding(snap, w.buf)
+			w.buf = w.buf[:0]
+			return err
+		}
 	}
 	s := view(w.buf)
 	w.buf = w.buf[:0]
@@ -219,4 +240,93 @@ func lastEOL(p []byte) int {
 		}
 	}
 	return -1
+}
+
+// addMaskCmd starts the workflow command that asks a runner to mask a value.
+const addMaskCmd = "::add-mask::"
+
+// ForwardAddMask makes w write the ::add-mask:: lines it learns from
+// unmasked: w writes to a GitHub Actions runner, which reads them as
+// commands (and masks the value in its own log) and never shows them.
+// Without it the line is written masked, like any other.
+func (w *Writer) ForwardAddMask() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.fwd = true
+}
+
+// AddMaskValue returns the value of an ::add-mask:: line (blanks around the
+// command and the value aside): what a child asks a runner to mask.
+func AddMaskValue(line []byte) (string, bool) {
+	rest, ok := bytes.CutPrefix(bytes.TrimLeft(line, " \t"), []byte(addMaskCmd))
+	if !ok {
+		return "", false
+	}
+	return string(bytes.TrimSpace(rest)), true
+}
+
+// learn registers the value of every ::add-mask:: line of b, a child's
+// request to mask it (as a runner would); it reports whether b holds one.
+func (w *Writer) learn(b []byte) bool {
+	if !bytes.Contains(b, []byte(addMaskCmd)) {
+		return false
+	}
+	found := false
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexAny(b, "\r\n"); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if v, ok := AddMaskValue(line); ok {
+			w.r.Add(v)
+			found = true
+		}
+	}
+	return found
+}
+
+// emitForwarding writes b masked, but for its ::add-mask:: lines, written
+// as they are.
+func (w *Writer) emitForwarding(snap *snapshot, b []byte) error {
+	start := 0 // b[start:i] is still to mask
+	for i := 0; i < len(b); {
+		end := len(b)
+		if j := bytes.IndexAny(b[i:], "\r\n"); j >= 0 {
+			end = i + j + 1
+		}
+		if _, ok := AddMaskValue(bytes.TrimRight(b[i:end], "\r\n")); ok {
+			if start < i {
+				if err := w.emitMasked(snap, b[start:i]); err != nil {
+					return err
+				}
+			}
+			if err := w.write(b[i:end]); err != nil {
+				return err
+			}
+			start = end
+		}
+		i = end
+	}
+	if start < len(b) {
+		return w.emitMasked(snap, b[start:])
+	}
+	return nil
+}
+
+// scriptAddMask finds the literal values a script's text asks to mask
+// (echo "::add-mask::VALUE"), up to a quote, a blank or a "$" (a variable's
+// value is learned when the script prints it).
+var scriptAddMask = regexp.MustCompile(`::add-mask::([^"'\s$\\` + "`" + `]+)`)
+
+// ScriptMasks returns the literal values of the ::add-mask:: commands in a
+// script's text, to register before the script (its first line the target
+// of the step) is shown anywhere.
+func ScriptMasks(script string) []string {
+	var out []string
+	for _, m := range scriptAddMask.FindAllStringSubmatch(script, -1) {
+		out = append(out, m[1])
+	}
+	return out
 }

@@ -1,5 +1,7 @@
 package report
 
+import "strings"
+
 // Mask replaces every text of the run with mask(text), in place: targets,
 // reasons, details, evidence, remedies, notes, refs, attempts and string
 // outputs (nested ones included). Renderers escape and cut what they print
@@ -52,4 +54,16 @@ func maskValue(v any, mask func(string) string) any {
 		}
 	}
 	return v
+}
+
+// MaskedJSON returns the run's JSON report as every file of it is written
+// (run --report, a schedule's history, the action's report file): its texts
+// masked (Mask), rendered, then the rendered document masked once more, so
+// that what only the whole document shows (a secret as an object key, a
+// credential field of a JSON body carried as a value) is masked too.
+func (r *Run) MaskedJSON(mask func(string) string) []byte {
+	r.Mask(mask)
+	var b strings.Builder
+	r.WriteJSON(&b)
+	return []byte(mask(b.String()))
 }

@@ -94,7 +94,8 @@ type Attempt struct {
 	Code failure.Code `json:"code,omitempty"`
 	// Reason is the failure's one-line reason; empty on success.
 	Reason string `json:"reason,omitempty"`
-	// Wait is the wait that followed this attempt; zero after the last.
+	// Wait is the wait that followed this attempt; zero after the last. A
+	// wait cut short (a signal, a job's timeout) is the time actually waited.
 	Wait time.Duration `json:"wait_ns,omitempty"`
 	// Recheck says why the next attempt re-checks a failure that would have
 	// stopped the loop (Rechecker); empty for a scheduled retry.
@@ -312,7 +313,8 @@ func (c *Coordinator) Run(ctx context.Context, step Step) (*Outcome, error) {
 			if c.Progress != nil {
 				c.Progress(*last, pol.MaxAttempts)
 			}
-			if !clock.Sleep(ctx, clk, wait) {
+			if slept := clk.Now(); !clock.Sleep(ctx, clk, wait) {
+				last.Wait = clk.Now().Sub(slept) // cut short: the time actually waited
 				return c.cancelled(ctx, out), nil
 			}
 			continue
@@ -346,7 +348,8 @@ func (c *Coordinator) Run(ctx context.Context, step Step) (*Outcome, error) {
 		if c.Progress != nil {
 			c.Progress(*last, pol.MaxAttempts)
 		}
-		if !clock.Sleep(ctx, clk, wait) {
+		if slept := clk.Now(); !clock.Sleep(ctx, clk, wait) {
+			last.Wait = clk.Now().Sub(slept) // cut short: the time actually waited
 			return c.cancelled(ctx, out), nil
 		}
 	}

@@ -1,6 +1,8 @@
 package schedule
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // DefaultKeep is how many reports of a job a History keeps when keep is 0 or less.
@@ -94,7 +97,8 @@ func (h *History) Lock() (unlock func(), err error) {
 		return nil, fmt.Errorf("history lock %s: %w", path, err)
 	}
 	pid := []byte(strconv.Itoa(os.Getpid()) + "\n")
-	if err := f.Truncate(0); err == nil {
+	err = f.Truncate(0)
+	if err == nil {
 		_, err = f.WriteAt(pid, 0)
 	}
 	if err != nil {
@@ -131,13 +135,35 @@ func readPID(f *os.File) int {
 	return pid
 }
 
+// maxJobDir is the longest job name, in bytes, used as its folder's name
+// as it is; a longer one is cut to jobDirKeep bytes and followed by "~" and
+// 16 hex digits of its SHA-256, so that any name fits the 255 bytes a file
+// name may have and two long names that share their start stay apart.
+const (
+	maxJobDir  = 128
+	jobDirKeep = 96
+)
+
 // jobDir returns the folder of job's reports, or an error when job cannot
 // name a folder.
 func (h *History) jobDir(job string) (string, error) {
 	if job == "" || strings.HasPrefix(job, ".") || strings.ContainsAny(job, `/\`) || strings.ContainsRune(job, 0) {
 		return "", fmt.Errorf("history: %q is not a job name", job)
 	}
-	return filepath.Join(h.dir, job), nil
+	return filepath.Join(h.dir, jobDirName(job)), nil
+}
+
+// jobDirName is the name of job's folder (maxJobDir).
+func jobDirName(job string) string {
+	if len(job) <= maxJobDir {
+		return job
+	}
+	keep := jobDirKeep
+	for keep > 0 && !utf8.RuneStart(job[keep]) {
+		keep--
+	}
+	sum := sha256.Sum256([]byte(job))
+	return job[:keep] + "~" + hex.EncodeToString(sum[:8])
 }
 
 // Save writes report as JOB/START.json (START in UTC, to the millisecond),
@@ -261,4 +287,51 @@ func (h *History) Last(job string) (start time.Time, ok bool, err error) {
 	}
 	start, _ = reportStart(names[len(names)-1])
 	return start, true, nil
+}
+
+// LastAt returns the start of job's newest report not dated after now;
+// ok is false when it has none. A report dated after now (a clock that
+// jumped back) is ignored, so it cannot make a job "not due" until then;
+// the next Save removes it.
+func (h *History) LastAt(job string, now time.Time) (start time.Time, ok bool, err error) {
+	dir, err := h.jobDir(job)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	names, err := reports(dir)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	for i := len(names) - 1; i >= 0; i-- {
+		if start, _ = reportStart(names[i]); !start.After(now) {
+			return start, true, nil
+		}
+	}
+	return time.Time{}, false, nil
+}
+
+// DropFuture removes job's reports dated after now: left by a clock that
+// jumped back, or a folder copied from a machine ahead, they would
+// otherwise stay the newest, and never be rotated, until the clock catches
+// up. The scheduler calls it after each Save; it returns the names removed.
+func (h *History) DropFuture(job string, now time.Time) ([]string, error) {
+	dir, err := h.jobDir(job)
+	if err != nil {
+		return nil, err
+	}
+	names, err := reports(dir)
+	if err != nil {
+		return nil, err
+	}
+	var dropped []string
+	for i := len(names) - 1; i >= 0; i-- {
+		if start, _ := reportStart(names[i]); !start.After(now) {
+			break
+		}
+		if err := os.Remove(filepath.Join(dir, names[i])); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return dropped, fmt.Errorf("history: rotate: %w", err)
+		}
+		dropped = append(dropped, names[i])
+	}
+	return dropped, nil
 }

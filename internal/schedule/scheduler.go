@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 
@@ -196,6 +197,9 @@ func (ss *session) run(t Trigger, why string, release func()) int {
 	took := ss.clock.Since(start)
 	saved := ""
 	if ss.s.History != nil && report != nil {
+		// Reports dated after now first, so that they take no place of the
+		// newest kept.
+		dropped, derr := ss.s.History.DropFuture(t.Job, ss.clock.Now())
 		path, err := ss.s.History.Save(t.Job, start, report)
 		switch {
 		case err != nil && path == "":
@@ -204,6 +208,12 @@ func (ss *session) run(t Trigger, why string, release func()) int {
 			saved = fmt.Sprintf("; saved %s (%v)", path, err)
 		default:
 			saved = "; saved " + path
+		}
+		if derr != nil {
+			saved += fmt.Sprintf("; %v", derr)
+		}
+		if len(dropped) > 0 {
+			saved += fmt.Sprintf("; removed %d report(s) dated in the future (%s): the clock jumped back", len(dropped), strings.Join(dropped, ", "))
 		}
 	}
 	release()
@@ -269,7 +279,7 @@ func (ss *session) last(job string) (time.Time, bool) {
 	if ss.s.History == nil {
 		return time.Time{}, false
 	}
-	last, ok, err := ss.s.History.Last(job)
+	last, ok, err := ss.s.History.LastAt(job, ss.clock.Now())
 	if err != nil {
 		ss.logf("job %s: no history: %v", job, err)
 		return time.Time{}, false

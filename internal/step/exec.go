@@ -17,6 +17,7 @@ import (
 	"github.com/retrywise/retrywise/internal/execstep"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/redact"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/retry"
 )
@@ -237,8 +238,14 @@ func (c *ExecConfig) run(ctx context.Context, x *exe) (*report.Step, *Error) {
 	if mode == "" {
 		mode = autoStdout(io)
 	}
+	if c.Run != "" {
+		// The script's own literal ::add-mask:: values, before its text (the
+		// target) is shown.
+		io.Red.Add(redact.ScriptMasks(c.Run)...)
+	}
 	step, err := execstep.New(execstep.Options{
-		Args: argv, Env: io.Env, Dir: c.Dir, Stdin: io.Stdin, Stdout: io.Stdout, Stderr: io.Stderr,
+		LearnMask: func(v string) { io.Red.Add(v) },
+		Args:      argv, Env: io.Env, Dir: c.Dir, Stdin: io.Stdin, Stdout: io.Stdout, Stderr: io.Stderr,
 		AttemptFiles: c.AttemptFiles, Timeout: c.Timeout, KillGrace: c.KillGrace, Tool: c.tool, Rules: c.rules, MaxElapsed: c.pol.MaxElapsed,
 		OutputDir: outDir, StdoutMode: mode, StdoutMax: c.stdoutMax, SpoolDir: io.TempDir,
 		OnRetry: c.OnRetry, ContinueWith: c.ContinueWith, ContextFrom: c.contextFrom,

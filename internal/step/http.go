@@ -268,7 +268,7 @@ func (c *HTTPConfig) run(ctx context.Context, x *exe) (*report.Step, *Error) {
 	}
 	step, err := httpstep.New(httpstep.Options{
 		Method: method, URL: rawURL, Header: headers, Body: body, Timeout: c.Timeout,
-		Client: httpstep.NewClient(tr, !c.NoFollow), Expect: c.expect, Fields: c.fields,
+		Client: httpstep.NewClientSecrets(tr, !c.NoFollow, io.Red.Masks), Expect: c.expect, Fields: c.fields,
 		Stdout: stdout, OutputFile: outputFile, MaxBody: c.maxBody, RetryUnsafe: c.RetryUnsafe,
 		Breaker: br, Clock: clk, UserAgent: x.svc.UserAgent,
 	})
