@@ -501,7 +501,7 @@ func (a *actionRun) runJob(ctx context.Context) int {
 	o.job = a.input("job")
 	// The job's steps and retrywise's lines share the log's one stream.
 	f.stdout, f.stderr, f.env = a.out, a.out, a.env
-	l, code, ok := f.loadValid(a.input("config"))
+	l, code, ok := f.loadValid(ctx, a.input("config"))
 	if !ok {
 		return code
 	}

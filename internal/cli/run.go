@@ -42,7 +42,7 @@ type loaded struct {
 // loadJobFile reads and validates path ("" means the default places) with
 // the kinds' catalog; errs holds every finding of an invalid file, err an
 // operational failure (no file, unreadable).
-func (f *factory) loadJobFile(path string) (*loaded, jobs.Errors, error) {
+func (f *factory) loadJobFile(ctx context.Context, path string) (*loaded, jobs.Errors, error) {
 	if path == "" {
 		p, err := jobs.Find(".")
 		if err != nil {
@@ -50,17 +50,21 @@ func (f *factory) loadJobFile(path string) (*loaded, jobs.Errors, error) {
 		}
 		path = p
 	}
-	src, err := os.ReadFile(path)
+	src, err := jobs.ReadFile(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot read the job file: %w", err)
 	}
-	return f.loadJobSource(path, src)
+	return f.loadJobSource(ctx, path, src)
 }
 
-// loadJobSource validates src, read from path.
-func (f *factory) loadJobSource(path string, src []byte) (*loaded, jobs.Errors, error) {
+// loadJobSource validates src, read from path; ctx stops it (its cause
+// is then err).
+func (f *factory) loadJobSource(ctx context.Context, path string, src []byte) (*loaded, jobs.Errors, error) {
 	run := &runServices{}
-	file, errs := jobs.Load(path, src, f.catalog(run))
+	file, errs, err := jobs.LoadContext(ctx, path, src, f.catalog(run))
+	if err != nil {
+		return nil, nil, err
+	}
 	if len(errs) > 0 {
 		return nil, errs, nil
 	}
@@ -96,7 +100,7 @@ func countSteps(file *jobs.File) int {
 }
 
 // runValidate is `retrywise validate`.
-func runValidate(_ context.Context, f *factory, args []string) int {
+func runValidate(ctx context.Context, f *factory, args []string) int {
 	fs := newFlagSet("validate", validateSynopsis)
 	config := fs.String("config", "", "the job `FILE`; empty means .github/retrywise.yml, then retrywise.yml")
 	format := fs.String("format", "text", "how errors are printed: text (FILE:LINE:COL: message) or json (one JSON array on stdout)")
@@ -109,9 +113,9 @@ func runValidate(_ context.Context, f *factory, args []string) int {
 	if *format != "text" && *format != "json" {
 		return f.fail(exitcode.Usage, fmt.Sprintf("invalid --format %q: want text or json", *format))
 	}
-	l, errs, err := f.loadJobFile(*config)
+	l, errs, err := f.loadJobFile(ctx, *config)
 	if err != nil {
-		return f.fail(exitcode.Config, err.Error())
+		return f.failLoad(ctx, err)
 	}
 	red := f.redactor()
 	// The messages may quote the file's values: masked before they are
@@ -178,7 +182,7 @@ func runRun(ctx context.Context, f *factory, args []string) int {
 	if fs.NArg() > 0 {
 		return f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", fs.Arg(0)))
 	}
-	l, code, ok := f.loadValid(o.config)
+	l, code, ok := f.loadValid(ctx, o.config)
 	if !ok {
 		return code
 	}
@@ -188,10 +192,10 @@ func runRun(ctx context.Context, f *factory, args []string) int {
 // loadValid loads the job file at path ("" means the default places) for a
 // command that runs it: an invalid file prints every error and runs nothing
 // (78).
-func (f *factory) loadValid(path string) (*loaded, int, bool) {
-	l, errs, err := f.loadJobFile(path)
+func (f *factory) loadValid(ctx context.Context, path string) (*loaded, int, bool) {
+	l, errs, err := f.loadJobFile(ctx, path)
 	if err != nil {
-		return nil, f.fail(exitcode.Config, err.Error()), false
+		return nil, f.failLoad(ctx, err), false
 	}
 	if len(errs) > 0 {
 		w := f.redactor().Writer(f.stderr)
@@ -200,6 +204,15 @@ func (f *factory) loadValid(path string) (*loaded, int, bool) {
 		return nil, f.fail(exitcode.Config, fmt.Sprintf("%s is invalid (%d error(s)): nothing ran", errs[0].Path, len(errs))), false
 	}
 	return l, 0, true
+}
+
+// failLoad is the exit of a job file that could not be loaded: 78, or
+// 130/143 when a signal stopped the loading.
+func (f *factory) failLoad(ctx context.Context, err error) int {
+	if ctx.Err() != nil {
+		return f.fail(exitForCause(ctx), "stopped while loading the job file: "+err.Error())
+	}
+	return f.fail(exitcode.Config, err.Error())
 }
 
 // runJob runs one job of a loaded file (or prints its plan), writes its
