@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/expr-lang/expr/conf"
 	"github.com/goccy/go-yaml/ast"
 
 	"github.com/retrywise/retrywise/internal/cronexpr"
@@ -75,8 +74,6 @@ type loader struct {
 	sizes      map[ast.Node]int
 	// expanding are the mappings being read, to find merge cycles.
 	expanding map[ast.Node]bool
-	// condConfig compiles the file's if: expressions; built on first use.
-	condConfig *conf.Config
 }
 
 // errorf records an error at p.
