@@ -915,7 +915,7 @@ func format(f string, args []any) (string, error) {
 	return b.String(), nil
 }
 
-// truthy is a value as a condition: false, 0, -0, NaN, ” and null are
+// truthy is a value as a condition: false, 0, -0, NaN, the empty string and null are
 // false, anything else true.
 func truthy(v any) bool {
 	switch v := v.(type) {
@@ -949,7 +949,7 @@ func kind(v any) byte {
 }
 
 // toNumber converts v for a comparison of different types: null 0, false
-// 0, true 1, a string as a JSON number (” and white space 0, else NaN),
+// 0, true 1, a string as a JSON number (empty or white space 0, else NaN),
 // an array or object NaN.
 func toNumber(v any) float64 {
 	switch v := v.(type) {
@@ -1009,7 +1009,7 @@ func parseNumber(s string) float64 {
 	return f
 }
 
-// toString converts v for the string functions: null ”, booleans and
+// toString converts v for the string functions: null the empty string, booleans and
 // numbers as written, arrays 'Array' and objects 'Object'.
 func toString(v any) string {
 	switch v := v.(type) {
