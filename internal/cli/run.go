@@ -50,8 +50,11 @@ func (f *factory) loadJobFile(ctx context.Context, path string) (*loaded, jobs.E
 		}
 		path = p
 	}
-	src, err := jobs.ReadFile(path)
+	src, err := jobs.ReadFile(ctx, path)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, err
+		}
 		return nil, nil, fmt.Errorf("cannot read the job file: %w", err)
 	}
 	return f.loadJobSource(ctx, path, src)

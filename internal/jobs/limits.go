@@ -44,13 +44,33 @@ const limitFix = "the limits are not settings; see Limits in the README"
 
 // ReadFile reads the job file at path, at most one byte past
 // MaxFileBytes: Load reports a longer file without the rest being read.
-func ReadFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+// ctx stops it, even blocked (a FIFO no one writes): it then returns
+// ctx's cause.
+func ReadFile(ctx context.Context, path string) ([]byte, error) {
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
 	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		f, err := os.Open(path)
+		if err != nil {
+			done <- result{nil, err}
+			return
+		}
+		defer f.Close()
+		b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+		done <- result{b, err}
+	}()
+	select {
+	case r := <-done:
+		return r.b, r.err
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
 }
 
 // LoadContext is Load, stopped by ctx: when ctx is done before the file

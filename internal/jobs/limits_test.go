@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -346,5 +348,37 @@ func worstFiles() map[string][]byte {
 		"anchors":                        fill("version: 1\nx: [", "&a b,", "b]\n"),
 		"comments":                       fill("version: 1\n", "#\n", ""),
 		"documents":                      fill("version: 1\n", "---\n", ""),
+	}
+}
+
+// TestReadFileStops: reading a FIFO no one writes blocks in open; a
+// cancelled context stops the read with its cause.
+func TestReadFileStops(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "job.yml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO:", err)
+	}
+	t.Cleanup(func() {
+		// release the reader still blocked in open
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	ctx, cancel := context.WithCancelCause(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := ReadFile(ctx, fifo)
+		errc <- err
+	}()
+	cancel(&interrupt.Signal{Sig: syscall.SIGTERM})
+	var s *interrupt.Signal
+	if err := <-errc; !errors.As(err, &s) || s.Sig != syscall.SIGTERM {
+		t.Errorf("err %v, want the signal", err)
+	}
+	// a file over the limit is read one byte past it
+	big := filepath.Join(t.TempDir(), "big.yml")
+	os.WriteFile(big, make([]byte, 3*MaxFileBytes), 0o644)
+	if b, err := ReadFile(context.Background(), big); err != nil || len(b) != MaxFileBytes+1 {
+		t.Errorf("read %d bytes, %v; want %d", len(b), err, MaxFileBytes+1)
 	}
 }
