@@ -101,6 +101,21 @@ func mergeBomb(levels, width int) string {
 	return b.String()
 }
 
+// mergeChain is n mappings, each merging the one before and adding a key
+// (900 to a group, under the key limit), merged into a job's env.
+func mergeChain(n int) string {
+	var b strings.Builder
+	b.WriteString("version: 1\ng0:\n  x0: &a0 {k0: v}\n")
+	for i := 1; i < n; i++ {
+		if i%900 == 0 {
+			fmt.Fprintf(&b, "g%d:\n", i/900)
+		}
+		fmt.Fprintf(&b, "  x%d: &a%d {<<: *a%d, k%d: v}\n", i, i, i-1, i)
+	}
+	fmt.Fprintf(&b, "jobs:\n  j:\n    env: {<<: *a%d}\n    steps:\n"+validStep, n-1)
+	return b.String()
+}
+
 // listBomb is a bomb of lists of aliases, levels deep.
 func listBomb(levels, width int) string {
 	var b strings.Builder
@@ -130,6 +145,7 @@ func TestLoadAliasBomb(t *testing.T) {
 		{name: "merge bomb in defaults", src: bomb + "defaults:\n  retry: *a9\njobs:\n  j:\n    steps:\n" + validStep,
 			msg: []string{"alias", limit}},
 		{name: "the same big mapping used as every step", src: bigStepsByAlias(), msg: []string{"alias", limit}},
+		{name: "a chain of merges, each adding a key", src: mergeChain(6000), msg: []string{"alias", limit}},
 	} {
 		wantLimitError(t, tt)
 	}

@@ -131,13 +131,20 @@ func (l *loader) expand(a *ast.AliasNode, target ast.Node) bool {
 		size = c.n
 		l.sizes[target] = size
 	}
-	l.aliasNodes += size
-	if l.aliasNodes > MaxAliasNodes {
-		l.fatal = &Error{Path: l.path, Pos: tokenPos(a), Msg: fmt.Sprintf("aliases stand for more than the limit of %d nodes (an alias counts the nodes of its anchor at every use)", MaxAliasNodes),
+	return l.countAliased(size, tokenPos(a))
+}
+
+// countAliased adds n nodes that aliases stand for, at p: false, and the
+// file's one error, past MaxAliasNodes. The entries a merge key copies
+// count too: a chain of mappings each merging the one before copies the
+// square of its length.
+func (l *loader) countAliased(n int, p Pos) bool {
+	l.aliasNodes += n
+	if l.aliasNodes > MaxAliasNodes && l.fatal == nil {
+		l.fatal = &Error{Path: l.path, Pos: p, Msg: fmt.Sprintf("aliases stand for more than the limit of %d nodes (an alias counts the nodes of its anchor at every use, a merge key the keys it copies)", MaxAliasNodes),
 			Fix: "write the values out, or alias smaller anchors; " + limitFix}
-		return false
 	}
-	return true
+	return l.fatal == nil
 }
 
 // nodeCounter counts the nodes of a tree.
@@ -272,6 +279,9 @@ func (l *loader) mapping(n ast.Node, pos Pos, where string) (entries []entry, ok
 				continue
 			}
 			sub, _ := l.mapping(m, nodePos(m), where)
+			if !l.countAliased(len(sub), tokenPos(it.mv.Key)) {
+				return nil, false
+			}
 			for _, e := range sub {
 				if _, mine := seen[e.key]; mine || merged[e.key] {
 					continue
