@@ -397,16 +397,22 @@ func (p *exprParser) unary() (exprNode, error) {
 	return &notNode{pos: pos, x: x}, nil
 }
 
-// postfix is a primary followed by .name, .*, [expr] and [*].
+// postfix is a primary followed by .name, .*, [expr] and [*]; each link
+// is a level of nesting.
 func (p *exprParser) postfix() (exprNode, error) {
 	x, err := p.primary()
 	if err != nil {
 		return nil, err
 	}
+	depth := p.depth
+	defer func() { p.depth = depth }()
 	for {
 		pos := p.tok.pos
 		switch {
 		case p.is("."):
+			if err := p.enter(); err != nil {
+				return nil, err
+			}
 			if err := p.next(); err != nil {
 				return nil, err
 			}
@@ -443,7 +449,6 @@ func (p *exprParser) postfix() (exprNode, error) {
 			if err := p.expect("]"); err != nil {
 				return nil, err
 			}
-			p.depth--
 		default:
 			return x, nil
 		}

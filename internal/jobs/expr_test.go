@@ -193,6 +193,8 @@ func TestExprErrors(t *testing.T) {
 		{strings.Repeat("(", MaxExprDepth+1) + "1" + strings.Repeat(")", MaxExprDepth+1), "deeper than the limit of 50"},
 		{strings.Repeat("!", MaxExprDepth+1) + "1", "deeper than the limit of 50"},
 		{strings.Repeat("1 == ", MaxExprDepth+1) + "1", "deeper than the limit of 50"},
+		{"env" + strings.Repeat(".a", MaxExprDepth+1), "deeper than the limit of 50"},
+		{"env" + strings.Repeat("[0]", MaxExprDepth+1), "deeper than the limit of 50"},
 		{strings.Repeat("x", MaxExprBytes+1), "longer than the limit of 21000 bytes"},
 	}
 	for _, tt := range tests {
@@ -205,6 +207,7 @@ func TestExprErrors(t *testing.T) {
 	for _, src := range []string{
 		strings.Repeat("(", MaxExprDepth) + "1" + strings.Repeat(")", MaxExprDepth),
 		strings.Repeat("!", MaxExprDepth) + "1",
+		"env" + strings.Repeat(".a", MaxExprDepth),
 		strings.Repeat("1 || ", (MaxExprBytes-1)/5) + "1",
 	} {
 		if _, err := parseExpr(src); err != nil {
