@@ -19,6 +19,7 @@ import (
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/ghissue"
 	"github.com/retrywise/retrywise/internal/gitpush"
+	"github.com/retrywise/retrywise/internal/interrupt"
 	"github.com/retrywise/retrywise/internal/jobs"
 	"github.com/retrywise/retrywise/internal/redact"
 	"github.com/retrywise/retrywise/internal/report"
@@ -469,8 +470,11 @@ func (a *actionRun) runJob(ctx context.Context) int {
 		return h.Fail(exitcode.Usage, err.Error())
 	}
 	// The job's steps and retrywise's lines share the log's one stream.
-	l, errs, err := jobs.LoadFile(a.input("config"), h.Env)
+	l, errs, err := jobs.LoadFile(ctx, a.input("config"), h.Env)
 	if err != nil {
+		if ctx.Err() != nil {
+			return h.Fail(exitForCause(ctx), "stopped while loading the job file: "+err.Error())
+		}
 		return h.Fail(exitcode.Config, err.Error())
 	}
 	if len(errs) > 0 {
@@ -645,4 +649,14 @@ func maskValues(outputs map[string]any, mask func(string) string) map[string]any
 	s := &report.Step{Outputs: outputs}
 	s.Mask(mask)
 	return s.Outputs
+}
+
+// exitForCause is the exit code of a run stopped by ctx: the signal's
+// (130 for SIGINT, 143 for SIGTERM), else 130.
+func exitForCause(ctx context.Context) int {
+	var sig *interrupt.Signal
+	if errors.As(context.Cause(ctx), &sig) {
+		return sig.ExitCode()
+	}
+	return exitcode.Interrupted
 }

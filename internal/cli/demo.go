@@ -54,7 +54,7 @@ func runDemo(ctx context.Context, f *factory, args []string) int {
 	// The demo's steps see the world's variables; nothing else changes.
 	df := *f
 	df.env = slices.Concat(f.env, world.Env)
-	l, errs, err := df.loadJobSource("demo.yml", demo.Config())
+	l, errs, err := df.loadJobSource(ctx, "demo.yml", demo.Config())
 	if err != nil || len(errs) > 0 {
 		return f.fail(exitcode.Config, fmt.Sprintf("the embedded job file is invalid: %v %v", err, errs))
 	}

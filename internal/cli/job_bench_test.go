@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -34,7 +35,7 @@ func BenchmarkValidate100Steps(b *testing.B) {
 	data := []byte(hundredStepJob())
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, errs, err := f.loadJobSource("job.yml", data); err != nil || len(errs) > 0 {
+		if _, errs, err := f.loadJobSource(context.Background(), "job.yml", data); err != nil || len(errs) > 0 {
 			b.Fatal(err, errs)
 		}
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -125,7 +126,7 @@ func TestJobKeysMatchFlags(t *testing.T) {
 				if fk.Name == "data-file" || fk.Name == "data" {
 					src = strings.Replace(src, "{url:", "{method: POST, url:", 1)
 				}
-				if _, errs, err := f.loadJobSource("job.yml", []byte(src)); err != nil || len(errs) > 0 {
+				if _, errs, err := f.loadJobSource(context.Background(), "job.yml", []byte(src)); err != nil || len(errs) > 0 {
 					t.Errorf("--%s (%s) is not accepted in a job file:\n%s\n%v %v", fk.Name, fk.place, src, err, errs)
 				}
 			}

@@ -27,13 +27,13 @@ line on stdout when the file is valid.`
 
 // loadJobFile loads and validates the job file at path ("" means the
 // default places) in the process's environment.
-func (f *factory) loadJobFile(path string) (*jobs.Loaded, jobs.Errors, error) {
-	return jobs.LoadFile(path, f.env)
+func (f *factory) loadJobFile(ctx context.Context, path string) (*jobs.Loaded, jobs.Errors, error) {
+	return jobs.LoadFile(ctx, path, f.env)
 }
 
-// loadJobSource validates src, read from path.
-func (f *factory) loadJobSource(path string, src []byte) (*jobs.Loaded, jobs.Errors, error) {
-	return jobs.LoadSource(path, src, f.env)
+// loadJobSource validates src, read from path; ctx stops it.
+func (f *factory) loadJobSource(ctx context.Context, path string, src []byte) (*jobs.Loaded, jobs.Errors, error) {
+	return jobs.LoadSource(ctx, path, src, f.env)
 }
 
 // countSteps counts the steps of every job.
@@ -46,7 +46,7 @@ func countSteps(file *jobs.File) int {
 }
 
 // runValidate is `retrywise validate`.
-func runValidate(_ context.Context, f *factory, args []string) int {
+func runValidate(ctx context.Context, f *factory, args []string) int {
 	fs := newFlagSet("validate", validateSynopsis)
 	config := fs.String("config", "", "the job `FILE`; empty means .github/retrywise.yml, then retrywise.yml")
 	format := fs.String("format", "text", "how errors are printed: text (FILE:LINE:COL: message) or json (one JSON array on stdout)")
@@ -59,9 +59,9 @@ func runValidate(_ context.Context, f *factory, args []string) int {
 	if *format != "text" && *format != "json" {
 		return f.fail(exitcode.Usage, fmt.Sprintf("invalid --format %q: want text or json", *format))
 	}
-	l, errs, err := f.loadJobFile(*config)
+	l, errs, err := f.loadJobFile(ctx, *config)
 	if err != nil {
-		return f.fail(exitcode.Config, err.Error())
+		return f.failLoad(ctx, err)
 	}
 	red := f.redactor()
 	// The messages may quote the file's values: masked before they are
@@ -128,7 +128,7 @@ func runRun(ctx context.Context, f *factory, args []string) int {
 	if fs.NArg() > 0 {
 		return f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", fs.Arg(0)))
 	}
-	l, code, ok := f.loadValid(o.config)
+	l, code, ok := f.loadValid(ctx, o.config)
 	if !ok {
 		return code
 	}
@@ -138,10 +138,10 @@ func runRun(ctx context.Context, f *factory, args []string) int {
 // loadValid loads the job file at path ("" means the default places) for a
 // command that runs it: an invalid file prints every error and runs nothing
 // (78).
-func (f *factory) loadValid(path string) (*jobs.Loaded, int, bool) {
-	l, errs, err := f.loadJobFile(path)
+func (f *factory) loadValid(ctx context.Context, path string) (*jobs.Loaded, int, bool) {
+	l, errs, err := f.loadJobFile(ctx, path)
 	if err != nil {
-		return nil, f.fail(exitcode.Config, err.Error()), false
+		return nil, f.failLoad(ctx, err), false
 	}
 	if len(errs) > 0 {
 		w := f.redactor().Writer(f.stderr)
@@ -150,6 +150,15 @@ func (f *factory) loadValid(path string) (*jobs.Loaded, int, bool) {
 		return nil, f.fail(exitcode.Config, fmt.Sprintf("%s is invalid (%d error(s)): nothing ran", errs[0].Path, len(errs))), false
 	}
 	return l, 0, true
+}
+
+// failLoad is the exit of a job file that could not be loaded: 78, or
+// 130/143 when a signal stopped the loading.
+func (f *factory) failLoad(ctx context.Context, err error) int {
+	if ctx.Err() != nil {
+		return f.fail(exitForCause(ctx), "stopped while loading the job file: "+err.Error())
+	}
+	return f.fail(exitcode.Config, err.Error())
 }
 
 // runJob runs one job of a loaded file (or prints its plan), writes its

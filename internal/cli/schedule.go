@@ -65,7 +65,7 @@ func runSchedule(ctx context.Context, f *factory, args []string) int {
 	case o.listen != "" && o.once:
 		return f.fail(exitcode.Usage, "--listen serves a running scheduler; --once exits after its runs")
 	}
-	l, code, ok := f.loadValid(o.config)
+	l, code, ok := f.loadValid(ctx, o.config)
 	if !ok {
 		return code
 	}

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/expr-lang/expr/conf"
 	"github.com/goccy/go-yaml/ast"
 
 	"github.com/retrywise/retrywise/internal/cronexpr"
@@ -60,12 +60,20 @@ func Find(dir string) (string, error) {
 
 // loader builds a File from the AST, collecting every error.
 type loader struct {
+	ctx     context.Context
 	path    string
 	cat     Catalog
 	errs    Errors
 	anchors anchors
-	// condConfig compiles the file's if: expressions; built on first use.
-	condConfig *conf.Config
+	// fatal is the error that stops the loader (a limit crossed, the
+	// context done): it is then the file's only error.
+	fatal *Error
+	// aliasNodes counts the nodes aliases stood for, against
+	// MaxAliasNodes; sizes are the anchored nodes' sizes.
+	aliasNodes int
+	sizes      map[ast.Node]int
+	// expanding are the mappings being read, to find merge cycles.
+	expanding map[ast.Node]bool
 }
 
 // errorf records an error at p.
@@ -76,8 +84,20 @@ func (l *loader) errorf(p Pos, fix, format string, args ...any) {
 // Load parses and validates the job file src (read from path, which names
 // it in errors) against cat. It returns the file, or nil and every error
 // sorted by position.
+//
+// The file is checked against the limits (MaxFileBytes, MaxDepth,
+// MaxMappingKeys, MaxAliasNodes, MaxExprBytes, MaxExprDepth) before the
+// work each bounds; past one, its error is the only one.
 func Load(path string, src []byte, cat Catalog) (*File, Errors) {
-	l := &loader{path: path, cat: cat, anchors: anchors{}}
+	return load(context.Background(), path, src, cat)
+}
+
+// load is Load, which stops early when ctx is done.
+func load(ctx context.Context, path string, src []byte, cat Catalog) (*File, Errors) {
+	if len(src) > MaxFileBytes {
+		return nil, Errors{sizeError(path, src)}
+	}
+	l := &loader{ctx: ctx, path: path, cat: cat, anchors: anchors{}, sizes: map[ast.Node]int{}, expanding: map[ast.Node]bool{}}
 	docs, perr := parseYAML(path, src)
 	if perr != nil {
 		return nil, Errors{perr}
@@ -91,6 +111,9 @@ func Load(path string, src []byte, cat Catalog) (*File, Errors) {
 	}
 	ast.Walk(l.anchors, docs[0])
 	f := l.file(l.resolve(docs[0]), nodePos(docs[0]))
+	if l.fatal != nil {
+		return nil, Errors{l.fatal}
+	}
 	if len(l.errs) > 0 {
 		return nil, l.finish()
 	}

@@ -28,7 +28,7 @@ type Loaded struct {
 // the step kinds' catalog; errs holds every finding of an invalid file,
 // err an operational failure (no file, unreadable). env is the process's
 // environment (the prober's proxies).
-func LoadFile(path string, env []string) (*Loaded, Errors, error) {
+func LoadFile(ctx context.Context, path string, env []string) (*Loaded, Errors, error) {
 	if path == "" {
 		p, err := Find(".")
 		if err != nil {
@@ -36,16 +36,23 @@ func LoadFile(path string, env []string) (*Loaded, Errors, error) {
 		}
 		path = p
 	}
-	src, err := os.ReadFile(path)
+	src, err := ReadFile(ctx, path)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, err
+		}
 		return nil, nil, fmt.Errorf("cannot read the job file: %w", err)
 	}
-	return LoadSource(path, src, env)
+	return LoadSource(ctx, path, src, env)
 }
 
-// LoadSource validates src, read from path.
-func LoadSource(path string, src []byte, env []string) (*Loaded, Errors, error) {
-	file, errs := Load(path, src, Steps())
+// LoadSource validates src, read from path; ctx stops it (its cause is
+// then err).
+func LoadSource(ctx context.Context, path string, src []byte, env []string) (*Loaded, Errors, error) {
+	file, errs, err := LoadContext(ctx, path, src, Steps())
+	if err != nil {
+		return nil, nil, err
+	}
 	if len(errs) > 0 {
 		// An error may quote the file's own secrets (timeout: "<token>").
 		red := redact.New(redact.Options{Values: redact.FileSecrets(src)})

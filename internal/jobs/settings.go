@@ -157,6 +157,9 @@ func (l *loader) retryBlock(e entry, where string) []raw {
 // checkBound reports a retry setting that leaves the policy unbounded: a
 // max-elapsed of zero or less, a negative max-attempts.
 func (l *loader) checkBound(r *raw) {
+	if len(r.Values) == 0 || len(r.items) == 0 { // an empty list (schedule: []): nothing to bound
+		return
+	}
 	v, p := r.Values[0], r.items[0].pos
 	switch r.Key {
 	case retryMaxElapsed:

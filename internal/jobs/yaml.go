@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/lexer"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 )
@@ -21,9 +22,21 @@ type yamlError interface {
 }
 
 // parseYAML parses src into its documents' bodies, or returns the syntax
-// error as an *Error.
-func parseYAML(path string, src []byte) ([]ast.Node, *Error) {
-	f, err := parser.ParseBytes(src, 0, parser.AllowDuplicateMapKey())
+// error, or the limit the tokens cross, as an *Error. The tokens are
+// checked against MaxDepth and MaxMappingKeys before they are parsed.
+func parseYAML(path string, src []byte) (bodies []ast.Node, perr *Error) {
+	tks := lexer.Tokenize(string(src))
+	if e := scanTokens(path, tks); e != nil {
+		return nil, e
+	}
+	defer func() {
+		// the parser is another project's: a panic on some input is a
+		// syntax error of that input, not a crash of the command
+		if r := recover(); r != nil {
+			bodies, perr = nil, &Error{Path: path, Pos: Pos{1, 1}, Msg: fmt.Sprintf("YAML: the parser failed: %v", r), Fix: "fix the YAML syntax"}
+		}
+	}()
+	f, err := parser.Parse(tks, 0, parser.AllowDuplicateMapKey())
 	if err != nil {
 		e := &Error{Path: path, Pos: Pos{1, 1}, Msg: "YAML: " + err.Error(), Fix: "fix the YAML syntax"}
 		var ye yamlError
@@ -35,7 +48,6 @@ func parseYAML(path string, src []byte) ([]ast.Node, *Error) {
 		}
 		return nil, e
 	}
-	var bodies []ast.Node
 	for _, d := range f.Docs {
 		if d.Body != nil {
 			bodies = append(bodies, d.Body)
@@ -81,7 +93,8 @@ func nodePos(n ast.Node) Pos {
 	return tokenPos(n)
 }
 
-// resolve unwraps tags and anchors and follows aliases.
+// resolve unwraps tags and anchors and follows aliases, counting the
+// nodes each alias stands for against MaxAliasNodes; nil past it.
 func (l *loader) resolve(n ast.Node) ast.Node {
 	for range 64 {
 		switch v := n.(type) {
@@ -94,7 +107,7 @@ func (l *loader) resolve(n ast.Node) ast.Node {
 				return nil
 			}
 			target, ok := l.anchors[v.Value.GetToken().Value]
-			if !ok {
+			if !ok || !l.expand(v, target) {
 				return nil
 			}
 			n = target
@@ -103,6 +116,53 @@ func (l *loader) resolve(n ast.Node) ast.Node {
 		}
 	}
 	return nil
+}
+
+// expand counts a use of alias a for target: false, and the file's one
+// error, once the nodes aliases stand for pass MaxAliasNodes.
+func (l *loader) expand(a *ast.AliasNode, target ast.Node) bool {
+	if l.fatal != nil {
+		return false
+	}
+	size, ok := l.sizes[target]
+	if !ok {
+		c := &nodeCounter{}
+		ast.Walk(c, target)
+		size = c.n
+		l.sizes[target] = size
+	}
+	return l.countAliased(size, tokenPos(a))
+}
+
+// countAliased adds n nodes that aliases stand for, at p: false, and the
+// file's one error, past MaxAliasNodes. The entries a merge key copies
+// count too: a chain of mappings each merging the one before copies the
+// square of its length.
+func (l *loader) countAliased(n int, p Pos) bool {
+	l.aliasNodes += n
+	if l.aliasNodes > MaxAliasNodes && l.fatal == nil {
+		l.fatal = &Error{Path: l.path, Pos: p, Msg: fmt.Sprintf("aliases stand for more than the limit of %d nodes (an alias counts the nodes of its anchor at every use, a merge key the keys it copies)", MaxAliasNodes),
+			Fix: "write the values out, or alias smaller anchors; " + limitFix}
+	}
+	return l.fatal == nil
+}
+
+// nodeCounter counts the nodes of a tree.
+type nodeCounter struct{ n int }
+
+// Visit counts n.
+func (c *nodeCounter) Visit(ast.Node) ast.Visitor {
+	c.n++
+	return c
+}
+
+// halted reports whether the loader stops: a limit was crossed or its
+// context is done. What it reads after is discarded.
+func (l *loader) halted() bool {
+	if l.fatal == nil && l.ctx.Err() != nil {
+		l.fatal = &Error{Path: l.path, Pos: Pos{1, 1}, Msg: errStopped.Error()}
+	}
+	return l.fatal != nil
 }
 
 // entry is one key of a mapping.
@@ -167,6 +227,9 @@ func (l *loader) mapping(n ast.Node, pos Pos, where string) (entries []entry, ok
 	if isNull(n) {
 		return nil, true
 	}
+	if l.halted() {
+		return nil, false
+	}
 	mn, isMap := n.(ast.MapNode)
 	if !isMap {
 		l.errorf(pos, "write "+where+" as a mapping of key: value", "%s: want a mapping, not %s", where, what(n))
@@ -200,6 +263,8 @@ func (l *loader) mapping(n ast.Node, pos Pos, where string) (entries []entry, ok
 		own = append(own, item{mv: mv, e: e})
 	}
 	merged := map[string]bool{}
+	l.expanding[n] = true
+	defer delete(l.expanding, n)
 	if len(own) > 0 {
 		entries = make([]entry, 0, len(own))
 	}
@@ -209,7 +274,14 @@ func (l *loader) mapping(n ast.Node, pos Pos, where string) (entries []entry, ok
 			continue
 		}
 		for _, m := range l.mergeSources(it.mv) {
+			if l.expanding[m] {
+				l.errorf(tokenPos(it.mv.Key), "merge another mapping, or write the keys here", "%s: the merge key << merges a mapping that contains it (a cycle of aliases)", where)
+				continue
+			}
 			sub, _ := l.mapping(m, nodePos(m), where)
+			if !l.countAliased(len(sub), tokenPos(it.mv.Key)) {
+				return nil, false
+			}
 			for _, e := range sub {
 				if _, mine := seen[e.key]; mine || merged[e.key] {
 					continue
@@ -275,7 +347,7 @@ func (l *loader) scalar(n ast.Node) (scalar, bool) {
 // when n is not a list.
 func (l *loader) items(n ast.Node) ([]ast.Node, []Pos, bool) {
 	seq, ok := n.(*ast.SequenceNode)
-	if !ok {
+	if !ok || l.halted() {
 		return nil, nil, false
 	}
 	nodes := make([]ast.Node, len(seq.Values))

@@ -1,0 +1,1164 @@
+package jobs
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// This file is the if: language: GitHub Actions' expressions, parsed and
+// evaluated here rather than by a general expression library, so that
+// their semantics (loose comparison with coercion to numbers, case-blind
+// strings, && and || giving an operand) are the ones a workflow has, and
+// the parser is bounded (MaxExprBytes, MaxExprDepth) before any work.
+//
+// Values are nil (null), bool, float64 (number), string, []any (array)
+// and map[string]any (object).
+
+// exprNode is a parsed expression.
+type exprNode interface{ at() int }
+
+type (
+	// litNode is a literal.
+	litNode struct {
+		pos int
+		v   any
+	}
+	// identNode is a context: steps or env.
+	identNode struct {
+		pos  int
+		name string
+	}
+	// memberNode is x.name, x['name'], x[expr], x.* or x[*].
+	memberNode struct {
+		pos  int
+		x    exprNode
+		prop exprNode // a *litNode for .name; nil for *
+	}
+	// callNode is a function call.
+	callNode struct {
+		pos  int
+		name string // as the function is known: contains, fromJSON, ...
+		args []exprNode
+	}
+	// notNode is !x.
+	notNode struct {
+		pos int
+		x   exprNode
+	}
+	// cmpNode is a comparison.
+	cmpNode struct {
+		pos  int
+		op   string
+		l, r exprNode
+	}
+	// logicNode is x && y && ... or x || y || ....
+	logicNode struct {
+		pos int
+		and bool
+		xs  []exprNode
+	}
+)
+
+func (n *litNode) at() int    { return n.pos }
+func (n *identNode) at() int  { return n.pos }
+func (n *memberNode) at() int { return n.pos }
+func (n *callNode) at() int   { return n.pos }
+func (n *notNode) at() int    { return n.pos }
+func (n *cmpNode) at() int    { return n.pos }
+func (n *logicNode) at() int  { return n.pos }
+
+// exprFunc is a function an expression may call.
+type exprFunc struct {
+	name             string
+	minArgs, maxArgs int // maxArgs < 0: any
+	status           bool
+}
+
+// exprFuncs are the functions, by lower-case name (GitHub's names are
+// case-blind: toJson and toJSON are one).
+var exprFuncs = func() map[string]exprFunc {
+	m := map[string]exprFunc{}
+	for _, f := range []exprFunc{
+		{"contains", 2, 2, false}, {"startsWith", 2, 2, false}, {"endsWith", 2, 2, false},
+		{"format", 1, -1, false}, {"join", 1, 2, false}, {"toJSON", 1, 1, false}, {"fromJSON", 1, 1, false},
+		{"success", 0, 0, true}, {"failure", 0, 0, true}, {"always", 0, 0, true}, {"cancelled", 0, 0, true},
+	} {
+		m[strings.ToLower(f.name)] = f
+	}
+	return m
+}()
+
+// exprContexts are the names an expression starts from.
+var exprContexts = []string{"steps", "env"}
+
+// ExprError is an expression that does not parse, at an offset of it.
+type ExprError struct {
+	// Offset is the byte offset in the expression.
+	Offset int
+	// Msg says what is wrong.
+	Msg string
+	// Fix says how to fix it; may be empty.
+	Fix string
+}
+
+func (e *ExprError) Error() string { return e.Msg }
+
+// exprToken is a token of an expression.
+type exprToken struct {
+	kind byte // 'n' number, 's' string, 'i' identifier, 'o' operator, 0 end
+	pos  int
+	text string // an operator's or identifier's text
+	v    any    // a literal's value
+}
+
+// exprParser parses one expression.
+type exprParser struct {
+	src   string
+	tok   exprToken
+	off   int // where the next token starts
+	depth int
+}
+
+// parseExpr parses src, bounded by MaxExprBytes and MaxExprDepth.
+func parseExpr(src string) (exprNode, error) {
+	if len(src) > MaxExprBytes {
+		return nil, &ExprError{Offset: MaxExprBytes, Msg: fmt.Sprintf("the expression is longer than the limit of %d bytes", MaxExprBytes), Fix: "split the condition, or compute it in an earlier step's output"}
+	}
+	if t := strings.TrimSpace(src); strings.HasPrefix(t, "${{") && strings.HasSuffix(t, "}}") && !strings.Contains(t[3:len(t)-2], "${{") {
+		// a workflow's if: may be written inside ${{ }}; offsets stay
+		// those of src
+		i := strings.Index(src, "${{")
+		j := strings.LastIndex(src, "}}")
+		src = strings.Repeat(" ", i+3) + src[i+3:j]
+	}
+	p := &exprParser{src: src}
+	if err := p.next(); err != nil {
+		return nil, err
+	}
+	n, err := p.or()
+	if err != nil {
+		return nil, err
+	}
+	if p.tok.kind != 0 {
+		return nil, p.unexpected()
+	}
+	return n, nil
+}
+
+func (p *exprParser) errorf(off int, fix, format string, args ...any) error {
+	return &ExprError{Offset: off, Msg: fmt.Sprintf(format, args...), Fix: fix}
+}
+
+// unexpected is the error of the current token where it cannot be.
+func (p *exprParser) unexpected() error {
+	switch {
+	case p.tok.kind == 0:
+		return p.errorf(p.tok.pos, "complete the expression", "unexpected end of the expression")
+	case p.tok.kind == 'i' && (p.tok.text == "and" || p.tok.text == "or" || p.tok.text == "not"):
+		return p.errorf(p.tok.pos, "write && for and, || for or, ! for not", "%q is not an operator here", p.tok.text)
+	}
+	return p.errorf(p.tok.pos, "", "unexpected %s", p.describe())
+}
+
+func (p *exprParser) describe() string {
+	switch p.tok.kind {
+	case 'n', 's':
+		return "literal " + p.src[p.tok.pos:p.off]
+	case 'i':
+		return "name " + strconv.Quote(p.tok.text)
+	}
+	return strconv.Quote(p.tok.text)
+}
+
+// enter counts one level of nesting.
+func (p *exprParser) enter() error {
+	p.depth++
+	if p.depth > MaxExprDepth {
+		return p.errorf(p.tok.pos, "nest less: compute a part in an earlier step's output", "the expression nests deeper than the limit of %d levels", MaxExprDepth)
+	}
+	return nil
+}
+
+var numberRE = regexp.MustCompile(`^-?(?:0[xX][0-9a-fA-F]+|0[oO][0-7]+|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)`)
+
+// next reads the next token.
+func (p *exprParser) next() error {
+	s := p.src
+	i := p.off
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	p.tok = exprToken{pos: i}
+	if i == len(s) {
+		p.off = i
+		return nil
+	}
+	c := s[i]
+	switch {
+	case c == '\'':
+		var b strings.Builder
+		j := i + 1
+		for {
+			k := strings.IndexByte(s[j:], '\'')
+			if k < 0 {
+				return p.errorf(i, "close the string with '", "a string that is not closed")
+			}
+			b.WriteString(s[j : j+k])
+			j += k + 1
+			if j < len(s) && s[j] == '\'' { // '' is a quote
+				b.WriteByte('\'')
+				j++
+				continue
+			}
+			break
+		}
+		p.tok.kind, p.tok.v, p.off = 's', b.String(), j
+		return nil
+	case c == '"':
+		// GitHub's strings are single-quoted; double quotes, with Go's
+		// escapes, are kept for the files written before.
+		j := i + 1
+		for j < len(s) && s[j] != '"' {
+			if s[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j >= len(s) {
+			return p.errorf(i, `close the string with "`, "a string that is not closed")
+		}
+		v, err := strconv.Unquote(s[i : j+1])
+		if err != nil {
+			return p.errorf(i, "write the string in single quotes: 'text', with '' for a quote", "a double-quoted string with an invalid escape")
+		}
+		p.tok.kind, p.tok.v, p.off = 's', v, j+1
+		return nil
+	case c >= '0' && c <= '9' || (c == '-' || c == '.') && i+1 < len(s) && (s[i+1] >= '0' && s[i+1] <= '9' || s[i+1] == '.'):
+		m := numberRE.FindString(s[i:])
+		if m == "" {
+			return p.errorf(i, "", "unexpected %q", s[i:i+1])
+		}
+		end := i + len(m)
+		if end < len(s) && isIdentByte(s[end]) {
+			return p.errorf(i, "", "a number followed by %q", s[end:end+1])
+		}
+		p.tok.kind, p.tok.v, p.off = 'n', parseNumber(m), end
+		return nil
+	case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+		j := i + 1
+		for j < len(s) && isIdentByte(s[j]) {
+			j++
+		}
+		p.tok.kind, p.tok.text, p.off = 'i', s[i:j], j
+		return nil
+	}
+	for _, op := range []string{"==", "!=", "<=", ">=", "&&", "||", "<", ">", "!", "(", ")", "[", "]", ".", ",", "*"} {
+		if strings.HasPrefix(s[i:], op) {
+			p.tok.kind, p.tok.text, p.off = 'o', op, i+len(op)
+			return nil
+		}
+	}
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	fix := ""
+	switch c {
+	case '=':
+		fix = "write == to compare"
+	case '&', '|':
+		fix = "write && or ||"
+	case '+', '-', '/', '%':
+		fix = "expressions have no arithmetic; compute it in an earlier step's output"
+	case '?', ':':
+		fix = "write COND && A || B for a choice"
+	}
+	return p.errorf(i, fix, "unexpected %q", string(r))
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// is reports whether the current token is the operator op.
+func (p *exprParser) is(op string) bool { return p.tok.kind == 'o' && p.tok.text == op }
+
+// expect consumes the operator op.
+func (p *exprParser) expect(op string) error {
+	if !p.is(op) {
+		if p.tok.kind == 0 {
+			return p.errorf(p.tok.pos, "add "+op, "unexpected end of the expression; want %s", op)
+		}
+		return p.errorf(p.tok.pos, "", "unexpected %s; want %s", p.describe(), op)
+	}
+	return p.next()
+}
+
+// or is x || y || ...
+func (p *exprParser) or() (exprNode, error) {
+	return p.logic("||", true)
+}
+
+// logic parses a chain of || (or, above &&) or of &&.
+func (p *exprParser) logic(op string, or bool) (exprNode, error) {
+	operand := func() (exprNode, error) {
+		if or {
+			return p.logic("&&", false)
+		}
+		return p.equality()
+	}
+	x, err := operand()
+	if err != nil {
+		return nil, err
+	}
+	if !p.is(op) {
+		return x, nil
+	}
+	n := &logicNode{pos: x.at(), and: !or, xs: []exprNode{x}}
+	for p.is(op) {
+		if err := p.next(); err != nil {
+			return nil, err
+		}
+		y, err := operand()
+		if err != nil {
+			return nil, err
+		}
+		n.xs = append(n.xs, y)
+	}
+	return n, nil
+}
+
+// equality is x == y, x != y.
+func (p *exprParser) equality() (exprNode, error) {
+	return p.comparison([]string{"==", "!="}, p.relational)
+}
+
+// relational is x < y, x <= y, x > y, x >= y.
+func (p *exprParser) relational() (exprNode, error) {
+	return p.comparison([]string{"<", "<=", ">", ">="}, p.unary)
+}
+
+// comparison parses a left-to-right chain of the operators ops; each
+// link counts as a level of nesting.
+func (p *exprParser) comparison(ops []string, operand func() (exprNode, error)) (exprNode, error) {
+	x, err := operand()
+	if err != nil {
+		return nil, err
+	}
+	depth := p.depth
+	defer func() { p.depth = depth }()
+	for p.tok.kind == 'o' {
+		op := p.tok.text
+		found := false
+		for _, o := range ops {
+			found = found || o == op
+		}
+		if !found {
+			break
+		}
+		if err := p.enter(); err != nil {
+			return nil, err
+		}
+		if err := p.next(); err != nil {
+			return nil, err
+		}
+		y, err := operand()
+		if err != nil {
+			return nil, err
+		}
+		x = &cmpNode{pos: x.at(), op: op, l: x, r: y}
+	}
+	return x, nil
+}
+
+// unary is !x or a postfix expression.
+func (p *exprParser) unary() (exprNode, error) {
+	if !p.is("!") {
+		return p.postfix()
+	}
+	pos := p.tok.pos
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
+	if err := p.next(); err != nil {
+		return nil, err
+	}
+	x, err := p.unary()
+	if err != nil {
+		return nil, err
+	}
+	return &notNode{pos: pos, x: x}, nil
+}
+
+// postfix is a primary followed by .name, .*, [expr] and [*]; each link
+// is a level of nesting.
+func (p *exprParser) postfix() (exprNode, error) {
+	x, err := p.primary()
+	if err != nil {
+		return nil, err
+	}
+	depth := p.depth
+	defer func() { p.depth = depth }()
+	for {
+		pos := p.tok.pos
+		switch {
+		case p.is("."):
+			if err := p.enter(); err != nil {
+				return nil, err
+			}
+			if err := p.next(); err != nil {
+				return nil, err
+			}
+			switch {
+			case p.is("*"):
+				x = &memberNode{pos: pos, x: x}
+			case p.tok.kind == 'i':
+				x = &memberNode{pos: pos, x: x, prop: &litNode{pos: p.tok.pos, v: p.tok.text}}
+			default:
+				return nil, p.errorf(p.tok.pos, "write a name after the dot", "unexpected %s after .", p.describe())
+			}
+			if err := p.next(); err != nil {
+				return nil, err
+			}
+		case p.is("["):
+			if err := p.enter(); err != nil {
+				return nil, err
+			}
+			if err := p.next(); err != nil {
+				return nil, err
+			}
+			if p.is("*") {
+				x = &memberNode{pos: pos, x: x}
+				if err := p.next(); err != nil {
+					return nil, err
+				}
+			} else {
+				i, err := p.or()
+				if err != nil {
+					return nil, err
+				}
+				x = &memberNode{pos: pos, x: x, prop: i}
+			}
+			if err := p.expect("]"); err != nil {
+				return nil, err
+			}
+		default:
+			return x, nil
+		}
+	}
+}
+
+// primary is a literal, a context, a call or a parenthesised expression.
+func (p *exprParser) primary() (exprNode, error) {
+	t := p.tok
+	switch t.kind {
+	case 'n', 's':
+		return &litNode{pos: t.pos, v: t.v}, p.next()
+	case 'i':
+		switch t.text {
+		case "true", "false":
+			return &litNode{pos: t.pos, v: t.text == "true"}, p.next()
+		case "null":
+			return &litNode{pos: t.pos, v: nil}, p.next()
+		case "and", "or", "not":
+			return nil, p.unexpected()
+		}
+		if err := p.next(); err != nil {
+			return nil, err
+		}
+		if p.is("(") {
+			return p.call(t)
+		}
+		for _, c := range exprContexts {
+			if strings.EqualFold(t.text, c) {
+				return &identNode{pos: t.pos, name: c}, nil
+			}
+		}
+		fix := "an if: sees " + strings.Join(exprContexts, " and ") + "; " + `write a string in quotes: 'text'`
+		if t.text == "nil" {
+			fix = "write null"
+		}
+		return nil, p.errorf(t.pos, fix, "unknown name %q", t.text)
+	case 'o':
+		if t.text == "(" {
+			if err := p.enter(); err != nil {
+				return nil, err
+			}
+			if err := p.next(); err != nil {
+				return nil, err
+			}
+			x, err := p.or()
+			if err != nil {
+				return nil, err
+			}
+			if err := p.expect(")"); err != nil {
+				return nil, err
+			}
+			p.depth--
+			return x, nil
+		}
+	}
+	return nil, p.unexpected()
+}
+
+// call parses the arguments of the function named by t.
+func (p *exprParser) call(t exprToken) (exprNode, error) {
+	f, ok := exprFuncs[strings.ToLower(t.text)]
+	if !ok {
+		names := make([]string, 0, len(exprFuncs))
+		for _, f := range exprFuncs {
+			names = append(names, f.name)
+		}
+		sort.Strings(names)
+		fix := didYouMean(t.text, names)
+		if fix == "" {
+			fix = "the functions are: " + strings.Join(names, ", ")
+		}
+		if strings.EqualFold(t.text, "hashFiles") {
+			fix = "a job file has no workspace to hash; compute it in an earlier step's output"
+		}
+		return nil, p.errorf(t.pos, fix, "unknown function %s()", t.text)
+	}
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	if err := p.next(); err != nil { // (
+		return nil, err
+	}
+	n := &callNode{pos: t.pos, name: f.name}
+	for !p.is(")") {
+		if len(n.args) > 0 {
+			if err := p.expect(","); err != nil {
+				return nil, err
+			}
+		}
+		a, err := p.or()
+		if err != nil {
+			return nil, err
+		}
+		n.args = append(n.args, a)
+	}
+	if err := p.next(); err != nil {
+		return nil, err
+	}
+	p.depth--
+	if len(n.args) < f.minArgs || f.maxArgs >= 0 && len(n.args) > f.maxArgs {
+		want := fmt.Sprintf("%d", f.minArgs)
+		switch {
+		case f.maxArgs < 0:
+			want = fmt.Sprintf("at least %d", f.minArgs)
+		case f.maxArgs != f.minArgs:
+			want = fmt.Sprintf("%d or %d", f.minArgs, f.maxArgs)
+		}
+		return nil, p.errorf(t.pos, "", "%s() takes %s argument(s), not %d", f.name, want, len(n.args))
+	}
+	return n, nil
+}
+
+// walkExpr calls visit for n and every node under it.
+func walkExpr(n exprNode, visit func(exprNode)) {
+	visit(n)
+	switch n := n.(type) {
+	case *memberNode:
+		walkExpr(n.x, visit)
+		if n.prop != nil {
+			walkExpr(n.prop, visit)
+		}
+	case *callNode:
+		for _, a := range n.args {
+			walkExpr(a, visit)
+		}
+	case *notNode:
+		walkExpr(n.x, visit)
+	case *cmpNode:
+		walkExpr(n.l, visit)
+		walkExpr(n.r, visit)
+	case *logicNode:
+		for _, x := range n.xs {
+			walkExpr(x, visit)
+		}
+	}
+}
+
+// exprChain returns the names of a member chain such as steps.x.outputs
+// or steps['x'], from its context; ok is false when a member is not a
+// constant name.
+func exprChain(n exprNode) ([]string, bool) {
+	switch n := n.(type) {
+	case *identNode:
+		return []string{n.name}, true
+	case *memberNode:
+		lit, ok := n.prop.(*litNode)
+		if !ok {
+			return nil, false
+		}
+		s, ok := lit.v.(string)
+		if !ok {
+			return nil, false
+		}
+		head, ok := exprChain(n.x)
+		if !ok {
+			return nil, false
+		}
+		return append(head, s), true
+	}
+	return nil, false
+}
+
+// MaxExprValueBytes bounds a string an expression makes (format, join,
+// toJSON): past it the evaluation fails.
+const MaxExprValueBytes = 1 << 20
+
+// filtered is the array an object filter (*) makes: a member of it is the
+// member of each of its items.
+type filtered []any
+
+// exprEval evaluates expressions in one environment.
+type exprEval struct {
+	root   map[string]any
+	status func(name string) bool
+}
+
+// evalError is an error of evaluation at an offset of the expression.
+type evalError struct {
+	off int
+	msg string
+}
+
+func (e *evalError) Error() string { return e.msg }
+
+func (ev *exprEval) eval(n exprNode) (any, error) {
+	switch n := n.(type) {
+	case *litNode:
+		return n.v, nil
+	case *identNode:
+		return ev.root[n.name], nil
+	case *notNode:
+		x, err := ev.eval(n.x)
+		if err != nil {
+			return nil, err
+		}
+		return !truthy(x), nil
+	case *logicNode:
+		var x any
+		for _, xn := range n.xs {
+			var err error
+			if x, err = ev.eval(xn); err != nil {
+				return nil, err
+			}
+			if truthy(x) != n.and {
+				return x, nil
+			}
+		}
+		return x, nil
+	case *cmpNode:
+		l, err := ev.eval(n.l)
+		if err != nil {
+			return nil, err
+		}
+		r, err := ev.eval(n.r)
+		if err != nil {
+			return nil, err
+		}
+		return compare(n.op, l, r), nil
+	case *memberNode:
+		x, err := ev.eval(n.x)
+		if err != nil {
+			return nil, err
+		}
+		if n.prop == nil {
+			return star(x), nil
+		}
+		k, err := ev.eval(n.prop)
+		if err != nil {
+			return nil, err
+		}
+		if f, ok := x.(filtered); ok {
+			out := filtered{}
+			for _, item := range f {
+				if v := member(item, k); v != nil {
+					out = append(out, v)
+				}
+			}
+			return out, nil
+		}
+		return member(x, k), nil
+	case *callNode:
+		return ev.call(n)
+	}
+	return nil, fmt.Errorf("unknown node %T", n)
+}
+
+// star is x.*: an array's items, an object's values (by key), as a
+// filtered array; the items of a filtered array's items.
+func star(x any) any {
+	switch x := x.(type) {
+	case filtered:
+		out := filtered{}
+		for _, item := range x {
+			if s, ok := star(item).(filtered); ok {
+				out = append(out, s...)
+			}
+		}
+		return out
+	case []any:
+		return filtered(x)
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		out := make(filtered, len(keys))
+		for i, k := range keys {
+			out[i] = x[k]
+		}
+		return out
+	}
+	return filtered{}
+}
+
+// member is x[k]: an object's key (case-blind, as GitHub's contexts), an
+// array's index; null otherwise.
+func member(x, k any) any {
+	switch x := x.(type) {
+	case map[string]any:
+		s, ok := k.(string)
+		if !ok {
+			return nil
+		}
+		if v, ok := x[s]; ok {
+			return v
+		}
+		for key, v := range x {
+			if strings.EqualFold(key, s) {
+				return v
+			}
+		}
+	case []any, filtered:
+		arr := asArray(x)
+		f := toNumber(k)
+		if f >= 0 && f == math.Floor(f) && f < float64(len(arr)) {
+			return arr[int(f)]
+		}
+	}
+	return nil
+}
+
+func asArray(x any) []any {
+	switch x := x.(type) {
+	case []any:
+		return x
+	case filtered:
+		return x
+	}
+	return nil
+}
+
+// call evaluates a function call.
+func (ev *exprEval) call(n *callNode) (any, error) {
+	switch n.name {
+	case "success", "failure", "always", "cancelled":
+		return ev.status(n.name), nil
+	}
+	args := make([]any, len(n.args))
+	for i, a := range n.args {
+		v, err := ev.eval(a)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = v
+	}
+	fail := func(format string, a ...any) (any, error) {
+		return nil, &evalError{off: n.pos, msg: n.name + ": " + fmt.Sprintf(format, a...)}
+	}
+	long := func(s string) (any, error) {
+		if len(s) > MaxExprValueBytes {
+			return fail("the result is longer than the limit of %d bytes", MaxExprValueBytes)
+		}
+		return s, nil
+	}
+	switch n.name {
+	case "contains":
+		if arr := asArray(args[0]); arr != nil {
+			for _, item := range arr {
+				if equal(item, args[1]) {
+					return true, nil
+				}
+			}
+			return false, nil
+		}
+		return strings.Contains(strings.ToUpper(toString(args[0])), strings.ToUpper(toString(args[1]))), nil
+	case "startsWith":
+		return strings.HasPrefix(strings.ToUpper(toString(args[0])), strings.ToUpper(toString(args[1]))), nil
+	case "endsWith":
+		return strings.HasSuffix(strings.ToUpper(toString(args[0])), strings.ToUpper(toString(args[1]))), nil
+	case "format":
+		s, err := format(toString(args[0]), args[1:])
+		if err != nil {
+			return fail("%s", err)
+		}
+		return long(s)
+	case "join":
+		sep := ","
+		if len(args) == 2 {
+			sep = toString(args[1])
+		}
+		arr := asArray(args[0])
+		if arr == nil {
+			return toString(args[0]), nil
+		}
+		var b strings.Builder
+		for i, item := range arr {
+			if i > 0 {
+				b.WriteString(sep)
+			}
+			b.WriteString(toString(item))
+			if b.Len() > MaxExprValueBytes {
+				return long(b.String())
+			}
+		}
+		return b.String(), nil
+	case "toJSON":
+		b, err := json.MarshalIndent(jsonable(args[0]), "", "  ")
+		if err != nil {
+			return fail("%v", err)
+		}
+		return long(string(b))
+	case "fromJSON":
+		s := toString(args[0])
+		d := json.NewDecoder(strings.NewReader(s))
+		d.UseNumber()
+		var v any
+		if err := d.Decode(&v); err != nil {
+			return fail("%q is not JSON: %v", clip(s), err)
+		}
+		if d.More() {
+			return fail("%q is not one JSON value", clip(s))
+		}
+		return exprValue(v), nil
+	}
+	return fail("unknown function")
+}
+
+// clip shortens s for a message.
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
+}
+
+// jsonable is v for encoding/json: a filtered array as an array, NaN and
+// the infinities as null.
+func jsonable(v any) any {
+	switch v := v.(type) {
+	case filtered:
+		return jsonable([]any(v))
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = jsonable(x)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = jsonable(x)
+		}
+		return out
+	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+	}
+	return v
+}
+
+// format replaces {N} in f by args[N]'s string; {{ and }} are braces.
+func format(f string, args []any) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(f); i++ {
+		c := f[i]
+		switch {
+		case c == '{' && i+1 < len(f) && f[i+1] == '{':
+			b.WriteByte('{')
+			i++
+		case c == '}' && i+1 < len(f) && f[i+1] == '}':
+			b.WriteByte('}')
+			i++
+		case c == '{':
+			j := strings.IndexByte(f[i:], '}')
+			if j < 0 {
+				return "", fmt.Errorf("%q: { is not closed (write {{ for a brace)", clip(f))
+			}
+			n, err := strconv.Atoi(f[i+1 : i+j])
+			if err != nil || n < 0 {
+				return "", fmt.Errorf("%q: {%s} is not an argument's index", clip(f), f[i+1:i+j])
+			}
+			if n >= len(args) {
+				return "", fmt.Errorf("%q: {%d} names no argument; %d given", clip(f), n, len(args))
+			}
+			b.WriteString(toString(args[n]))
+			if b.Len() > MaxExprValueBytes {
+				return "", fmt.Errorf("the result is longer than the limit of %d bytes", MaxExprValueBytes)
+			}
+			i += j
+		case c == '}':
+			return "", fmt.Errorf("%q: a } that closes nothing (write }} for a brace)", clip(f))
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), nil
+}
+
+// truthy is a value as a condition: false, 0, -0, NaN, the empty string and null are
+// false, anything else true.
+func truthy(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return v
+	case float64:
+		return v != 0 && !math.IsNaN(v)
+	case string:
+		return v != ""
+	}
+	return true
+}
+
+// kind names a value's type for comparisons.
+func kind(v any) byte {
+	switch v.(type) {
+	case nil:
+		return 'z'
+	case bool:
+		return 'b'
+	case float64:
+		return 'n'
+	case string:
+		return 's'
+	case []any, filtered:
+		return 'a'
+	}
+	return 'o'
+}
+
+// toNumber converts v for a comparison of different types: null 0, false
+// 0, true 1, a string as a JSON number (empty or white space 0, else NaN),
+// an array or object NaN.
+func toNumber(v any) float64 {
+	switch v := v.(type) {
+	case nil:
+		return 0
+	case bool:
+		if v {
+			return 1
+		}
+		return 0
+	case float64:
+		return v
+	case string:
+		s := strings.TrimSpace(v)
+		if s == "" {
+			return 0
+		}
+		if m := numberRE.FindString(s); m == s {
+			return parseNumber(s)
+		}
+		switch s {
+		case "Infinity", "+Infinity":
+			return math.Inf(1)
+		case "-Infinity":
+			return math.Inf(-1)
+		}
+	}
+	return math.NaN()
+}
+
+// parseNumber parses a number as the lexer matched it: decimal,
+// exponent, 0x hexadecimal or 0o octal, with an optional -.
+func parseNumber(s string) float64 {
+	neg := strings.HasPrefix(s, "-")
+	t := strings.TrimPrefix(s, "-")
+	var f float64
+	if len(t) > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X' || t[1] == 'o' || t[1] == 'O') {
+		base := 16
+		if t[1] == 'o' || t[1] == 'O' {
+			base = 8
+		}
+		u, err := strconv.ParseUint(t[2:], base, 64)
+		if err != nil {
+			return math.NaN()
+		}
+		f = float64(u)
+	} else {
+		var err error
+		f, err = strconv.ParseFloat(t, 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return math.NaN()
+		}
+	}
+	if neg {
+		return -f
+	}
+	return f
+}
+
+// toString converts v for the string functions: null the empty string, booleans and
+// numbers as written, arrays 'Array' and objects 'Object'.
+func toString(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case bool:
+		return strconv.FormatBool(v)
+	case float64:
+		switch {
+		case math.IsNaN(v):
+			return "NaN"
+		case math.IsInf(v, 1):
+			return "Infinity"
+		case math.IsInf(v, -1):
+			return "-Infinity"
+		}
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case string:
+		return v
+	case []any, filtered:
+		return "Array"
+	}
+	return "Object"
+}
+
+// equal is ==: values of one type compare as themselves (strings
+// case-blind, arrays and objects by identity), of different types as
+// numbers; NaN equals nothing.
+func equal(a, b any) bool {
+	ka, kb := kind(a), kind(b)
+	if ka != kb {
+		return toNumber(a) == toNumber(b)
+	}
+	switch ka {
+	case 'z':
+		return true
+	case 'b':
+		return a.(bool) == b.(bool)
+	case 'n':
+		return a.(float64) == b.(float64)
+	case 's':
+		return strings.EqualFold(a.(string), b.(string))
+	}
+	ra, rb := reflect.ValueOf(a), reflect.ValueOf(b)
+	return ra.UnsafePointer() == rb.UnsafePointer() && ra.Len() == rb.Len()
+}
+
+// compare evaluates a comparison operator.
+func compare(op string, a, b any) bool {
+	switch op {
+	case "==":
+		return equal(a, b)
+	case "!=":
+		return !equal(a, b)
+	}
+	var c int
+	ka, kb := kind(a), kind(b)
+	switch {
+	case ka == 's' && kb == 's':
+		c = strings.Compare(strings.ToUpper(a.(string)), strings.ToUpper(b.(string)))
+	case ka == kb && (ka == 'a' || ka == 'o'):
+		return false
+	default:
+		x, y := toNumber(a), toNumber(b)
+		if math.IsNaN(x) || math.IsNaN(y) {
+			return false
+		}
+		switch {
+		case x < y:
+			c = -1
+		case x > y:
+			c = 1
+		}
+	}
+	switch op {
+	case "<":
+		return c < 0
+	case "<=":
+		return c <= 0
+	case ">":
+		return c > 0
+	}
+	return c >= 0
+}
+
+// exprValue converts a Go value (a step's outputs, decoded JSON) into an
+// expression's: json.Number and other numbers to float64, maps and
+// slices item by item.
+func exprValue(v any) any {
+	switch v := v.(type) {
+	case nil, bool, string, float64:
+		return v
+	case json.Number:
+		f, err := strconv.ParseFloat(v.String(), 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return v.String()
+		}
+		return f
+	case int:
+		return float64(v)
+	case int64:
+		return float64(v)
+	case float32:
+		return float64(v)
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = exprValue(x)
+		}
+		return out
+	case []any:
+		// at least one item's room: two empty arrays are two instances
+		out := make([]any, len(v), max(len(v), 1))
+		for i, x := range v {
+			out[i] = exprValue(x)
+		}
+		return out
+	case []string:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = x
+		}
+		return out
+	case json.RawMessage:
+		var x any
+		d := json.NewDecoder(bytes.NewReader(v))
+		d.UseNumber()
+		if d.Decode(&x) == nil {
+			return exprValue(x)
+		}
+		return string(v)
+	}
+	// anything else: through JSON, as the report would show it
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return exprValue(json.RawMessage(b))
+}
+
+// exprPos is "LINE:COL" of offset off in src, 1-based.
+func exprPos(src string, off int) string {
+	off = min(off, len(src))
+	line := 1 + strings.Count(src[:off], "\n")
+	col := off - strings.LastIndexByte(src[:off], '\n')
+	return fmt.Sprintf("%d:%d", line, col)
+}
