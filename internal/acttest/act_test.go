@@ -147,7 +147,11 @@ func act(t *testing.T, dir, workflow string, vars ...string) actRun {
 	for _, v := range vars {
 		args = append(args, "--var", v)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	limit := 5 * time.Minute
+	if os.Getenv("RETRYWISE_ACT_MEASURE") == "cold" {
+		limit = 15 * time.Minute // act builds the image through the Docker API
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Getenv(binEnv), args...)
 	cmd.Dir = dir
