@@ -226,9 +226,13 @@ func TestModes(t *testing.T) {
 	if got := lines(r.log, "::error"); len(got) != 1 || !strings.Contains(got[0], "proxy-denied") {
 		t.Errorf("act's log has %d ::error lines, want the one of the denial (proxy-denied): %q", len(got), got)
 	}
-	// the report on the log: the run's summary, as retrywise prints it
-	if len(lines(r.log, "| ", "policy")) == 0 || len(lines(r.log, "| ", "transient")) == 0 {
-		t.Errorf("act's log has no summary naming the transient and the policy failure")
+	// the step summaries (act prints $GITHUB_STEP_SUMMARY), and the report
+	// on the log naming the transient and the policy failure
+	if n := len(lines(r.log, "Summary - ### retrywise")); n != 3 {
+		t.Errorf("act's log has %d step summaries of retrywise, want 3", n)
+	}
+	if len(lines(r.log, "| ", "class:", "policy")) == 0 || len(lines(r.log, "| ", "transient")) == 0 {
+		t.Errorf("act's log has no report naming the transient and the policy failure")
 	}
 	if a.count("GET /run") != 2 || a.count("GET /url") != 2 {
 		t.Errorf("the API got %v, want /run and /url twice each (503, then 200)", a.hits)
@@ -299,12 +303,17 @@ func TestPushToAMovedRemote(t *testing.T) {
 	if r.code == 0 {
 		t.Fatalf("act exit 0, want the push step's failure:\n%s", r.log)
 	}
+	// git says "fetch first" when the remote has commits the clone never
+	// fetched, "non-fast-forward" when it has them: the same refusal
 	errs := lines(r.log, "::error")
-	if len(errs) != 1 || !strings.Contains(errs[0], "non-fast-forward") {
-		t.Errorf("act's log has %d ::error lines, want one naming the non-fast-forward refusal: %q", len(errs), errs)
+	if len(errs) != 1 || !strings.Contains(errs[0], "structural") || !strings.Contains(errs[0], "git pull --rebase") {
+		t.Errorf("act's log has %d ::error lines, want one naming the refusal and its remedy: %q", len(errs), errs)
 	}
-	if len(lines(r.log, "exitcode '65'")) == 0 && len(lines(r.log, "exit code 65")) == 0 && len(lines(r.log, "exitcode 65")) == 0 {
-		t.Errorf("act's log does not show exit 65")
+	if len(lines(r.log, "exit with `FAILURE`: 65")) != 1 || len(lines(r.log, "::set-output:: class=structural")) != 1 {
+		t.Errorf("act's log does not show exit 65 and class structural")
+	}
+	if len(lines(r.log, "Summary - ### retrywise: push")) != 1 {
+		t.Errorf("act's log has no step summary of the push")
 	}
 	head := gittest.Git(t, env, other, "ls-remote", url, "refs/heads/main")
 	if !strings.HasPrefix(head, moved) {
