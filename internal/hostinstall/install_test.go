@@ -204,3 +204,18 @@ func TestInstallRefusesAnUnsupportedOS(t *testing.T) {
 		t.Errorf("%v\n%s", r.err, r.log)
 	}
 }
+
+// TestInstallTimeOfAReleaseSizedBinary logs how long the install of an
+// 18 MiB asset (the release binary's size) takes from 127.0.0.1, checksum
+// included: the host action's start cost on a tool cache miss, network aside.
+func TestInstallTimeOfAReleaseSizedBinary(t *testing.T) {
+	big := append(fakeBinary("big"), make([]byte, 18<<20)...)
+	assets := map[string][]byte{"retrywise-v2.0.0-linux-amd64": big}
+	rel := release{"SHA256SUMS": sums(assets), "retrywise-v2.0.0-linux-amd64": big}
+	srv := newServer(t, map[string]release{"v2.0.0": rel})
+	r := install(t, "fetch", "RETRYWISE_VERSION=2.0.0", "RETRYWISE_DOWNLOAD_BASE="+srv.URL, "RUNNER_TOOL_CACHE="+t.TempDir())
+	if r.err != nil || r.out["bin"] == "" {
+		t.Fatalf("%v %v\n%s", r.err, r.out, r.log)
+	}
+	t.Logf("host install of an 18 MiB binary from 127.0.0.1: %v", r.elapsed)
+}
