@@ -366,6 +366,13 @@ func (a *actionRun) runStep(ctx context.Context) int {
 // go to $HOME, named by their host path, and $RUNNER_TEMP is created in
 // the container for the step's own files.
 func (a *actionRun) placeFiles() {
+	// Under act, RUNNER_TEMP (/tmp) is the action container's own: the
+	// files later steps read go to act's shared folder.
+	defer func() {
+		if d := ActShare(a.getenv); d != "" {
+			a.shareDir, a.sharedAs = d, d
+		}
+	}()
 	a.tempDir = os.TempDir()
 	t := a.getenv("RUNNER_TEMP")
 	if t == "" {
@@ -607,8 +614,12 @@ func (a *actionRun) finish(ctx context.Context, run *report.Run, outputs map[str
 	}
 	a.annotate(run, failed, headline)
 	a.reportIssue(ctx, run, markdown)
+	code, msg := a.files.WriteFailureExit(run.Run.ExitCode)
+	if msg != "" {
+		a.warn("retrywise: outputs not written", msg)
+	}
 	a.flush()
-	return run.Run.ExitCode
+	return code
 }
 
 // annotate writes one error annotation for the run's final failure, or one

@@ -582,3 +582,64 @@ func TestActionRunCurlFailDeniedByTheProxyIsProxyDenied(t *testing.T) {
 		t.Errorf("exit %d code %q remedy %q, want 77 proxy-denied:\n%s", s.code, out["code"], out["remedy"], s.stdout)
 	}
 }
+
+// TestActionUnderActSharesFilesThroughVarRunAct: act sets RUNNER_TEMP=/tmp,
+// private to a Docker action's container; the report and the body-file go
+// to act's shared /var/run/act, never to the workspace.
+func TestActionUnderActSharesFilesThroughVarRunAct(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, `{"ok":true}`) }))
+	defer srv.Close()
+	old := action.ActShareDir
+	t.Cleanup(func() { action.ActShareDir = old })
+	action.ActShareDir = t.TempDir()
+	s := newActionStep(t)
+	s.env = append(s.env, "ACT=true")
+	s.inputs["url"] = srv.URL
+	s.run()
+	if s.code != exitcode.OK {
+		t.Fatalf("exit %d:\n%s", s.code, s.stdout)
+	}
+	out := s.outputs()
+	for _, name := range []string{"report", "body-file"} {
+		if !strings.HasPrefix(out[name], filepath.Join(action.ActShareDir, "retrywise")+string(filepath.Separator)) {
+			t.Errorf("output %s = %q, want a path under %s/retrywise", name, out[name], action.ActShareDir)
+		} else if s.read(out[name]) == "" {
+			t.Errorf("%s is empty", name)
+		}
+	}
+	if entries, _ := os.ReadDir(s.workspace); len(entries) != 0 {
+		t.Errorf("the workspace got files: %v", entries)
+	}
+}
+
+// TestActionOutputsNotWrittenIsOneWarningAnd78: a $GITHUB_OUTPUT that cannot
+// be written makes a green step exit 78 with one warning; a failed step
+// keeps its own code.
+func TestActionOutputsNotWrittenIsOneWarningAnd78(t *testing.T) {
+	for _, tt := range []struct {
+		script string
+		want   int
+	}{
+		{"echo a=1 >> \"$GITHUB_OUTPUT\"; echo fine", exitcode.Config},
+		{"echo 'fatal: not a git repository' >&2; exit 128", exitcode.Structural},
+	} {
+		s := newActionStep(t)
+		for i, kv := range s.env {
+			if strings.HasPrefix(kv, "GITHUB_OUTPUT=") {
+				s.output = filepath.Join(s.dir, "no such folder", "set_output")
+				s.env[i] = "GITHUB_OUTPUT=" + s.output
+			}
+		}
+		s.inputs["run"] = tt.script
+		s.run()
+		if s.code != tt.want {
+			t.Errorf("%q: exit %d, want %d:\n%s", tt.script, s.code, tt.want, s.stdout)
+		}
+		if n := commands(s.stdout, "warning"); n != 1 {
+			t.Errorf("%q: %d warnings, want 1:\n%s", tt.script, n, s.stdout)
+		}
+		if !strings.Contains(s.stdout, "cannot write to $GITHUB_OUTPUT") {
+			t.Errorf("%q: the warning does not name $GITHUB_OUTPUT:\n%s", tt.script, s.stdout)
+		}
+	}
+}
