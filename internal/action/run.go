@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -170,6 +171,7 @@ func Main(ctx context.Context, h *Host) int {
 			a.notes = append(a.notes, fmt.Sprintf("could not add $GITHUB_WORKSPACE to git's safe.directory: %v", err))
 		}
 	}
+	a.env = a.gitIdentity(ctx, a.env)
 	a.out = &lockedWriter{w: h.Stdout}
 	a.files = NewFiles(a.getenv)
 	if a.mode == ModeJob {
@@ -670,4 +672,47 @@ func exitForCause(ctx context.Context) int {
 		return sig.ExitCode()
 	}
 	return exitcode.Interrupted
+}
+
+// The identity a commit made in the action gets when nothing else names
+// one: GitHub's own bot, as actions/checkout's users configure it.
+const (
+	botName  = "github-actions[bot]"
+	botEmail = "41898282+github-actions[bot]@users.noreply.github.com"
+)
+
+// gitIdentity returns env with GIT_AUTHOR_* and GIT_COMMITTER_* set for the
+// step: to the inputs git-user-name and git-user-email when given, else to
+// the GitHub Actions bot when neither the environment nor the
+// repository's git config names a committer (a fresh container has none,
+// and git's "Author identity unknown" would fail the script).
+func (a *actionRun) gitIdentity(ctx context.Context, env []string) []string {
+	name, email := a.input("git-user-name"), a.input("git-user-email")
+	if name == "" && email == "" {
+		m := environ.Map(env)
+		for _, k := range []string{"GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL", "EMAIL"} {
+			if m[k] != "" {
+				return env
+			}
+		}
+		dir := a.input("working-directory")
+		if dir == "" {
+			dir = a.getenv("GITHUB_WORKSPACE")
+		}
+		cmd := exec.CommandContext(ctx, "git", "config", "--get", "user.email")
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.Output(); err == nil && strings.TrimSpace(string(out)) != "" {
+			return env // the repository (or the user's config) names one
+		} else if errors.Is(err, exec.ErrNotFound) {
+			return env // no git: nothing to commit with
+		}
+	}
+	if name == "" {
+		name = botName
+	}
+	if email == "" {
+		email = botEmail
+	}
+	return append(append([]string(nil), env...),
+		"GIT_AUTHOR_NAME="+name, "GIT_AUTHOR_EMAIL="+email, "GIT_COMMITTER_NAME="+name, "GIT_COMMITTER_EMAIL="+email)
 }

@@ -643,3 +643,51 @@ func TestActionOutputsNotWrittenIsOneWarningAnd78(t *testing.T) {
 		}
 	}
 }
+
+// TestActionGitIdentity: a run: script that commits in a container with no
+// git identity gets the GitHub Actions bot's (git's "Author identity
+// unknown" no longer fails it); git-user-name/git-user-email override it;
+// a repository that names its own committer keeps it.
+func TestActionGitIdentity(t *testing.T) {
+	script := `cd "$GITHUB_WORKSPACE" && git init -q . && git commit -q --allow-empty -m x && git log -1 --format='who=%an <%ae>' >> "$GITHUB_OUTPUT"`
+	strip := func(env []string) []string {
+		var out []string
+		for _, kv := range env {
+			if k, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(k, "GIT_AUTHOR_") && !strings.HasPrefix(k, "GIT_COMMITTER_") && k != "EMAIL" {
+				out = append(out, kv)
+			}
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name       string
+		inputs     map[string]string
+		repoConfig bool
+		want       string
+	}{
+		{"no identity anywhere", nil, false, "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"},
+		{"inputs", map[string]string{"git-user-name": "Release Bot", "git-user-email": "release@example.test"}, false, "Release Bot <release@example.test>"},
+		{"the repository's own", nil, true, "Repo Owner <owner@example.test>"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newActionStep(t)
+			s.env = append(strip(s.env), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())
+			if tt.repoConfig {
+				gittest.Git(t, s.env, s.workspace, "init", "-q", ".")
+				gittest.Git(t, s.env, s.workspace, "config", "user.name", "Repo Owner")
+				gittest.Git(t, s.env, s.workspace, "config", "user.email", "owner@example.test")
+			}
+			s.inputs["run"] = script
+			for k, v := range tt.inputs {
+				s.inputs[k] = v
+			}
+			s.run()
+			if s.code != exitcode.OK {
+				t.Fatalf("exit %d:\n%s", s.code, s.stdout)
+			}
+			if got := s.outputs()["who"]; got != tt.want {
+				t.Errorf("the commit's author = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

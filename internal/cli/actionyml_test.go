@@ -31,6 +31,8 @@ var actionInputDocs = map[string]string{
 	"token":             "The token for the failure issue (report-issue) and for reading the branch rules that refused a push. Masked in every output.",
 	"report-issue":      "On a final failure open (or comment on) one issue labelled retrywise, and close it on the next success: false, true, or force (also under act). Needs permissions: issues: write.",
 	"step-summary":      "Append the Markdown report to the step summary ($GITHUB_STEP_SUMMARY): true or false.",
+	"git-user-name":     "The name of the commits a run: script or a job makes (GIT_AUTHOR_NAME, GIT_COMMITTER_NAME); empty means the repository's git config, else github-actions[bot].",
+	"git-user-email":    "The email of the commits a run: script or a job makes (GIT_AUTHOR_EMAIL, GIT_COMMITTER_EMAIL); empty means the repository's git config, else 41898282+github-actions[bot]@users.noreply.github.com.",
 }
 
 // actionInputDefaults are the only inputs with a default in action.yml: a
