@@ -220,8 +220,10 @@ func (s *splitter) group(title string, t time.Time, hasTime bool) {
 		break
 	}
 	if !s.timed || !hasTime {
-		if s.cur+1 < len(s.steps) {
-			s.cur++
+		// An unnamed next step would have matched by its name: a group
+		// that does not is a composite action's, in the current step.
+		if next := s.cur + 1; next < len(s.steps) && !strings.HasPrefix(strings.TrimSpace(s.steps[next].Name), "Run ") {
+			s.cur = next
 		}
 		return
 	}
