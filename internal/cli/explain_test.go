@@ -22,21 +22,31 @@ const explainToken = "ghp_explainTestToken0123456789abcdefABCD"
 // explainServer is a small GitHub: run 7 of o/r with one failed job whose
 // log (on a second server) ends in an npm publish refusal.
 func explainServer(t *testing.T, status string) (api string, logAuth func() []string) {
+	return explainServerOf(t, status, false, nil)
+}
+
+// explainServerOf is explainServer whose failed step is transient (npm
+// ECONNRESET) when transient is set; reruns counts the re-runs asked.
+func explainServerOf(t *testing.T, status string, transient bool, reruns *int) (api string, logAuth func() []string) {
 	var mu sync.Mutex
 	var auth []string
 	logs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		auth = append(auth, r.Header.Get("Authorization"))
 		mu.Unlock()
-		for _, l := range []string{
+		out := []string{"2026-11-30T10:00:03.5000000Z npm error code E403",
+			`2026-11-30T10:00:03.5100000Z npm error 403 403 Forbidden - PUT https://registry.npmjs.org/pkg - You do not have permission to publish "pkg"`}
+		if transient {
+			out = []string{"2026-11-30T10:00:03.5000000Z npm error code ECONNRESET", "2026-11-30T10:00:03.5100000Z npm error network aborted"}
+		}
+		lines := []string{
 			"2026-11-30T10:00:00.1000000Z Current runner version: '2.321.0'",
 			"2026-11-30T10:00:02.2000000Z ##[group]Run npm publish",
 			"2026-11-30T10:00:02.2100000Z npm publish",
 			"2026-11-30T10:00:02.2200000Z ##[endgroup]",
-			"2026-11-30T10:00:03.5000000Z npm error code E403",
-			`2026-11-30T10:00:03.5100000Z npm error 403 403 Forbidden - PUT https://registry.npmjs.org/pkg - You do not have permission to publish "pkg"`,
-			"2026-11-30T10:00:03.6000000Z ##[error]Process completed with exit code 1.",
-		} {
+		}
+		lines = append(append(lines, out...), "2026-11-30T10:00:03.6000000Z ##[error]Process completed with exit code 1.")
+		for _, l := range lines {
 			fmt.Fprintln(w, l)
 		}
 	}))
@@ -54,10 +64,20 @@ func explainServer(t *testing.T, status string) (api string, logAuth func() []st
 				conclusion = "null"
 			}
 			fmt.Fprintf(w, `{"id":7,"status":%q,"conclusion":%s,"run_attempt":1}`, status, conclusion)
-		case "/repos/o/r/actions/runs/7/jobs":
+		case "/repos/o/r/actions/runs/7/jobs", "/repos/o/r/actions/runs/7/attempts/1/jobs":
 			fmt.Fprint(w, `{"total_count":1,"jobs":[{"id":70,"name":"publish","status":"completed","conclusion":"failure","steps":[
 				{"name":"Set up job","conclusion":"success","number":1,"started_at":"2026-11-30T10:00:00Z","completed_at":"2026-11-30T10:00:02Z"},
 				{"name":"Publish","conclusion":"failure","number":2,"started_at":"2026-11-30T10:00:02Z","completed_at":"2026-11-30T10:00:04Z"}]}]}`)
+		case "/repos/o/r/actions/runs/7/rerun-failed-jobs":
+			if r.Method != http.MethodPost || reruns == nil {
+				http.NotFound(w, r)
+				return
+			}
+			*reruns++
+			w.WriteHeader(http.StatusCreated)
+			fmt.Fprint(w, "{}")
+		case "/repos/o/r/actions/runs/7/attempts/1":
+			fmt.Fprintf(w, `{"id":7,"status":%q,"conclusion":"failure","run_attempt":1}`, status)
 		case "/repos/o/r/actions/jobs/70/logs":
 			w.Header().Set("Location", logs.URL+"/log.txt?sig=x")
 			w.WriteHeader(http.StatusFound)
@@ -128,6 +148,44 @@ func TestExplainCommandUsage(t *testing.T) {
 	for _, args := range [][]string{{"https://github.com/o/r/pull/7"}, {}, {"--repo", "o", "--run", "7"}, {"--repo", "o/r", "--run", "7", "https://github.com/o/r/actions/runs/7"}} {
 		if code, _, stderr := runExplainCLI(t, nil, args...); code != 64 {
 			t.Errorf("%q: exit %d, stderr %s", args, code, stderr)
+		}
+	}
+}
+
+// TestActionExplainEvent runs the action's explain mode end to end on a
+// workflow_run event payload: a transient failure is handed back for a
+// re-run (exit 0, rerun true); a policy one is not (exit 77, the outputs
+// name it).
+func TestActionExplainEvent(t *testing.T) {
+	for _, transient := range []bool{true, false} {
+		reruns := 0
+		api, _ := explainServerOf(t, "completed", transient, &reruns)
+		s := newActionStep(t)
+		event := filepath.Join(s.dir, "event.json")
+		os.WriteFile(event, []byte(`{"action":"completed","workflow_run":{"id":7,"run_attempt":1,"conclusion":"failure","html_url":"https://github.com/o/r/actions/runs/7"},"repository":{"full_name":"o/r"}}`), 0o644)
+		s.env = append(s.env, "GITHUB_API_URL="+api, "GITHUB_EVENT_PATH="+event, "GITHUB_EVENT_NAME=workflow_run")
+		s.inputs["explain"], s.inputs["rerun"], s.inputs["token"] = "event", "true", explainToken
+		s.run()
+		out := s.outputs()
+		want := map[string]string{"class": "policy", "code": "npm-forbidden", "rerun": "false", "exit-code": "77"}
+		wantCode, wantReruns := 77, 0
+		if transient {
+			want = map[string]string{"class": "transient", "code": "connection-reset", "rerun": "true", "exit-code": "0"}
+			wantCode, wantReruns = 0, 1
+		}
+		if s.code != wantCode || reruns != wantReruns {
+			t.Errorf("transient %v: exit %d, reruns %d; want %d, %d\n%s", transient, s.code, reruns, wantCode, wantReruns, s.stdout)
+		}
+		for k, v := range want {
+			if out[k] != v {
+				t.Errorf("transient %v: output %s = %q, want %q", transient, k, out[k], v)
+			}
+		}
+		if !strings.Contains(out["outputs"], "publish / Publish") || !strings.Contains(s.read(s.summary), string(want["code"])) {
+			t.Errorf("transient %v: outputs %s", transient, out["outputs"])
+		}
+		if strings.Contains(strings.ReplaceAll(s.stdout, "::add-mask::"+explainToken, ""), explainToken) {
+			t.Errorf("the token is in the log:\n%s", s.stdout)
 		}
 	}
 }
