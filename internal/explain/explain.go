@@ -92,7 +92,15 @@ type explainer struct {
 	o   Options
 	t   Target
 	clk clock.Clock
+	// mu serialises Progress: the jobs' logs are read in parallel.
+	mu sync.Mutex
 }
+
+// APITimeout bounds each API call; LogTimeout each log download.
+const (
+	APITimeout = 30 * time.Second
+	LogTimeout = 10 * time.Minute
+)
 
 // Explain explains the run t names. It returns a Result whatever happened:
 // an API failure (a missing permission, a run not found) is a row of its own.
@@ -290,7 +298,7 @@ func (e *explainer) job(ctx context.Context, j *github.WorkflowJob, attempt int)
 	})
 	var split *Split
 	if f == nil {
-		f = e.call(ctx, "download the job's log", func(ctx context.Context) (*github.Response, error) {
+		f = e.call(ctx, downloadLog, func(ctx context.Context) (*github.Response, error) {
 			var err error
 			split, err = e.download(ctx, logURL, spans)
 			return nil, err
@@ -341,6 +349,14 @@ func (e *explainer) row(j *github.WorkflowJob, step string, idx int, text string
 	for _, ev := range fl.Evidence {
 		r.Evidence = append(r.Evidence, failure.Printable(ev))
 	}
+	switch fl.Class {
+	case failure.Transient:
+		r.Detail = "waiting can fix this: a re-run may pass"
+	case failure.Unknown:
+		r.Detail = "not recognised: nothing says a re-run would pass, so it is not re-run"
+	default:
+		r.Detail = "a re-run would fail the same way"
+	}
 	if tool != failure.ToolAuto {
 		r.Notes = append(r.Notes, "classified as "+string(tool)+" output (guessed from the step)")
 	}
@@ -387,11 +403,27 @@ func (e *explainer) download(ctx context.Context, url string, spans []StepSpan) 
 	return SplitLog(resp.Body, spans, e.o.Tail)
 }
 
+// downloadLog is the call that downloads a log, bounded by LogTimeout.
+const downloadLog = "download the job's log"
+
 // call runs one API call in the retry loop: rate limits and 5xx are waited
 // for (Retry-After and resets honoured); it returns the final failure, or nil.
 func (e *explainer) call(ctx context.Context, what string, fn func(ctx context.Context) (*github.Response, error)) *failure.Failure {
-	c := &retry.Coordinator{Policy: e.o.Policy, Clock: e.clk, Rand: e.o.Rand, Progress: e.o.Progress}
+	c := &retry.Coordinator{Policy: e.o.Policy, Clock: e.clk, Rand: e.o.Rand}
+	if p := e.o.Progress; p != nil {
+		c.Progress = func(a retry.Attempt, max int) {
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			p(a, max)
+		}
+	}
+	timeout := APITimeout
+	if what == downloadLog {
+		timeout = LogTimeout
+	}
 	out, err := c.Run(ctx, retry.StepFunc(func(ctx context.Context, n int) error {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
 		resp, err := fn(ctx)
 		if err == nil {
 			return nil
