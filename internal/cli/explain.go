@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/url"
 
 	"github.com/retrywise/retrywise/internal/environ"
 	"github.com/retrywise/retrywise/internal/exitcode"
@@ -75,6 +76,9 @@ func parseExplain(f *factory, args []string) (*explainOptions, int, bool) {
 			return nil, f.fail(exitcode.Usage, err.Error()), true
 		}
 		o.target = explain.Target{Host: "github.com", Owner: owner, Repo: name, RunID: *runID}
+		if u, err := url.Parse(environ.Map(f.env)["GITHUB_SERVER_URL"]); err == nil && u.Host != "" {
+			o.target.Host = u.Host // GitHub Enterprise Server, as a workflow's environment says
+		}
 	}
 	if *attempt < 0 || *maxReruns < 0 {
 		return nil, f.fail(exitcode.Usage, "--attempt and --max-reruns must not be negative"), true
