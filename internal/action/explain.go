@@ -11,7 +11,9 @@ import (
 
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/explain"
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/ghapi"
+	"github.com/retrywise/retrywise/internal/ghissue"
 	"github.com/retrywise/retrywise/internal/httpstep"
 	"github.com/retrywise/retrywise/internal/retry"
 	"github.com/retrywise/retrywise/internal/step"
@@ -64,6 +66,7 @@ func (a *actionRun) runExplain(ctx context.Context) int {
 		Rerun: rerun, MaxReruns: maxReruns,
 	})
 	a.worst, a.headline = res.Worst, res.Headline
+	a.explainIssue(t, res)
 	a.extra = map[string]string{"rerun": strconv.FormatBool(res.Rerun)}
 	outputs := map[string]any{}
 	for _, s := range res.Report.Steps {
@@ -119,4 +122,32 @@ func (a *actionRun) explainTarget() (explain.Target, error) {
 		t.Attempt = ev.WorkflowRun.RunAttempt
 	}
 	return t, nil
+}
+
+// explainIssue points report-issue at the explained run's workflow: its
+// failure issue is opened (or commented on) for a policy or structural
+// stop, and closed when a later run of that workflow succeeds; a run that
+// was re-run, still runs, or failed in another class leaves it as it is.
+func (a *actionRun) explainIssue(t explain.Target, res *explain.Result) {
+	if res.Run == nil {
+		a.issueSkip = "the run could not be read, so its workflow's failure issue is left as it is"
+		return
+	}
+	name := res.Run.GetName()
+	if name == "" {
+		name = fmt.Sprintf("workflow %d", res.Run.GetWorkflowID())
+	}
+	a.issueRun = &ghissue.Run{
+		Owner: t.Owner, Repo: t.Repo, Workflow: name, Job: "explain",
+		ServerURL: "https://" + t.Host, ID: t.RunID, Attempt: res.Run.GetRunAttempt(),
+	}
+	switch {
+	case res.Run.GetStatus() == "completed" && res.Run.GetConclusion() == "success":
+	case res.Rerun:
+		a.issueSkip = "the run was handed back for a re-run, so its workflow's failure issue waits for the re-run's outcome"
+	case res.Worst == nil:
+		a.issueSkip = "nothing failed that an issue would report"
+	case res.Worst.Class != failure.Policy.String() && res.Worst.Class != failure.Structural.String():
+		a.issueSkip = fmt.Sprintf("the worst failure is %s, not a policy or structural stop, so no issue is opened", res.Worst.Class)
+	}
 }

@@ -131,6 +131,11 @@ type actionRun struct {
 	worst    *report.Step
 	headline string
 	extra    map[string]string
+	// issueRun, when set, is the run the failure issue is about (explain:
+	// the explained run's workflow), instead of this job's; issueSkip says
+	// why report-issue does nothing this time ("" when it acts).
+	issueRun  *ghissue.Run
+	issueSkip string
 }
 
 // lockedWriter serialises the writes of several writers onto one stream.

@@ -22,12 +22,12 @@ const explainToken = "ghp_explainTestToken0123456789abcdefABCD"
 // explainServer is a small GitHub: run 7 of o/r with one failed job whose
 // log (on a second server) ends in an npm publish refusal.
 func explainServer(t *testing.T, status string) (api string, logAuth func() []string) {
-	return explainServerOf(t, status, false, nil)
+	return explainServerOf(t, status, false, nil, nil)
 }
 
 // explainServerOf is explainServer whose failed step is transient (npm
 // ECONNRESET) when transient is set; reruns counts the re-runs asked.
-func explainServerOf(t *testing.T, status string, transient bool, reruns *int) (api string, logAuth func() []string) {
+func explainServerOf(t *testing.T, status string, transient bool, reruns *int, extra http.HandlerFunc) (api string, logAuth func() []string) {
 	var mu sync.Mutex
 	var auth []string
 	logs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -63,7 +63,10 @@ func explainServerOf(t *testing.T, status string, transient bool, reruns *int) (
 			if status != "completed" {
 				conclusion = "null"
 			}
-			fmt.Fprintf(w, `{"id":7,"status":%q,"conclusion":%s,"run_attempt":1}`, status, conclusion)
+			if status == "success" {
+				status, conclusion = "completed", `"success"`
+			}
+			fmt.Fprintf(w, `{"id":7,"name":"publish","status":%q,"conclusion":%s,"run_attempt":1}`, status, conclusion)
 		case "/repos/o/r/actions/runs/7/jobs", "/repos/o/r/actions/runs/7/attempts/1/jobs":
 			fmt.Fprint(w, `{"total_count":1,"jobs":[{"id":70,"name":"publish","status":"completed","conclusion":"failure","steps":[
 				{"name":"Set up job","conclusion":"success","number":1,"started_at":"2026-11-30T10:00:00Z","completed_at":"2026-11-30T10:00:02Z"},
@@ -82,6 +85,10 @@ func explainServerOf(t *testing.T, status string, transient bool, reruns *int) (
 			w.Header().Set("Location", logs.URL+"/log.txt?sig=x")
 			w.WriteHeader(http.StatusFound)
 		default:
+			if extra != nil {
+				extra(w, r)
+				return
+			}
 			http.NotFound(w, r)
 		}
 	}))
@@ -159,7 +166,7 @@ func TestExplainCommandUsage(t *testing.T) {
 func TestActionExplainEvent(t *testing.T) {
 	for _, transient := range []bool{true, false} {
 		reruns := 0
-		api, _ := explainServerOf(t, "completed", transient, &reruns)
+		api, _ := explainServerOf(t, "completed", transient, &reruns, nil)
 		s := newActionStep(t)
 		event := filepath.Join(s.dir, "event.json")
 		os.WriteFile(event, []byte(`{"action":"completed","workflow_run":{"id":7,"run_attempt":1,"conclusion":"failure","html_url":"https://github.com/o/r/actions/runs/7"},"repository":{"full_name":"o/r"}}`), 0o644)
@@ -186,6 +193,53 @@ func TestActionExplainEvent(t *testing.T) {
 		}
 		if strings.Contains(strings.ReplaceAll(s.stdout, "::add-mask::"+explainToken, ""), explainToken) {
 			t.Errorf("the token is in the log:\n%s", s.stdout)
+		}
+	}
+}
+
+// TestActionExplainReportIssue: with report-issue, a policy stop opens the
+// failure issue of the explained workflow (publish), and a later successful
+// run of it closes that issue.
+func TestActionExplainReportIssue(t *testing.T) {
+	var mu sync.Mutex
+	var calls []string
+	open := []map[string]any{}
+	issues := func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls = append(calls, r.Method+" "+r.URL.Path)
+		switch {
+		case r.Method == http.MethodGet && r.URL.Path == "/repos/o/r/issues":
+			json.NewEncoder(w).Encode(open)
+		case r.Method == http.MethodPost && r.URL.Path == "/repos/o/r/issues":
+			var req map[string]any
+			json.NewDecoder(r.Body).Decode(&req)
+			is := map[string]any{"number": 1, "title": req["title"], "body": req["body"], "labels": []map[string]string{{"name": "retrywise"}}, "html_url": "https://github.com/o/r/issues/1"}
+			open = append(open, is)
+			w.WriteHeader(http.StatusCreated)
+			json.NewEncoder(w).Encode(is)
+		case r.Method == http.MethodPost && r.URL.Path == "/repos/o/r/issues/1/comments":
+			w.WriteHeader(http.StatusCreated)
+			fmt.Fprint(w, `{"id":1}`)
+		case r.Method == http.MethodPatch && r.URL.Path == "/repos/o/r/issues/1":
+			open = nil
+			fmt.Fprint(w, `{"number":1,"state":"closed"}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}
+	for _, status := range []string{"completed", "success"} {
+		api, _ := explainServerOf(t, status, false, nil, issues)
+		s := newActionStep(t)
+		s.env = append(s.env, "GITHUB_API_URL="+api, "GITHUB_REPOSITORY=o/r", "GITHUB_WORKFLOW=triage", "GITHUB_JOB=triage", "GITHUB_RUN_ID=99")
+		s.inputs["explain"], s.inputs["report-issue"], s.inputs["token"] = "https://github.com/o/r/actions/runs/7", "true", explainToken
+		s.run()
+		if status == "completed" {
+			if s.code != 77 || len(open) != 1 || !strings.Contains(fmt.Sprint(open[0]["title"]), "publish / explain") {
+				t.Fatalf("policy: exit %d, open %v\n%s", s.code, open, s.stdout)
+			}
+		} else if s.code != 0 || len(open) != 0 {
+			t.Errorf("success: exit %d, open %v, calls %q\n%s", s.code, open, calls, s.stdout)
 		}
 	}
 }
