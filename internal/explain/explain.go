@@ -352,6 +352,11 @@ func (e *explainer) row(j *github.WorkflowJob, step string, idx int, text string
 	switch fl.Class {
 	case failure.Transient:
 		r.Detail = "waiting can fix this: a re-run may pass"
+		r.Remedy = report.WithoutRetrying(r.Remedy)
+		if r.Remedy != "" {
+			r.Remedy += "; "
+		}
+		r.Remedy += "re-run the failed jobs (--rerun does when every failed step is transient)"
 	case failure.Unknown:
 		r.Detail = "not recognised: nothing says a re-run would pass, so it is not re-run"
 	default:

@@ -23,6 +23,9 @@ func TestExplainTransientReruns(t *testing.T) {
 	if row.ID != "publish / Publish" || row.Class != "transient" || row.Code != "connection-reset" {
 		t.Errorf("row = %q %s %s (%s)", row.ID, row.Class, row.Code, row.Reason)
 	}
+	if strings.Contains(row.Remedy, "retrying") || !strings.Contains(row.Remedy, "re-run the failed jobs") {
+		t.Errorf("remedy = %q: nothing retries an explained failure", row.Remedy)
+	}
 	if g.reruns != 1 || !res.Rerun || res.ExitCode != exitcode.OK {
 		t.Errorf("reruns = %d, Rerun = %v, exit = %d (%s); want one re-run, exit 0", g.reruns, res.Rerun, res.ExitCode, res.RerunWhy)
 	}

@@ -398,3 +398,9 @@ func CommandLine(argv []string) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// WithoutRetrying removes a remedy's "retrying" clause, for a failure
+// explained after the fact (retrywise explain), which nothing retries.
+func WithoutRetrying(remedy string) string {
+	return strings.Trim(retryingClause().ReplaceAllString(remedy, "$2"), " ;,")
+}
