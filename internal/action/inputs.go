@@ -50,7 +50,7 @@ var ModeInputs = map[Mode][]string{
 }
 
 // CommonInputs are the inputs every mode takes that are not flags.
-var CommonInputs = []string{"token", "report-issue", "step-summary"}
+var CommonInputs = []string{"token", "report-issue", "step-summary", "git-user-name", "git-user-email"}
 
 // Getenv looks an environment variable up, "" when unset.
 type Getenv func(name string) string

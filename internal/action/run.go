@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -181,6 +182,7 @@ func Main(ctx context.Context, h *Host) int {
 			a.notes = append(a.notes, fmt.Sprintf("could not add $GITHUB_WORKSPACE to git's safe.directory: %v", err))
 		}
 	}
+	a.env = a.gitIdentity(ctx, a.env)
 	a.out = &lockedWriter{w: h.Stdout}
 	a.files = NewFiles(a.getenv)
 	switch a.mode {
@@ -380,6 +382,13 @@ func (a *actionRun) runStep(ctx context.Context) int {
 // go to $HOME, named by their host path, and $RUNNER_TEMP is created in
 // the container for the step's own files.
 func (a *actionRun) placeFiles() {
+	// Under act, RUNNER_TEMP (/tmp) is the action container's own: the
+	// files later steps read go to act's shared folder.
+	defer func() {
+		if d := ActShare(a.getenv); d != "" {
+			a.shareDir, a.sharedAs = d, d
+		}
+	}()
 	a.tempDir = os.TempDir()
 	t := a.getenv("RUNNER_TEMP")
 	if t == "" {
@@ -631,8 +640,12 @@ func (a *actionRun) finish(ctx context.Context, run *report.Run, outputs map[str
 	}
 	a.annotate(run, failed, headline)
 	a.reportIssue(ctx, run, markdown)
+	code, msg := a.files.WriteFailureExit(run.Run.ExitCode)
+	if msg != "" {
+		a.warn("retrywise: outputs not written", msg)
+	}
 	a.flush()
-	return run.Run.ExitCode
+	return code
 }
 
 // annotate writes one error annotation for the run's final failure, or one
@@ -683,4 +696,47 @@ func exitForCause(ctx context.Context) int {
 		return sig.ExitCode()
 	}
 	return exitcode.Interrupted
+}
+
+// The identity a commit made in the action gets when nothing else names
+// one: GitHub's own bot, as actions/checkout's users configure it.
+const (
+	botName  = "github-actions[bot]"
+	botEmail = "41898282+github-actions[bot]@users.noreply.github.com"
+)
+
+// gitIdentity returns env with GIT_AUTHOR_* and GIT_COMMITTER_* set for the
+// step: to the inputs git-user-name and git-user-email when given, else to
+// the GitHub Actions bot when neither the environment nor the
+// repository's git config names a committer (a fresh container has none,
+// and git's "Author identity unknown" would fail the script).
+func (a *actionRun) gitIdentity(ctx context.Context, env []string) []string {
+	name, email := a.input("git-user-name"), a.input("git-user-email")
+	if name == "" && email == "" {
+		m := environ.Map(env)
+		for _, k := range []string{"GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL", "EMAIL"} {
+			if m[k] != "" {
+				return env
+			}
+		}
+		dir := a.input("working-directory")
+		if dir == "" {
+			dir = a.getenv("GITHUB_WORKSPACE")
+		}
+		cmd := exec.CommandContext(ctx, "git", "config", "--get", "user.email")
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.Output(); err == nil && strings.TrimSpace(string(out)) != "" {
+			return env // the repository (or the user's config) names one
+		} else if errors.Is(err, exec.ErrNotFound) {
+			return env // no git: nothing to commit with
+		}
+	}
+	if name == "" {
+		name = botName
+	}
+	if email == "" {
+		email = botEmail
+	}
+	return append(append([]string(nil), env...),
+		"GIT_AUTHOR_NAME="+name, "GIT_AUTHOR_EMAIL="+email, "GIT_COMMITTER_NAME="+name, "GIT_COMMITTER_EMAIL="+email)
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,6 +35,8 @@ var actionInputDocs = map[string]string{
 	"token":             "The token for the failure issue (report-issue) and for reading the branch rules that refused a push. Masked in every output.",
 	"report-issue":      "On a final failure open (or comment on) one issue labelled retrywise, and close it on the next success: false, true, or force (also under act). Needs permissions: issues: write.",
 	"step-summary":      "Append the Markdown report to the step summary ($GITHUB_STEP_SUMMARY): true or false.",
+	"git-user-name":     "The name of the commits a run: script or a job makes (GIT_AUTHOR_NAME, GIT_COMMITTER_NAME); empty means the repository's git config, else github-actions[bot].",
+	"git-user-email":    "The email of the commits a run: script or a job makes (GIT_AUTHOR_EMAIL, GIT_COMMITTER_EMAIL); empty means the repository's git config, else 41898282+github-actions[bot]@users.noreply.github.com.",
 }
 
 // actionInputDefaults are the only inputs with a default in action.yml: a
@@ -66,16 +69,7 @@ func flagDoc(fl *flag.Flag) string {
 
 // renderActionYAML renders action.yml from the modes' flags.
 func renderActionYAML() string {
-	type use struct {
-		mode action.Mode
-		fl   *flag.Flag
-	}
-	uses := map[string][]use{}
-	for _, m := range action.Modes {
-		for _, fl := range action.Flags(m) {
-			uses[fl.Name] = append(uses[fl.Name], use{m, fl})
-		}
-	}
+	uses := actionFlagUses()
 	modeName := func(m action.Mode) string { return string(m) }
 	var b strings.Builder
 	b.WriteString(`# Generated from the flags of each mode: go test ./internal/cli -run TestActionYAML -update-action
@@ -85,8 +79,23 @@ author: retrywise
 branding:
   icon: refresh-cw
   color: blue
-inputs:
 `)
+	b.WriteString(renderActionInputs(uses, modeName))
+	b.WriteString("outputs:\n")
+	for _, o := range actionOutputDocs {
+		fmt.Fprintf(&b, "  %s:\n    description: %s\n", o[0], yamlString(o[1]))
+	}
+	b.WriteString("runs:\n  using: docker\n  image: Dockerfile\n  args:\n    - action\n")
+	return b.String()
+}
+
+// renderActionInputs is the inputs: block both forms of the action share.
+func renderActionInputs(uses map[string][]struct {
+	mode action.Mode
+	fl   *flag.Flag
+}, modeName func(action.Mode) string) string {
+	var b strings.Builder
+	b.WriteString("inputs:\n")
 	names := action.Inputs()
 	for _, n := range names {
 		var desc string
@@ -111,8 +120,10 @@ inputs:
 					defaults = append(defaults, fmt.Sprintf("%s %s", modeName(u.mode), u.fl.DefValue))
 					defaultValues[u.fl.DefValue] = true
 				}
-				if _, ok := u.fl.Value.(*stringList); ok {
-					repeatable = true
+				if k := step.KindNamed(u.mode.Kind()); k != nil {
+					if fd := step.Lookup(k.Fields(), u.fl.Name); fd != nil && fd.Type == step.List {
+						repeatable = true
+					}
 				}
 			}
 			var parts []string
@@ -145,12 +156,131 @@ inputs:
 			fmt.Fprintf(&b, "    default: %s\n", yamlString(d))
 		}
 	}
+	return b.String()
+}
+
+// actionFlagUses are, by input name, the modes whose flag it is.
+func actionFlagUses() map[string][]struct {
+	mode action.Mode
+	fl   *flag.Flag
+} {
+	uses := map[string][]struct {
+		mode action.Mode
+		fl   *flag.Flag
+	}{}
+	for _, m := range action.Modes {
+		for _, fl := range action.Flags(m) {
+			uses[fl.Name] = append(uses[fl.Name], struct {
+				mode action.Mode
+				fl   *flag.Flag
+			}{m, fl})
+		}
+	}
+	return uses
+}
+
+// hostSteps are the host form's install steps: the release binary for the
+// runner's OS and arch (verified against SHA256SUMS, kept in the tool
+// cache) or, when no release matches, a build from the action's source.
+const hostSteps = `runs:
+  using: composite
+  steps:
+    - name: Refuse Windows
+      if: runner.os == 'Windows'
+      shell: bash
+      run: |
+        echo "::error title=retrywise::retrywise/host supports Linux and macOS runners only: it relies on process groups and POSIX signals, which Windows lacks"
+        exit 1
+    # The release binary for this OS/arch, verified against SHA256SUMS and
+    # kept in the tool cache (host/install.sh); only when no release matches
+    # (@main, a branch, no asset for this arch) the runner's Go builds it.
+    - name: Install retrywise
+      id: install
+      shell: bash
+      env:
+        # stamped by scripts/release-action; empty on main
+        RETRYWISE_VERSION: ""
+      run: '"$GITHUB_ACTION_PATH/install.sh" fetch'
+    - name: Set up Go (go.mod's version), to build from source
+      if: steps.install.outputs.build == 'true'
+      uses: actions/setup-go@v6
+      with:
+        go-version-file: ${{ github.action_path }}/../go.mod
+        cache-dependency-path: ${{ github.action_path }}/../go.sum
+    - name: Build retrywise from the action's source
+      id: build
+      if: steps.install.outputs.build == 'true'
+      shell: bash
+      run: '"$GITHUB_ACTION_PATH/install.sh" build'
+`
+
+// renderHostActionYAML is host/action.yml: the container action's twin on
+// the runner itself, with the same inputs and outputs (generated from the
+// same definitions). A composite action gets no INPUT_* variables, so its
+// last step maps every input into the environment as the container form
+// receives it, and one code path (retrywise action) serves both.
+func renderHostActionYAML() string {
+	var b strings.Builder
+	b.WriteString(`# Generated from the flags of each mode: go test ./internal/cli -run TestActionYAML -update-action
+name: retrywise on the runner
+description: "The retrywise action run on the runner itself, with the runner's tools (node, python, gh, jq, ...): the same modes, inputs and outputs as the container action. Linux and macOS runners only."
+author: retrywise
+branding:
+  icon: refresh-cw
+  color: blue
+`)
+	b.WriteString(renderActionInputs(actionFlagUses(), func(m action.Mode) string { return string(m) }))
 	b.WriteString("outputs:\n")
 	for _, o := range actionOutputDocs {
-		fmt.Fprintf(&b, "  %s:\n    description: %s\n", o[0], yamlString(o[1]))
+		fmt.Fprintf(&b, "  %s:\n    description: %s\n    value: ${{ steps.action.outputs.%s }}\n", o[0], yamlString(o[1]), o[0])
 	}
-	b.WriteString("runs:\n  using: docker\n  image: Dockerfile\n  args:\n    - action\n")
+	b.WriteString(hostSteps)
+	b.WriteString("    - name: Run retrywise action\n      id: action\n      shell: bash\n      env:\n")
+	for _, n := range action.Inputs() {
+		fmt.Fprintf(&b, "        %s: ${{ inputs.%s }}\n", action.InputVar(n), n)
+	}
+	b.WriteString("        RETRYWISE_BIN: ${{ steps.build.outputs.bin || steps.install.outputs.bin }}\n")
+	b.WriteString("      run: '\"$RETRYWISE_BIN\" action'\n")
 	return b.String()
+}
+
+// TestHostActionYAMLUpToDate: host/action.yml is what the flags generate,
+// with the container form's inputs and outputs.
+func TestHostActionYAMLUpToDate(t *testing.T) {
+	path := filepath.Join("..", "..", "host", "action.yml")
+	want := renderHostActionYAML()
+	if *updateAction {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Errorf("host/action.yml is not what the flags generate (go test ./internal/cli -run 'TestActionYAML|TestHostActionYAML' -update-action)")
+	}
+	var host, container struct {
+		Inputs  map[string]any `yaml:"inputs"`
+		Outputs map[string]any `yaml:"outputs"`
+	}
+	for _, f := range []struct {
+		path string
+		into any
+	}{{path, &host}, {filepath.Join("..", "..", "action.yml"), &container}} {
+		b, err := os.ReadFile(f.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := yaml.Unmarshal(b, f.into); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(slices.Sorted(maps.Keys(host.Inputs)), slices.Sorted(maps.Keys(container.Inputs))) ||
+		!slices.Equal(slices.Sorted(maps.Keys(host.Outputs)), slices.Sorted(maps.Keys(container.Outputs))) {
+		t.Errorf("the host form's inputs or outputs differ from the container form's")
+	}
 }
 
 // yamlString quotes s as a YAML double-quoted scalar.

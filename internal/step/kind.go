@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
+	"sync"
 	"time"
 
 	"github.com/retrywise/retrywise/internal/breaker"
@@ -39,15 +41,24 @@ type Kind struct {
 	Expands bool
 	// Interspersed lets flags follow the positional arguments (http).
 	Interspersed bool
-	// new returns a config with its defaults.
+	// new returns a zero config.
 	new func() Config
+	// template is a config at its defaults, made once; New copies it.
+	template     Config
+	templateOnce sync.Once
 }
 
-// New returns a fresh config of the kind, every field at its default.
+// New returns a fresh config of the kind, every field at its default: a
+// copy of a config whose defaults were parsed once (a default's slice is
+// replaced, never appended to, when a field is set).
 func (k *Kind) New() Config {
-	c := k.new()
-	applyDefaults(c.Fields())
-	return c
+	k.templateOnce.Do(func() {
+		k.template = k.new()
+		applyDefaults(k.template.Fields())
+	})
+	v := reflect.New(reflect.TypeOf(k.template).Elem())
+	v.Elem().Set(reflect.ValueOf(k.template).Elem())
+	return v.Interface().(Config)
 }
 
 // Fields returns the kind's field table, bound to a fresh config: the
@@ -102,7 +113,11 @@ func (c *Common) commandFields(s *fieldSet) {
 }
 
 // newFields starts a config's field table.
-func (c *Common) newFields() *fieldSet { return &fieldSet{given: &c.given} }
+func (c *Common) newFields() *fieldSet {
+	s := &fieldSet{given: &c.given}
+	s.fields = make([]*Field, 0, maxFields)
+	return s
+}
 
 // Error is a step that could not start: nothing was attempted.
 type Error struct {
