@@ -43,7 +43,7 @@ func Flags(m Mode) []*flag.Flag {
 	fs := flag.NewFlagSet(string(m), flag.ContinueOnError)
 	if k := step.KindNamed(m.Kind()); k != nil {
 		step.Flags(fs, k.Fields())
-	} else {
+	} else if m == ModeJob {
 		fs.Bool("dry-run", false, DryRunDoc)
 	}
 	var out []*flag.Flag
@@ -56,7 +56,7 @@ func Flags(m Mode) []*flag.Flag {
 }
 
 // Modes are the action's modes in the order the docs list them.
-var Modes = []Mode{ModeRun, ModePush, ModeHTTP, ModeJob}
+var Modes = []Mode{ModeRun, ModePush, ModeHTTP, ModeJob, ModeExplain}
 
 // Inputs returns every input the action takes: the common ones, each
 // mode's own and every mode's flags, sorted; action.yml declares exactly these.
@@ -126,6 +126,17 @@ type actionRun struct {
 	summary            bool
 	issues             ghissue.Mode
 	notes              []string
+	// worst, when set, is the step whose failure the outputs and the
+	// annotation name (explain: the worst class), instead of the first
+	// that failed; headline replaces the run's; extra are outputs of the mode.
+	worst    *report.Step
+	headline string
+	extra    map[string]string
+	// issueRun, when set, is the run the failure issue is about (explain:
+	// the explained run's workflow), instead of this job's; issueSkip says
+	// why report-issue does nothing this time ("" when it acts).
+	issueRun  *ghissue.Run
+	issueSkip string
 }
 
 // lockedWriter serialises the writes of several writers onto one stream.
@@ -174,8 +185,11 @@ func Main(ctx context.Context, h *Host) int {
 	a.env = a.gitIdentity(ctx, a.env)
 	a.out = &lockedWriter{w: h.Stdout}
 	a.files = NewFiles(a.getenv)
-	if a.mode == ModeJob {
+	switch a.mode {
+	case ModeJob:
 		return a.runJob(ctx)
+	case ModeExplain:
+		return a.runExplain(ctx)
 	}
 	return a.runStep(ctx)
 }
@@ -554,8 +568,15 @@ func (a *actionRun) finish(ctx context.Context, run *report.Run, outputs map[str
 		resume()
 	}
 	failed := failedStep(run)
+	if a.worst != nil {
+		failed = a.worst
+	}
 	headline := ""
-	if run.Run.ExitCode != exitcode.OK {
+	switch {
+	case a.headline != "":
+		headline = a.headline
+		a.line("%s", headline)
+	case run.Run.ExitCode != exitcode.OK:
 		if len(run.Steps) == 1 && failed != nil {
 			headline = failed.Headline()
 		} else {
@@ -599,6 +620,9 @@ func (a *actionRun) finish(ctx context.Context, run *report.Run, outputs map[str
 		a.warn("retrywise: outputs cut", fmt.Sprintf("the outputs are over %d bytes of JSON: the longest values are replaced by a note in the output outputs; the JSON report (output report) has them", MaxOutputsJSON))
 	}
 	set["outputs"] = doc
+	for n, v := range a.extra {
+		set[n] = v
+	}
 	for _, n := range Reserved {
 		if err := a.files.SetOutput(n, a.red.String(set[n])); err != nil {
 			a.line("cannot set the output %s: %v", n, err)

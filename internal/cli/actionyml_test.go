@@ -29,6 +29,9 @@ var actionInputDocs = map[string]string{
 	"url":               "Mode url: send an HTTP request to this URL, retrying only transient failures. The body is saved under $RUNNER_TEMP and named by the output body-file.",
 	"config":            "Mode config: the job file to run (a job of many steps, one report).",
 	"job":               "Mode config: the job to run; empty means the file's only job.",
+	"explain":           "Mode explain: a failed workflow run to explain (https://HOST/OWNER/REPO/actions/runs/ID[/attempts/N]), or event for the run of the workflow_run event that triggered this workflow. Each failed step is classified from its log; the token needs actions: read.",
+	"rerun":             "Mode explain: true re-runs the run's failed jobs once when every failed step is transient (needs actions: write); the run handed back exits 0.",
+	"max-reruns":        "Mode explain: re-run only while the run's attempt is at most this number. Empty means 2.",
 	"token":             "The token for the failure issue (report-issue) and for reading the branch rules that refused a push. Masked in every output.",
 	"report-issue":      "On a final failure open (or comment on) one issue labelled retrywise, and close it on the next success: false, true, or force (also under act). Needs permissions: issues: write.",
 	"step-summary":      "Append the Markdown report to the step summary ($GITHUB_STEP_SUMMARY): true or false.",
@@ -54,6 +57,7 @@ var actionOutputDocs = [][2]string{
 	{"remedy", "What to do about the final failure."},
 	{"exit-code", "The exit code, as the command line's: 0 ok, 1 unknown, 64 usage, 65 structural, 66 absent, 75 transient, 77 policy, 78 configuration, 130/143 cancelled (docs/reference/exit-codes.md)."},
 	{"report", "The path of the JSON report (docs/report.schema.json), under $RUNNER_TEMP."},
+	{"rerun", "Mode explain: true when the run's failed jobs were handed back to GitHub for a re-run, else false; empty in the other modes."},
 	{"outputs", "JSON of the step's outputs (for fromJSON): a run: script's $GITHUB_OUTPUT names, http's status, found, value, body-file and fields, push's pushed, landed, refs; in config mode by step id. Kept under GitHub's 1 MiB: the longest values are replaced by a note and named in retrywise-cut."},
 }
 
@@ -342,10 +346,13 @@ func TestActionInputsMatchFlags(t *testing.T) {
 	for _, m := range action.Modes {
 		k := step.KindNamed(m.Kind())
 		var fs *flag.FlagSet
-		if k != nil {
+		switch {
+		case k != nil:
 			fs = newFlagSet(k.Name, k.Synopsis)
 			step.Flags(fs, k.Fields())
-		} else {
+		case m == action.ModeExplain: // its inputs are mode inputs, not flags
+			fs = newFlagSet("explain", "")
+		default:
 			fs = newFlagSet("run", runSynopsis)
 			defineRunFlags(fs, &runOptions{})
 		}

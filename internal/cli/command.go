@@ -71,6 +71,7 @@ func (c *Command) subcommands() map[string]subcommand {
 		"probe":    {"ask the egress proxy whether targets are allowed, denied or unreachable", runProbeCommand},
 		"push":     {"git push, retrying only network failures", stepCommand(step.PushKind)},
 		"version":  {"print the version", command(parseVersion, runVersion)},
+		"explain":  {"classify a failed GitHub Actions run from its logs; re-run it only if waiting can help", command(parseExplain, runExplain)},
 		"run":      {"run a job of a job file: many steps, one report", runRun},
 		"validate": {"check a job file and print every error with its position", runValidate},
 		"demo":     {"run an offline demo of every failure class on 127.0.0.1", runDemo},

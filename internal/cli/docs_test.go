@@ -23,7 +23,7 @@ import (
 var updateDocs = flag.Bool("update-docs", false, "rewrite the generated regions of the docs (the action's inputs and outputs, each command's --help)")
 
 // docCommands are the commands with a page under docs/commands/.
-var docCommands = []string{"exec", "push", "http", "classify", "probe", "github-quota", "validate", "run", "schedule"}
+var docCommands = []string{"exec", "push", "http", "classify", "probe", "github-quota", "validate", "run", "schedule", "explain"}
 
 // cell makes s safe in a Markdown table cell.
 func cell(s string) string {
