@@ -53,7 +53,7 @@ func explainServerOf(t *testing.T, status string, transient bool, reruns *int, e
 	t.Cleanup(logs.Close)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer "+explainToken {
-			http.Error(w, `{"message":"Bad credentials"}`, 401)
+			http.Error(w, `{"message":"Bad credentials"}`, http.StatusUnauthorized)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
