@@ -248,19 +248,7 @@ branding:
 // with the container form's inputs and outputs.
 func TestHostActionYAMLUpToDate(t *testing.T) {
 	path := filepath.Join("..", "..", "host", "action.yml")
-	want := renderHostActionYAML()
-	if *updateAction {
-		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != want {
-		t.Errorf("host/action.yml is not what the flags generate (go test ./internal/cli -run 'TestActionYAML|TestHostActionYAML' -update-action)")
-	}
+	checkGenerated(t, path, renderHostActionYAML())
 	var host, container struct {
 		Inputs  map[string]any `yaml:"inputs"`
 		Outputs map[string]any `yaml:"outputs"`
@@ -290,8 +278,12 @@ func yamlString(s string) string {
 }
 
 func TestActionYAMLUpToDate(t *testing.T) {
-	path := filepath.Join("..", "..", "action.yml")
-	want := renderActionYAML()
+	checkGenerated(t, filepath.Join("..", "..", "action.yml"), renderActionYAML())
+}
+
+// checkGenerated holds the file at path to want; -update-action rewrites it.
+func checkGenerated(t *testing.T, path, want string) {
+	t.Helper()
 	if *updateAction {
 		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
 			t.Fatal(err)
@@ -302,7 +294,7 @@ func TestActionYAMLUpToDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(got) != want {
-		t.Errorf("action.yml is not what the flags generate (go test ./internal/cli -run TestActionYAML -update-action)")
+		t.Errorf("%s is not what the flags generate (go test ./internal/cli -run 'TestActionYAML|TestHostActionYAML' -update-action)", path)
 	}
 }
 

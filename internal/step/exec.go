@@ -110,11 +110,8 @@ var execTools = sync.OnceValue(func() string {
 })
 
 func (c *ExecConfig) validate() error {
-	var errs []error
+	errs := c.validateCommon()
 	var err error
-	if c.pol, err = c.Retry.Policy(); err != nil {
-		errs = append(errs, err)
-	}
 	if c.rules, err = buildRules(c.RetryOn, c.StopOn, c.RetryOnExit, c.StopOnExit); err != nil {
 		errs = append(errs, err)
 	}
@@ -151,9 +148,6 @@ func (c *ExecConfig) validate() error {
 		default:
 			c.contextFrom = re
 		}
-	}
-	if _, err := c.Egress.Prober(nil, 0); err != nil {
-		errs = append(errs, err)
 	}
 	switch hasCmd, hasRun := c.Given("command"), c.Run != ""; {
 	case hasCmd && hasRun:

@@ -118,16 +118,11 @@ func (c *HTTPConfig) Fields() []*Field {
 
 func (c *HTTPConfig) validate() error {
 	var errs []error
-	var err error
 	if c.URL == "" {
 		errs = append(errs, &FieldError{Field: "url", Plain: true, Msg: "want exactly one URL: use retrywise http [flags] URL", Fix: "give url: https://host/path"})
 	}
-	if c.pol, err = c.Retry.Policy(); err != nil {
-		errs = append(errs, err)
-	}
-	if _, err := c.Egress.Prober(nil, 0); err != nil {
-		errs = append(errs, err)
-	}
+	errs = append(errs, c.validateCommon()...)
+	var err error
 	if c.maxBody, err = ParseSize(c.MaxBody); err != nil {
 		errs = append(errs, &FieldError{Field: "max-body", Msg: err.Error()})
 	}

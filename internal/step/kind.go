@@ -106,6 +106,20 @@ func (c *Common) Given(name string) bool { return c.given.Given(name) }
 
 func (c *Common) policy() retry.Policy { return c.pol }
 
+// validateCommon validates the retry settings into the policy, and the
+// egress settings; it returns their errors.
+func (c *Common) validateCommon() []error {
+	var errs []error
+	var err error
+	if c.pol, err = c.Retry.Policy(); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := c.Egress.Prober(nil, 0); err != nil {
+		errs = append(errs, err)
+	}
+	return errs
+}
+
 // commandFields adds the step command's own flags.
 func (c *Common) commandFields(s *fieldSet) {
 	s.add(Field{Name: "report", Type: String, Place: Command, NoInput: true, Doc: "also write the report as JSON to `FILE`"}, &c.Report)

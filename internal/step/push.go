@@ -60,14 +60,7 @@ func (c *PushConfig) Fields() []*Field {
 }
 
 func (c *PushConfig) validate() error {
-	var errs []error
-	var err error
-	if c.pol, err = c.Retry.Policy(); err != nil {
-		errs = append(errs, err)
-	}
-	if _, err := c.Egress.Prober(nil, 0); err != nil {
-		errs = append(errs, err)
-	}
+	errs := c.validateCommon()
 	if c.Timeout <= 0 {
 		errs = append(errs, &FieldError{Field: "timeout", Value: c.Timeout.String(), Msg: "must be positive"})
 	}
