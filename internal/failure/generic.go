@@ -303,7 +303,7 @@ func genericStatusHit(c *scanCtx, line string, code, rank int) (hit, bool) {
 
 var genericStatusMatchers = []matcher{
 	{
-		gates: []string{"HTTP", "Http", "http", "indicate success", "code", "Code", "CODE", "status", "Status", "rror (", "googleapi", "RESPONSE ", "Client Error", "Server Error", "rror occurred (", "nexpected status", "nexpected response", "rror: 4", "rror: 5", "RROR: 4", "RROR: 5"},
+		gates: []string{"HTTP", "Http", "http", "indicate success", "code", "Code", "CODE", "status", "Status", "rror (", "rror: (", "googleapi", "RESPONSE ", "Client Error", "Server Error", "rror occurred (", "nexpected status", "nexpected response", "rror: 4", "rror: 5", "RROR: 4", "RROR: 5"},
 		re:    reStatusShapes,
 		build: func(c *scanCtx, line string, m []string) (hit, bool) {
 			for _, g := range m[1:] {
