@@ -358,14 +358,18 @@ type fieldSet struct {
 	given  *givenSet
 }
 
-// maxFields is the most fields a config has.
+// maxFields is how many fields of a table live in its array (the
+// largest, exec's, has 28); more are allocated one by one.
 const maxFields = 32
 
 func (s *fieldSet) add(f Field, ptr any) {
 	f.ptr, f.mark = ptr, s.given.mark
-	i := len(s.fields)
-	s.store[i] = f
-	s.fields = append(s.fields, &s.store[i])
+	if i := len(s.fields); i < maxFields {
+		s.store[i] = f
+		s.fields = append(s.fields, &s.store[i])
+		return
+	}
+	s.fields = append(s.fields, &f) // a table that outgrew the array
 }
 
 // givenSet records which fields were set explicitly.
