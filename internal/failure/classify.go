@@ -128,9 +128,7 @@ func Classify(in Input) *Failure {
 		now = time.Now()
 	}
 	ro := newRunOpts(in.Env, in.MaxElapsed)
-	if f := in.Rules.decide(teamInput{tool: in.Tool, command: in.Command, text: in.Text, exitCode: in.ExitCode, status: in.Status, statusOf: func() int {
-		return statusRead(classifyTextRun(in.Tool, in.Text, in.ExitCode, in.Method, ro))
-	}}); f != nil {
+	if f := in.Rules.Decide(in); f != nil {
 		return f
 	}
 	if in.Status != 0 {

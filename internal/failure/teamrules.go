@@ -86,6 +86,18 @@ type teamInput struct {
 	statusOf func() int
 }
 
+// Decide returns the verdict of the first rule that matches in (its tool,
+// command, text, exit status and HTTP status), or nil when none does.
+func (t *TeamRules) Decide(in Input) *Failure {
+	if t.Len() == 0 {
+		return nil
+	}
+	ro := newRunOpts(in.Env, in.MaxElapsed)
+	return t.decide(teamInput{tool: in.Tool, command: in.Command, text: in.Text, exitCode: in.ExitCode, status: in.Status, statusOf: func() int {
+		return statusRead(classifyTextRun(in.Tool, in.Text, in.ExitCode, in.Method, ro))
+	}})
+}
+
 // decide returns the verdict of the first rule that matches, or nil.
 func (t *TeamRules) decide(in teamInput) *Failure {
 	if t.Len() == 0 {

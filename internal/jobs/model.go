@@ -3,6 +3,8 @@ package jobs
 import (
 	"fmt"
 	"time"
+
+	"github.com/retrywise/retrywise/internal/failure"
 )
 
 // MaxTimeout is the longest timeout: a job may have (24h).
@@ -48,6 +50,10 @@ type Defaults struct {
 	Run Settings
 	// Secrets name environment variables whose values are masked everywhere.
 	Secrets []string
+	// Rules are the team rules written inline (defaults.rules as a list):
+	// they decide before a step's own rules file and the built-in
+	// recognisers; nil means none.
+	Rules *failure.TeamRules
 }
 
 // EnvVar is one entry of an env: map, in file order.

@@ -139,6 +139,7 @@ func NewSession(l *Loaded, job *Job, o SessionOptions) *Session {
 	s.Stdout, s.Stderr = s.Red.Writer(o.Stdout), s.Red.Writer(o.Stderr)
 	svc := *o.Services
 	svc.Prober = l.Prober
+	svc.Rules = l.File.Defaults.Rules
 	s.Runner = &Runner{
 		File: l.File, Job: job, Env: o.Env, Stdin: o.Stdin, Stdout: s.Stdout, Stderr: s.Stderr, Redactor: s.Red, Clock: o.Clock,
 		Log: s.Log, Services: &svc, StdoutTerminal: o.StdoutTerminal,

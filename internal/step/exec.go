@@ -77,6 +77,7 @@ func (c *ExecConfig) Fields() []*Field {
 	c.Retry.fields(s, "10s,20s,60s", defaultJitter)
 	c.commandFields(s)
 	c.Egress.fields(s)
+	c.rulesField(s)
 	s.add(Field{Name: "retry-on", Type: List, Doc: "treat output matching `REGEX` as transient (repeatable)"}, &c.RetryOn)
 	s.add(Field{Name: "stop-on", Type: List, Doc: "stop when output matches `REGEX`; wins over --retry-on (repeatable)"}, &c.StopOn)
 	s.add(Field{Name: "retry-on-exit", Type: CSV, Doc: "treat these exit `CODES` as transient, e.g. 1,3-5"}, &c.RetryOnExit)
@@ -113,6 +114,9 @@ func (c *ExecConfig) validate() error {
 	var errs []error
 	var err error
 	if c.pol, err = c.Retry.Policy(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.loadRules(); err != nil {
 		errs = append(errs, err)
 	}
 	if c.rules, err = buildRules(c.RetryOn, c.StopOn, c.RetryOnExit, c.StopOnExit); err != nil {
@@ -246,7 +250,7 @@ func (c *ExecConfig) run(ctx context.Context, x *exe) (*report.Step, *Error) {
 	step, err := execstep.New(execstep.Options{
 		LearnMask: func(v string) { io.Red.Add(v) },
 		Args:      argv, Env: io.Env, Dir: c.Dir, Stdin: io.Stdin, Stdout: io.Stdout, Stderr: io.Stderr,
-		AttemptFiles: c.AttemptFiles, Timeout: c.Timeout, KillGrace: c.KillGrace, Tool: c.tool, Rules: c.rules, MaxElapsed: c.pol.MaxElapsed,
+		AttemptFiles: c.AttemptFiles, Timeout: c.Timeout, KillGrace: c.KillGrace, Tool: c.tool, Rules: c.rules, Team: c.teamRules(x.svc), MaxElapsed: c.pol.MaxElapsed,
 		OutputDir: outDir, StdoutMode: mode, StdoutMax: c.stdoutMax, SpoolDir: io.TempDir,
 		OnRetry: c.OnRetry, ContinueWith: c.ContinueWith, ContextFrom: c.contextFrom,
 	})

@@ -94,6 +94,7 @@ func (c *HTTPConfig) Fields() []*Field {
 	c.Retry.fields(s, "10s,20s,60s", defaultJitter)
 	c.commandFields(s)
 	c.Egress.fields(s)
+	c.rulesField(s)
 	s.add(Field{Name: "method", Short: "X", ShortDoc: "request `METHOD` (same as --method)", Type: String, Doc: "request `METHOD`; empty means GET, or POST with --data/--data-file"}, &c.Method)
 	s.add(Field{Name: "header", Short: "H", ShortDoc: "request header `'Name: value'` (same as --header)", Type: List, Doc: "request header `'Name: value'` (repeatable)"}, &c.Headers)
 	s.add(Field{Name: "data", Type: String, Doc: "request body `STRING`, ${NAME} expanded"}, &c.Data)
@@ -123,6 +124,9 @@ func (c *HTTPConfig) validate() error {
 		errs = append(errs, err)
 	}
 	if _, err := c.Egress.Prober(nil, 0); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.loadRules(); err != nil {
 		errs = append(errs, err)
 	}
 	if c.maxBody, err = ParseSize(c.MaxBody); err != nil {
@@ -270,7 +274,7 @@ func (c *HTTPConfig) run(ctx context.Context, x *exe) (*report.Step, *Error) {
 		Method: method, URL: rawURL, Header: headers, Body: body, Timeout: c.Timeout,
 		Client: httpstep.NewClientSecrets(tr, !c.NoFollow, io.Red.Masks), Expect: c.expect, Fields: c.fields,
 		Stdout: stdout, OutputFile: outputFile, MaxBody: c.maxBody, RetryUnsafe: c.RetryUnsafe,
-		Breaker: br, Clock: clk, UserAgent: x.svc.UserAgent,
+		Breaker: br, Clock: clk, UserAgent: x.svc.UserAgent, Team: c.teamRules(x.svc),
 	})
 	if err != nil {
 		return nil, &Error{exitcode.Config, err.Error()}

@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/retrywise/retrywise/internal/exitcode"
+)
+
+// deployctl is an in-house tool no recogniser knows; its team's rules.
+const deployctlRules = `- match: 'lock held by run \d+'
+  tool: deployctl
+  class: transient
+  code: deployctl-lock-held
+  reason: another deploy holds the environment's lock
+  remedy: wait for it; it is released when that deploy ends
+- match: 'environment frozen'
+  exit-code: 3
+  class: policy
+  code: deployctl-frozen
+  reason: the environment is in a change freeze
+  remedy: ask the release manager to lift the freeze
+`
+
+func writeFile(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestExecRulesDecideBeforeBuiltins(t *testing.T) {
+	dir := t.TempDir()
+	rules := writeFile(t, dir, "rules.yml", deployctlRules)
+	// deployctl holds the lock twice, then succeeds: the team's rule makes
+	// a text no recogniser knows transient.
+	tool := writeFile(t, dir, "deployctl", `#!/bin/sh
+n=$(cat "$1" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$1"
+if [ $n -lt 3 ]; then echo "deployctl: lock held by run 4711" >&2; exit 1; fi
+echo deployed
+`)
+	rep := filepath.Join(dir, "report.json")
+	r := runCLI(t, "", nil, "exec", "--rules", rules, "--schedule", "1s,1s", "--report", rep, "--", tool, filepath.Join(dir, "count"))
+	if r.code != exitcode.OK || r.stdout != "deployed\n" {
+		t.Fatalf("exit %d stdout %q stderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	b, err := os.ReadFile(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), `"deployctl-lock-held"`); n != 2 {
+		t.Errorf("report has %d deployctl-lock-held failures, want 2:\n%s", n, b)
+	}
+
+	// Frozen, exit 3: policy, stopped after one attempt with the rule's remedy.
+	frozen := writeFile(t, dir, "deployctl2", "#!/bin/sh\necho 'deployctl: environment frozen until Monday' >&2\nexit 3\n")
+	r = runCLI(t, "", nil, "exec", "--rules", rules, "--", frozen)
+	if r.code == exitcode.OK || !strings.Contains(r.stderr, "deployctl-frozen") || !strings.Contains(r.stderr, "ask the release manager") {
+		t.Fatalf("exit %d stderr:\n%s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, "attempt 2") {
+		t.Errorf("a policy rule was retried:\n%s", r.stderr)
+	}
+}
+
+func TestExecRulesInvalidFileNamesPositions(t *testing.T) {
+	dir := t.TempDir()
+	rules := writeFile(t, dir, "rules.yml", "- match: '(open'\n  class: transient\n  code: timeout\n")
+	r := runCLI(t, "", nil, "exec", "--rules", rules, "--", "true")
+	if r.code != exitcode.Usage && r.code != exitcode.Config {
+		t.Fatalf("exit %d stderr:\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{"rules.yml:1:10: match \"(open\" is not a valid regular expression", "rules.yml:3:9: code \"timeout\" is a built-in code"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+}
+
+func TestClassifyRulesShowsTheRule(t *testing.T) {
+	dir := t.TempDir()
+	rules := writeFile(t, dir, "rules.yml", deployctlRules)
+	r := runCLI(t, "deployctl: lock held by run 12\n", nil, "classify", "--rules", rules, "--command", "deployctl", "--exit-code", "1", "--json")
+	var c Classification
+	if err := json.Unmarshal([]byte(r.stdout), &c); err != nil {
+		t.Fatalf("%v: %s %s", err, r.stdout, r.stderr)
+	}
+	if c.Code != "deployctl-lock-held" || c.Class != "transient" || c.Rule != rules+":1" {
+		t.Errorf("got %+v", c)
+	}
+	// Without the command's name, the tool: gate keeps the rule out.
+	r = runCLI(t, "deployctl: lock held by run 12\n", nil, "classify", "--rules", rules, "--exit-code", "1")
+	if strings.Contains(r.stdout, "rule:") {
+		t.Errorf("rule matched without --command:\n%s", r.stdout)
+	}
+	r = runCLI(t, "deployctl: environment frozen\n", nil, "classify", "--rules", rules, "--exit-code", "3")
+	if !strings.Contains(r.stdout, "code:     deployctl-frozen") || !strings.Contains(r.stdout, "rule:     the team rule at "+rules+":7") {
+		t.Errorf("text output:\n%s", r.stdout)
+	}
+}
+
+func TestJobInlineRules(t *testing.T) {
+	dir := t.TempDir()
+	frozen := writeFile(t, dir, "deployctl", "#!/bin/sh\necho 'deployctl: environment frozen until Monday' >&2\nexit 3\n")
+	job := writeFile(t, dir, "jobs.yml", `version: 1
+defaults:
+  rules:
+    - match: environment frozen
+      class: policy
+      code: deployctl-frozen
+      remedy: ask the release manager
+jobs:
+  deploy:
+    steps:
+      - id: deploy
+        exec:
+          command: [`+frozen+`]
+`)
+	r := runCLI(t, "", nil, "run", "--config", job)
+	if r.code == exitcode.OK || !strings.Contains(r.stderr, "deployctl-frozen") {
+		t.Fatalf("exit %d stderr:\n%s", r.code, r.stderr)
+	}
+	bad := writeFile(t, dir, "bad.yml", `version: 1
+defaults:
+  rules:
+    - match: x
+      class: sometimes
+      code: connection-reset
+jobs:
+  deploy:
+    steps:
+      - id: deploy
+        exec:
+          command: ["true"]
+`)
+	r = runCLI(t, "", nil, "run", "--config", bad)
+	for _, want := range []string{"bad.yml:5:14", "class \"sometimes\" is not a failure class", "bad.yml:6:13", "is a built-in code"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+}
