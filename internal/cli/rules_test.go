@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,5 +145,21 @@ jobs:
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}
+	}
+}
+
+func TestHTTPRulesReadTheAnswer(t *testing.T) {
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n++
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte(`{"error":"TENANT_SUSPENDED"}`))
+	}))
+	defer srv.Close()
+	rules := writeFile(t, t.TempDir(), "rules.yml", "- status: 503\n  match: TENANT_SUSPENDED\n  class: policy\n  code: billing-tenant-suspended\n  remedy: pay the invoice\n")
+	// Built in, a 503 is transient and retried; the team knows better.
+	r := runCLI(t, "", nil, "http", "--rules", rules, "--schedule", "1s,1s", srv.URL)
+	if r.code == exitcode.OK || n != 1 || !strings.Contains(r.stderr, "billing-tenant-suspended") || !strings.Contains(r.stderr, "pay the invoice") {
+		t.Fatalf("exit %d, %d requests, stderr:\n%s", r.code, n, r.stderr)
 	}
 }
