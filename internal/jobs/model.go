@@ -87,6 +87,9 @@ type Job struct {
 	StartJitter time.Duration
 	// CatchUp is catch-up:: run once at the scheduler's start when a due run was missed.
 	CatchUp bool
+	// Preflight is preflight:: before the first step, probe every host the
+	// job will touch, and run nothing when one is denied.
+	Preflight bool
 }
 
 // Step is one step of a job.

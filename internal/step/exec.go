@@ -57,6 +57,10 @@ type ExecConfig struct {
 	// OnRetry and ContinueWith are shell commands; ContextFrom finds a continuation's context.
 	OnRetry, ContinueWith, ContextFrom string
 
+	// Hosts are the hosts the command will reach (HOST, HOST:PORT or a
+	// URL), for run's preflight.
+	Hosts []string
+
 	// Dir is the command's working directory; "" means the current one
 	// (the action's working-directory).
 	Dir string
@@ -91,6 +95,7 @@ func (c *ExecConfig) Fields() []*Field {
 	s.add(Field{Name: "on-retry", Type: String, Doc: "run this clean-up `CMD` (sh -c, same folder and environment, bounded by --timeout) before every retry;\nif it fails, the loop stops"}, &c.OnRetry)
 	s.add(Field{Name: "continue-with", Type: String, Doc: "run this `CMD` (sh -c) instead of the command from the second attempt on: a continuation,\ne.g. codex exec resume --last \"continue\""}, &c.ContinueWith)
 	s.add(Field{Name: "context-from", Type: String, Doc: "a `REGEX` with one capture group matched against every output line; the last match reaches\n--continue-with as $RETRYWISE_CONTEXT, and without one the failure cannot be retried in the same context"}, &c.ContextFrom)
+	s.add(Field{Name: "hosts", Type: List, NoInput: true, Doc: "a `HOST` (HOST:PORT or URL) the command will reach, probed by run --preflight before the job's first step (repeatable)"}, &c.Hosts)
 	s.add(Field{Name: "command", Type: List, Positional: true, Doc: "the command and its arguments, run directly (no shell); exclusive with run"}, &c.Command)
 	s.add(Field{Name: "run", Type: String, Positional: true, Doc: "a script, run as a workflow's run: is (bash --noprofile --norc -eo pipefail, or sh -e without bash); exclusive with command"}, &c.Run)
 	s.add(Field{Name: "shell", Type: String, Positional: true, Doc: "the shell of run: bash, sh, or a command template with {0} for the script's path"}, &c.Shell)
@@ -118,6 +123,14 @@ func (c *ExecConfig) validate() error {
 	}
 	if err := c.loadRules(); err != nil {
 		errs = append(errs, err)
+	}
+	for _, h := range c.Hosts {
+		if strings.Contains(h, "${") {
+			continue // known when the step starts
+		}
+		if _, err := egress.ParseTarget(h); err != nil {
+			errs = append(errs, &FieldError{Field: "hosts", Value: strconv.Quote(h), Msg: err.Error(), Fix: "write a host, host:port or an http(s) URL"})
+		}
 	}
 	if c.rules, err = buildRules(c.RetryOn, c.StopOn, c.RetryOnExit, c.StopOnExit); err != nil {
 		errs = append(errs, err)

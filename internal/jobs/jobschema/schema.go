@@ -47,6 +47,7 @@ type (
 		Timezone    string         `json:"timezone,omitempty" jsonschema:"description=The IANA zone the cron expressions are read in (default UTC)."`
 		StartJitter schemaDuration `json:"start-jitter,omitempty" jsonschema:"description=The most a scheduled start is delayed by at random (a Go duration of 0 or more)."`
 		CatchUp     bool           `json:"catch-up,omitempty" jsonschema:"description=At the scheduler's start\\, run the job once if a due run was missed."`
+		Preflight   bool           `json:"preflight,omitempty" jsonschema:"description=Before the first step\\, probe every host the job will touch (in parallel) and run nothing when one is denied."`
 	}
 	schemaStep struct {
 		ID              string       `json:"id" jsonschema:"description=The step's id\\, unique in its job."`
