@@ -29,8 +29,8 @@ import (
 
 // FlagExceptions are the flags of a mode that are not inputs: the action
 // chooses the report files, and the child's stdout is the log, so it is
-// always live.
-var FlagExceptions = []string{"report", "summary", "stdout", "stdout-max"}
+// always live; an exec step's hosts are for a job's preflight.
+var FlagExceptions = []string{"report", "summary", "stdout", "stdout-max", "hosts"}
 
 // DryRunDoc is the doc of run's --dry-run, the config mode's one flag input.
 const DryRunDoc = "validate, resolve every policy and setting known before the run, print the plan, and send nothing"

@@ -48,7 +48,7 @@ jobs:
 		"preflight: 2 host(s) the job will touch are denied",
 		denied1+":443 (step notify, http)",
 		denied2+":443 (step upload, exec)",
-		"add to the egress allowlist (one line each):\n  "+denied1+"\n  "+denied2,
+		"add to the egress allowlist (one line each):\n    "+denied1+"\n    "+denied2,
 		"3 host(s) of 3 step(s) probed",
 	)
 	if strings.Contains(r.stderr, "up.allowed.test (step") {

@@ -198,9 +198,9 @@ func preflightReport(denied []denial, when string) string {
 			hosts = append(hosts, d.ref.target.Host)
 		}
 	}
-	b.WriteString("add to the egress allowlist (one line each):\n")
+	b.WriteString("  add to the egress allowlist (one line each):\n")
 	for _, h := range hosts {
-		fmt.Fprintf(&b, "  %s\n", h)
+		fmt.Fprintf(&b, "    %s\n", h)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
