@@ -85,6 +85,8 @@ type Result struct {
 
 	// answerCode is the failure code of the proxy's own answer.
 	answerCode failure.Code
+	// netErr is why the proxy did not answer (a reset, a timeout); nil when it did.
+	netErr error
 }
 
 // Probe returns the finding as failure reads it (failure.FromProbe).
@@ -135,6 +137,10 @@ type Prober struct {
 	mu    sync.Mutex
 	cache map[string]*Result
 	sent  atomic.Int64
+	// reached are hosts this run has reached (canaries of live checks);
+	// live is what live checks have cost.
+	reached []Target
+	live    LiveStats
 }
 
 // OptionError is an invalid option of New: Option names it (canary,

@@ -110,6 +110,7 @@ var builtinCodes = map[Code]bool{
 	"docker-token-expired":                 true,
 	"docker-unauthorized":                  true,
 	"docker-unsupported":                   true,
+	"egress-blocked":                       true,
 	"empty-reply":                          true,
 	"exec-cannot-start":                    true,
 	"exec-did-not-run":                     true,
