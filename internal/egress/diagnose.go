@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/retry"
 )
 
 // DiagnoseFunc is the shape of retry.Coordinator.Diagnose: it is given a
@@ -94,7 +95,7 @@ func (p *Prober) Diagnose(s Step) DiagnoseFunc {
 		}
 		r := p.probeWith(ctx, d, client, target)
 		out := failure.FromProbe(f, r.Probe())
-		if failure.NetworkLevel(f) && out.Class == failure.Transient && liveDone.CompareAndSwap(false, true) {
+		if failure.NetworkLevel(f) && out.Class == failure.Transient && retry.RetryAhead(ctx) && liveDone.CompareAndSwap(false, true) {
 			return p.liveEvidence(ctx, d, client, target, r, f, out, env)
 		}
 		return out

@@ -60,7 +60,7 @@ func (p LiveProbe) Evidence(role string) string {
 	if p.Detail != "" {
 		s += " (" + p.Detail + ")"
 	}
-	return s + fmt.Sprintf(" in %s", p.Elapsed.Round(time.Millisecond))
+	return s
 }
 
 // blocked reports whether the outcome may be a policy's: refused,
