@@ -205,7 +205,11 @@ func (p *Prober) probeWith(ctx context.Context, d *Discovery, client Client, tar
 	if proxy == nil {
 		return &Result{Target: target.Addr(), Verdict: Direct, Reason: target.Addr() + " is reached directly: no proxy applies to it under " + string(client) + "'s rules"}
 	}
-	return p.ProbeVia(ctx, proxy, target)
+	r := p.ProbeVia(ctx, proxy, target)
+	if r.Verdict == Allowed {
+		p.NoteReached(target) // a canary for later live checks
+	}
+	return r
 }
 
 // ProbeVia asks proxy about target: one CONNECT (https) or absolute-form HEAD
