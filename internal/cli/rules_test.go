@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/gittest"
 )
 
 // deployctl is an in-house tool no recogniser knows; its team's rules.
@@ -161,5 +162,22 @@ func TestHTTPRulesReadTheAnswer(t *testing.T) {
 	r := runCLI(t, "", nil, "http", "--rules", rules, "--schedule", "1s,1s", srv.URL)
 	if r.code == exitcode.OK || n != 1 || !strings.Contains(r.stderr, "billing-tenant-suspended") || !strings.Contains(r.stderr, "pay the invoice") {
 		t.Fatalf("exit %d, %d requests, stderr:\n%s", r.code, n, r.stderr)
+	}
+}
+
+// A pre-receive hook of an in-house gatekeeper declines every push while a
+// freeze holds: the built-ins read a declined hook; the team's rule names
+// the freeze.
+func TestPushRulesNameTheGatekeeper(t *testing.T) {
+	env := gittest.Env(t)
+	bare := gittest.NewBare(t, env, filepath.Join(t.TempDir(), "origin.git"))
+	work := gittest.NewWork(t, env, gittest.FileURL(bare))
+	gittest.Git(t, env, work, "push", "--quiet", "origin", "main")
+	gittest.Commit(t, env, work, "x.txt", "x\n", "x")
+	gittest.Hook(t, bare, "pre-receive", "#!/bin/sh\necho 'gatekeeper: release freeze in effect until Monday' >&2\nexit 1\n")
+	rules := writeFile(t, t.TempDir(), "rules.yml", "- match: 'gatekeeper: release freeze'\n  class: policy\n  code: gatekeeper-freeze\n  remedy: push after the freeze\n")
+	r := runPushCLI(t, env, "--dir", work, "--rules", rules, "--", "origin", "main")
+	if r.code != exitcode.Policy || !strings.Contains(r.stderr, "gatekeeper-freeze") || !strings.Contains(r.stderr, "push after the freeze") {
+		t.Fatalf("exit %d stderr:\n%s", r.code, r.stderr)
 	}
 }

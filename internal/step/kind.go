@@ -109,7 +109,7 @@ func (c *Common) commandFields(s *fieldSet) {
 }
 
 // rulesField adds --rules, for the kinds that classify a tool's output or
-// an answer's body (exec, http).
+// an answer's body (exec, http, push).
 func (c *Common) rulesField(s *fieldSet) {
 	s.add(Field{Name: "rules", Type: String, RunWide: true, Doc: "a YAML `FILE` of team rules ({match, tool, exit-code, status, class, code, reason, remedy} items);\nthe first that matches decides, before the built-in recognisers"}, &c.RulesFile)
 }
