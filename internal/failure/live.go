@@ -40,14 +40,14 @@ const (
 // LiveProbe is one live probe: of the target or of the canary.
 type LiveProbe struct {
 	// Host is the probed host:port.
-	Host string
+	Host string `json:"host"`
 	// Via is the proxy's host:port, or "" for a direct connection.
-	Via string
+	Via string `json:"via,omitempty"`
 	// Outcome is what it found; Detail says it in a few words.
-	Outcome LiveOutcome
-	Detail  string
+	Outcome LiveOutcome `json:"outcome"`
+	Detail  string      `json:"detail,omitempty"`
 	// Elapsed is what it cost.
-	Elapsed time.Duration
+	Elapsed time.Duration `json:"elapsed_ns"`
 }
 
 // Evidence renders the probe as one evidence line.
@@ -123,6 +123,11 @@ func FromLiveProbes(f *Failure, target LiveProbe, canary LiveProbe, hasCanary bo
 	if hasCanary {
 		out.Evidence = append(out.Evidence, canary.Evidence("canary"))
 	}
+	lt := &LiveTrace{Target: target}
+	if hasCanary {
+		lt.Canary = canary
+	}
+	out.Trace.Live = lt
 	why := AllowlistingEnv(env)
 	if why == "" && target.Outcome == LiveSinkholed {
 		why = "a sinkholed name (harden-runner or a DNS filter)"

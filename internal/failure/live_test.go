@@ -36,6 +36,9 @@ func TestFromLiveProbes(t *testing.T) {
 			if got.Class != tc.class || got.Code != tc.code || !strings.Contains(got.Reason, tc.reason) {
 				t.Errorf("got %s %s %q", got.Class, got.Code, got.Reason)
 			}
+			if got.Trace.Live == nil || got.Trace.Live.Target.Outcome != tc.target.Outcome {
+				t.Errorf("trace %+v", got.Trace.Live)
+			}
 			if !strings.Contains(strings.Join(got.Evidence, "\n"), "live probe of the target api.example.com:443 (direct): "+string(tc.target.Outcome)) {
 				t.Errorf("evidence %q", got.Evidence)
 			}
