@@ -143,3 +143,26 @@ func TestLiveSquidTCPResetDenialIsEgressBlocked(t *testing.T) {
 	checkBudget(t, p, before)
 	t.Logf("Squid TCP_RESET denial decided in %s", time.Since(start))
 }
+
+// A proxy that accepts and never answers: the proxy probe and the canary
+// both time out (within the prober's timeout and the live budget): the
+// network is down, transient; the live check stays within its budget.
+func TestLiveStalledProxyIsTransientWithinBudget(t *testing.T) {
+	st, err := proxytest.NewStall()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	env := []string{"HTTPS_PROXY=http://" + st.Addr}
+	p := newProber(t, Options{Env: env, Canary: "github.com:443", Timeout: 300 * time.Millisecond, StatusURL: StatusOff})
+	url := "https://api.example.com/"
+	before := p.LiveStats()
+	got := p.Diagnose(Step{URL: url, Env: env})(context.Background(), netFailure(failure.CodeTimeout, url))
+	if got.Class != failure.Transient || !strings.Contains(got.Reason, "the network is down") {
+		t.Fatalf("got %s %s: %s\n%v", got.Class, got.Code, got.Reason, got.Evidence)
+	}
+	if !hasLine(got.Evidence, "live probe of the canary github.com:443 (via proxy "+st.Addr+"): timeout") {
+		t.Errorf("evidence %q", got.Evidence)
+	}
+	checkBudget(t, p, before)
+}
