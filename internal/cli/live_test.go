@@ -55,3 +55,33 @@ func TestExecCurlLiveEvidenceSquidResetDenial(t *testing.T) {
 	}
 	mustContain(t, "stderr", r.stderr, "egress-blocked", "live probe of the canary "+canary)
 }
+
+// With no --egress-canary, a host an earlier step of the run reached is
+// the canary: the second step's refusal, behind a sandbox, is a policy
+// stop after one attempt.
+func TestJobLiveEvidenceUsesAReachedHostAsCanary(t *testing.T) {
+	dir := t.TempDir()
+	up := "127.0.0.1:" + listenPort(t)
+	closed := "127.0.0.1:" + closedPort(t)
+	job := writeFile(t, dir, "job.yml", `version: 1
+jobs:
+  sync:
+    steps:
+      - id: health
+        http:
+          url: http://`+up+`/
+      - id: push
+        http:
+          url: http://`+closed+`/x
+        retry: {schedule: [1s, 1s]}
+`)
+	env := []string{"COPILOT_AGENT_FIREWALL_ENABLED=true", "HTTPS_PROXY=", "https_proxy=", "HTTP_PROXY=", "http_proxy=", "ALL_PROXY=", "all_proxy="}
+	r := runCLI(t, "", env, "run", "--config", job)
+	if r.code != exitcode.Policy {
+		t.Fatalf("exit %d, want 77; stderr:\n%s", r.code, r.stderr)
+	}
+	mustContain(t, "stderr", r.stderr, "egress-blocked", "live probe of the target "+closed+" (direct): refused", "live probe of the canary "+up+" (direct): connected")
+	if strings.Contains(r.stderr, "retrying in") {
+		t.Errorf("a blocked host was retried:\n%s", r.stderr)
+	}
+}

@@ -284,6 +284,11 @@ func (c *HTTPConfig) run(ctx context.Context, x *exe) (*report.Step, *Error) {
 		return nil, serr
 	}
 	out, err := x.coordinator(c.pol, prober.Diagnose(egress.Step{Client: egress.ClientGo, URL: rawURL, Env: io.Env})).Run(ctx, step)
+	if err == nil && out.OK() {
+		if t, terr := egress.ParseTarget(rawURL); terr == nil {
+			prober.NoteReached(t) // a canary for later live checks of the run
+		}
+	}
 	if err != nil {
 		return nil, &Error{exitcode.Usage, err.Error()}
 	}
