@@ -171,3 +171,60 @@ func TestLogCommands(t *testing.T) {
 		t.Errorf("outside the runner Mask wrote %q", b.String())
 	}
 }
+
+func TestFilesWriteFailureIsRecordedOnceAnd78OnSuccess(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{
+		"GITHUB_OUTPUT":       filepath.Join(dir, "gone", "set_output"),
+		"GITHUB_STEP_SUMMARY": filepath.Join(dir, "summary"),
+	}
+	f := NewFiles(func(k string) string { return env[k] })
+	for _, n := range []string{"a", "b", "c"} {
+		if err := f.SetOutput(n, "v"); err != nil {
+			t.Errorf("SetOutput(%s) = %v, want nil (recorded, not returned)", n, err)
+		}
+	}
+	if err := f.AddStepSummary("# ok"); err != nil {
+		t.Fatal(err)
+	}
+	err := f.Failures()
+	if err == nil || strings.Count(err.Error(), "GITHUB_OUTPUT") != 1 || strings.Contains(err.Error(), "GITHUB_STEP_SUMMARY") {
+		t.Errorf("Failures() = %v, want one error naming $GITHUB_OUTPUT", err)
+	}
+	if code, msg := f.WriteFailureExit(0); code != 78 || !strings.Contains(msg, "exit 78") || strings.Contains(msg, "\n") {
+		t.Errorf("WriteFailureExit(0) = %d, %q", code, msg)
+	}
+	if code, msg := f.WriteFailureExit(75); code != 75 || msg == "" {
+		t.Errorf("WriteFailureExit(75) = %d, %q; a failed step keeps its code", code, msg)
+	}
+	ok := NewFiles(func(k string) string { return env[k] })
+	if code, msg := ok.WriteFailureExit(0); code != 0 || msg != "" {
+		t.Errorf("nothing failed: %d %q", code, msg)
+	}
+}
+
+func TestActShareOnlyUnderAct(t *testing.T) {
+	old := ActShareDir
+	t.Cleanup(func() { ActShareDir = old })
+	ActShareDir = t.TempDir()
+	if got := ActShare(func(string) string { return "" }); got != "" {
+		t.Errorf("on the runner ActShare = %q, want \"\"", got)
+	}
+	act := func(k string) string {
+		if k == "ACT" {
+			return "true"
+		}
+		return ""
+	}
+	got := ActShare(act)
+	if got != filepath.Join(ActShareDir, "retrywise") {
+		t.Errorf("under act ActShare = %q", got)
+	}
+	if st, err := os.Stat(got); err != nil || !st.IsDir() {
+		t.Errorf("%s not made: %v", got, err)
+	}
+	ActShareDir = filepath.Join(ActShareDir, "absent")
+	if got := ActShare(act); got != "" {
+		t.Errorf("without /var/run/act ActShare = %q, want \"\"", got)
+	}
+}

@@ -79,3 +79,31 @@ func ReadFinal(files map[string]string) (Final, error) {
 	}
 	return fin, errors.Join(errs...)
 }
+
+// ActShareDir is the folder act shares between a job's steps and its
+// actions' containers (a volume at /var/run/act), besides the workspace.
+// A variable so a test can point it elsewhere.
+var ActShareDir = "/var/run/act"
+
+// ActShare returns the folder, under act (ACT=true), for the files later
+// steps read (the JSON report, http's body-file): act sets RUNNER_TEMP to
+// /tmp, which is private to a Docker action's container, and the workspace
+// is where a later `git add -A` would commit them, so they go to
+// ActShareDir/retrywise, which every step of the job sees at the same path.
+// It returns "" on the runner (no ACT=true) or when that folder cannot be
+// made; the caller keeps its own placement then.
+func ActShare(getenv Getenv) string {
+	if getenv("ACT") != "true" {
+		return ""
+	}
+	if st, err := os.Stat(ActShareDir); err != nil || !st.IsDir() {
+		return ""
+	}
+	dir := filepath.Join(ActShareDir, "retrywise")
+	// Readable by whoever runs the later steps (act's job container may
+	// run them as another user than the action's root).
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return ""
+	}
+	return dir
+}

@@ -64,8 +64,14 @@ func (a *actionRun) reportIssue(ctx context.Context, run *report.Run, markdown s
 		fail(fmt.Errorf("report-issue needs the token input (its default is ${{ github.token }})"))
 		return
 	}
-	ghRun, err := ghissue.RunFromEnv(a.getenv)
-	if err != nil {
+	if a.issueSkip != "" {
+		a.line("report-issue: %s", a.issueSkip)
+		return
+	}
+	var ghRun ghissue.Run
+	if a.issueRun != nil {
+		ghRun = *a.issueRun
+	} else if ghRun, err = ghissue.RunFromEnv(a.getenv); err != nil {
 		fail(err)
 		return
 	}

@@ -19,6 +19,9 @@ const (
 	ModeHTTP Mode = "url"
 	// ModeJob runs a job of the job file config.
 	ModeJob Mode = "config"
+	// ModeExplain explains a failed workflow run (a run URL, or event for
+	// the workflow_run event's run), re-running it when rerun allows.
+	ModeExplain Mode = "explain"
 )
 
 // Kind is the step kind (and command) a mode runs; ModeJob runs `run`.
@@ -30,6 +33,8 @@ func (m Mode) Kind() string {
 		return "push"
 	case ModeHTTP:
 		return "http"
+	case ModeExplain:
+		return "explain"
 	}
 	return "run"
 }
@@ -37,14 +42,15 @@ func (m Mode) Kind() string {
 // ModeInputs are the inputs that choose a mode or feed its positional
 // arguments, by mode; they are not flags.
 var ModeInputs = map[Mode][]string{
-	ModeRun:  {"run", "shell", "working-directory"},
-	ModePush: {"push", "push-args"},
-	ModeHTTP: {"url"},
-	ModeJob:  {"config", "job"},
+	ModeRun:     {"run", "shell", "working-directory"},
+	ModePush:    {"push", "push-args"},
+	ModeHTTP:    {"url"},
+	ModeJob:     {"config", "job"},
+	ModeExplain: {"explain", "rerun", "max-reruns"},
 }
 
 // CommonInputs are the inputs every mode takes that are not flags.
-var CommonInputs = []string{"token", "report-issue", "step-summary"}
+var CommonInputs = []string{"token", "report-issue", "step-summary", "git-user-name", "git-user-email"}
 
 // Getenv looks an environment variable up, "" when unset.
 type Getenv func(name string) string
@@ -56,7 +62,7 @@ func InputVar(name string) string {
 }
 
 // ChooseMode returns the mode the inputs choose: exactly one of run, push
-// (true), url and config must be given.
+// (true), url, config and explain must be given.
 func ChooseMode(input func(name string) string) (Mode, error) {
 	var chosen []Mode
 	if input("run") != "" {
@@ -75,17 +81,20 @@ func ChooseMode(input func(name string) string) (Mode, error) {
 	if input("config") != "" {
 		chosen = append(chosen, ModeJob)
 	}
+	if input("explain") != "" {
+		chosen = append(chosen, ModeExplain)
+	}
 	switch len(chosen) {
 	case 1:
 		return chosen[0], nil
 	case 0:
-		return "", errors.New("no mode chosen: give exactly one of the inputs run (a script), push: true (with push-args), url (an HTTP request) or config (a job file, with job)")
+		return "", errors.New("no mode chosen: give exactly one of the inputs run (a script), push: true (with push-args), url (an HTTP request), config (a job file, with job) or explain (a run URL, or event)")
 	}
 	names := make([]string, len(chosen))
 	for i, m := range chosen {
 		names[i] = string(m)
 	}
-	return "", fmt.Errorf("several modes chosen (%s): give exactly one of run, push: true, url and config", strings.Join(names, ", "))
+	return "", fmt.Errorf("several modes chosen (%s): give exactly one of run, push: true, url, config and explain", strings.Join(names, ", "))
 }
 
 // Values splits an input's text into the values of its flag: one per

@@ -2,6 +2,7 @@ package action
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -12,7 +13,7 @@ import (
 
 // Reserved are the action's own outputs; a run: script's output of one of
 // these names reaches the workflow only inside the outputs JSON.
-var Reserved = []string{"result", "class", "code", "attempts", "reason", "remedy", "exit-code", "report", "outputs"}
+var Reserved = []string{"result", "class", "code", "attempts", "reason", "remedy", "exit-code", "report", "outputs", "rerun"}
 
 // IsReserved reports whether name is one of the action's own outputs.
 func IsReserved(name string) bool { return slices.Contains(Reserved, name) }
@@ -28,9 +29,18 @@ const toolkitDelimiter = "_GitHubActionsFileCommandDelimeter_"
 
 // Files writes the workflow's file commands: outputs, env, path and the
 // step summary, through go-githubactions.
+//
+// A file command whose file cannot be written (a full disk, a file the
+// step's user may not write, a folder that is not there, as act's can be)
+// is not an error of the call: it is recorded, the later writes to the same
+// variable are not tried, and Failures reports them all once, so the step
+// says it in one warning instead of one line per output.
 type Files struct {
 	gh     *githubactions.Action
 	getenv Getenv
+	// failed is the first write failure of each variable, in order.
+	failed []error
+	broken map[string]bool
 }
 
 // NewFiles returns the file commands of the step whose environment getenv reads.
@@ -55,13 +65,41 @@ func (f *Files) issue(variable, name, value string, cmd func(gh *githubactions.A
 	if strings.Contains(name, toolkitDelimiter) || strings.Contains(value, toolkitDelimiter) {
 		return fmt.Errorf("cannot write %s to $%s: the value holds the toolkit's delimiter %s", name, variable, toolkitDelimiter)
 	}
+	if f.broken[variable] {
+		return nil
+	}
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("cannot write to $%s: %v", variable, r)
+			if f.broken == nil {
+				f.broken = map[string]bool{}
+			}
+			f.broken[variable] = true
+			f.failed = append(f.failed, fmt.Errorf("cannot write to $%s (%s): %v", variable, f.getenv(variable), r))
 		}
 	}()
 	cmd(f.gh)
 	return nil
+}
+
+// Failures returns the file commands that could not be written, one error
+// for each variable, or nil when every write went through.
+func (f *Files) Failures() error { return errors.Join(f.failed...) }
+
+// WriteFailureExit is the exit code of a step whose file commands could not
+// be written: code itself when the step failed (its own code says more),
+// and 78 (configuration: the runner's files, not the step) when it
+// succeeded, so a step whose outputs are lost is never green. The second
+// result is the warning's text, "" when nothing failed.
+func (f *Files) WriteFailureExit(code int) (int, string) {
+	err := f.Failures()
+	if err == nil {
+		return code, ""
+	}
+	msg := strings.ReplaceAll(err.Error(), "\n", "; ")
+	if code == 0 {
+		return 78, msg + "; the step succeeded, but later steps cannot read its outputs: exit 78"
+	}
+	return code, msg
 }
 
 // SetOutput sets the step's output name.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -45,7 +46,7 @@ func Flags(m Mode) []*flag.Flag {
 	fs := flag.NewFlagSet(string(m), flag.ContinueOnError)
 	if k := step.KindNamed(m.Kind()); k != nil {
 		step.Flags(fs, k.Fields())
-	} else {
+	} else if m == ModeJob {
 		fs.Bool("dry-run", false, DryRunDoc)
 		fs.Bool("preflight", false, PreflightDoc)
 	}
@@ -59,7 +60,7 @@ func Flags(m Mode) []*flag.Flag {
 }
 
 // Modes are the action's modes in the order the docs list them.
-var Modes = []Mode{ModeRun, ModePush, ModeHTTP, ModeJob}
+var Modes = []Mode{ModeRun, ModePush, ModeHTTP, ModeJob, ModeExplain}
 
 // Inputs returns every input the action takes: the common ones, each
 // mode's own and every mode's flags, sorted; action.yml declares exactly these.
@@ -129,6 +130,17 @@ type actionRun struct {
 	summary            bool
 	issues             ghissue.Mode
 	notes              []string
+	// worst, when set, is the step whose failure the outputs and the
+	// annotation name (explain: the worst class), instead of the first
+	// that failed; headline replaces the run's; extra are outputs of the mode.
+	worst    *report.Step
+	headline string
+	extra    map[string]string
+	// issueRun, when set, is the run the failure issue is about (explain:
+	// the explained run's workflow), instead of this job's; issueSkip says
+	// why report-issue does nothing this time ("" when it acts).
+	issueRun  *ghissue.Run
+	issueSkip string
 }
 
 // lockedWriter serialises the writes of several writers onto one stream.
@@ -174,10 +186,14 @@ func Main(ctx context.Context, h *Host) int {
 			a.notes = append(a.notes, fmt.Sprintf("could not add $GITHUB_WORKSPACE to git's safe.directory: %v", err))
 		}
 	}
+	a.env = a.gitIdentity(ctx, a.env)
 	a.out = &lockedWriter{w: h.Stdout}
 	a.files = NewFiles(a.getenv)
-	if a.mode == ModeJob {
+	switch a.mode {
+	case ModeJob:
 		return a.runJob(ctx)
+	case ModeExplain:
+		return a.runExplain(ctx)
 	}
 	return a.runStep(ctx)
 }
@@ -370,6 +386,13 @@ func (a *actionRun) runStep(ctx context.Context) int {
 // go to $HOME, named by their host path, and $RUNNER_TEMP is created in
 // the container for the step's own files.
 func (a *actionRun) placeFiles() {
+	// Under act, RUNNER_TEMP (/tmp) is the action container's own: the
+	// files later steps read go to act's shared folder.
+	defer func() {
+		if d := ActShare(a.getenv); d != "" {
+			a.shareDir, a.sharedAs = d, d
+		}
+	}()
 	a.tempDir = os.TempDir()
 	t := a.getenv("RUNNER_TEMP")
 	if t == "" {
@@ -553,8 +576,15 @@ func (a *actionRun) finish(ctx context.Context, run *report.Run, outputs map[str
 		resume()
 	}
 	failed := failedStep(run)
+	if a.worst != nil {
+		failed = a.worst
+	}
 	headline := ""
-	if run.Run.ExitCode != exitcode.OK {
+	switch {
+	case a.headline != "":
+		headline = a.headline
+		a.line("%s", headline)
+	case run.Run.ExitCode != exitcode.OK:
 		if len(run.Steps) == 1 && failed != nil {
 			headline = failed.Headline()
 		} else {
@@ -598,6 +628,9 @@ func (a *actionRun) finish(ctx context.Context, run *report.Run, outputs map[str
 		a.warn("retrywise: outputs cut", fmt.Sprintf("the outputs are over %d bytes of JSON: the longest values are replaced by a note in the output outputs; the JSON report (output report) has them", MaxOutputsJSON))
 	}
 	set["outputs"] = doc
+	for n, v := range a.extra {
+		set[n] = v
+	}
 	for _, n := range Reserved {
 		if err := a.files.SetOutput(n, a.red.String(set[n])); err != nil {
 			a.line("cannot set the output %s: %v", n, err)
@@ -615,8 +648,12 @@ func (a *actionRun) finish(ctx context.Context, run *report.Run, outputs map[str
 	}
 	a.annotate(run, failed, headline)
 	a.reportIssue(ctx, run, markdown)
+	code, msg := a.files.WriteFailureExit(run.Run.ExitCode)
+	if msg != "" {
+		a.warn("retrywise: outputs not written", msg)
+	}
 	a.flush()
-	return run.Run.ExitCode
+	return code
 }
 
 // annotate writes one error annotation for the run's final failure, or one
@@ -667,4 +704,47 @@ func exitForCause(ctx context.Context) int {
 		return sig.ExitCode()
 	}
 	return exitcode.Interrupted
+}
+
+// The identity a commit made in the action gets when nothing else names
+// one: GitHub's own bot, as actions/checkout's users configure it.
+const (
+	botName  = "github-actions[bot]"
+	botEmail = "41898282+github-actions[bot]@users.noreply.github.com"
+)
+
+// gitIdentity returns env with GIT_AUTHOR_* and GIT_COMMITTER_* set for the
+// step: to the inputs git-user-name and git-user-email when given, else to
+// the GitHub Actions bot when neither the environment nor the
+// repository's git config names a committer (a fresh container has none,
+// and git's "Author identity unknown" would fail the script).
+func (a *actionRun) gitIdentity(ctx context.Context, env []string) []string {
+	name, email := a.input("git-user-name"), a.input("git-user-email")
+	if name == "" && email == "" {
+		m := environ.Map(env)
+		for _, k := range []string{"GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL", "EMAIL"} {
+			if m[k] != "" {
+				return env
+			}
+		}
+		dir := a.input("working-directory")
+		if dir == "" {
+			dir = a.getenv("GITHUB_WORKSPACE")
+		}
+		cmd := exec.CommandContext(ctx, "git", "config", "--get", "user.email")
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.Output(); err == nil && strings.TrimSpace(string(out)) != "" {
+			return env // the repository (or the user's config) names one
+		} else if errors.Is(err, exec.ErrNotFound) {
+			return env // no git: nothing to commit with
+		}
+	}
+	if name == "" {
+		name = botName
+	}
+	if email == "" {
+		email = botEmail
+	}
+	return append(append([]string(nil), env...),
+		"GIT_AUTHOR_NAME="+name, "GIT_AUTHOR_EMAIL="+email, "GIT_COMMITTER_NAME="+name, "GIT_COMMITTER_EMAIL="+email)
 }

@@ -582,3 +582,112 @@ func TestActionRunCurlFailDeniedByTheProxyIsProxyDenied(t *testing.T) {
 		t.Errorf("exit %d code %q remedy %q, want 77 proxy-denied:\n%s", s.code, out["code"], out["remedy"], s.stdout)
 	}
 }
+
+// TestActionUnderActSharesFilesThroughVarRunAct: act sets RUNNER_TEMP=/tmp,
+// private to a Docker action's container; the report and the body-file go
+// to act's shared /var/run/act, never to the workspace.
+func TestActionUnderActSharesFilesThroughVarRunAct(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, `{"ok":true}`) }))
+	defer srv.Close()
+	old := action.ActShareDir
+	t.Cleanup(func() { action.ActShareDir = old })
+	action.ActShareDir = t.TempDir()
+	s := newActionStep(t)
+	s.env = append(s.env, "ACT=true")
+	s.inputs["url"] = srv.URL
+	s.run()
+	if s.code != exitcode.OK {
+		t.Fatalf("exit %d:\n%s", s.code, s.stdout)
+	}
+	out := s.outputs()
+	for _, name := range []string{"report", "body-file"} {
+		if !strings.HasPrefix(out[name], filepath.Join(action.ActShareDir, "retrywise")+string(filepath.Separator)) {
+			t.Errorf("output %s = %q, want a path under %s/retrywise", name, out[name], action.ActShareDir)
+		} else if s.read(out[name]) == "" {
+			t.Errorf("%s is empty", name)
+		}
+	}
+	if entries, _ := os.ReadDir(s.workspace); len(entries) != 0 {
+		t.Errorf("the workspace got files: %v", entries)
+	}
+}
+
+// TestActionOutputsNotWrittenIsOneWarningAnd78: a $GITHUB_OUTPUT that cannot
+// be written makes a green step exit 78 with one warning; a failed step
+// keeps its own code.
+func TestActionOutputsNotWrittenIsOneWarningAnd78(t *testing.T) {
+	for _, tt := range []struct {
+		script string
+		want   int
+	}{
+		{"echo a=1 >> \"$GITHUB_OUTPUT\"; echo fine", exitcode.Config},
+		{"echo 'fatal: not a git repository' >&2; exit 128", exitcode.Structural},
+	} {
+		s := newActionStep(t)
+		for i, kv := range s.env {
+			if strings.HasPrefix(kv, "GITHUB_OUTPUT=") {
+				s.output = filepath.Join(s.dir, "no such folder", "set_output")
+				s.env[i] = "GITHUB_OUTPUT=" + s.output
+			}
+		}
+		s.inputs["run"] = tt.script
+		s.run()
+		if s.code != tt.want {
+			t.Errorf("%q: exit %d, want %d:\n%s", tt.script, s.code, tt.want, s.stdout)
+		}
+		if n := commands(s.stdout, "warning"); n != 1 {
+			t.Errorf("%q: %d warnings, want 1:\n%s", tt.script, n, s.stdout)
+		}
+		if !strings.Contains(s.stdout, "cannot write to $GITHUB_OUTPUT") {
+			t.Errorf("%q: the warning does not name $GITHUB_OUTPUT:\n%s", tt.script, s.stdout)
+		}
+	}
+}
+
+// TestActionGitIdentity: a run: script that commits in a container with no
+// git identity gets the GitHub Actions bot's (git's "Author identity
+// unknown" no longer fails it); git-user-name/git-user-email override it;
+// a repository that names its own committer keeps it.
+func TestActionGitIdentity(t *testing.T) {
+	script := `cd "$GITHUB_WORKSPACE" && git init -q . && git commit -q --allow-empty -m x && git log -1 --format='who=%an <%ae>' >> "$GITHUB_OUTPUT"`
+	strip := func(env []string) []string {
+		var out []string
+		for _, kv := range env {
+			if k, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(k, "GIT_AUTHOR_") && !strings.HasPrefix(k, "GIT_COMMITTER_") && k != "EMAIL" {
+				out = append(out, kv)
+			}
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name       string
+		inputs     map[string]string
+		repoConfig bool
+		want       string
+	}{
+		{"no identity anywhere", nil, false, "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"},
+		{"inputs", map[string]string{"git-user-name": "Release Bot", "git-user-email": "release@example.test"}, false, "Release Bot <release@example.test>"},
+		{"the repository's own", nil, true, "Repo Owner <owner@example.test>"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newActionStep(t)
+			s.env = append(strip(s.env), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())
+			if tt.repoConfig {
+				gittest.Git(t, s.env, s.workspace, "init", "-q", ".")
+				gittest.Git(t, s.env, s.workspace, "config", "user.name", "Repo Owner")
+				gittest.Git(t, s.env, s.workspace, "config", "user.email", "owner@example.test")
+			}
+			s.inputs["run"] = script
+			for k, v := range tt.inputs {
+				s.inputs[k] = v
+			}
+			s.run()
+			if s.code != exitcode.OK {
+				t.Fatalf("exit %d:\n%s", s.code, s.stdout)
+			}
+			if got := s.outputs()["who"]; got != tt.want {
+				t.Errorf("the commit's author = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

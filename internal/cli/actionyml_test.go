@@ -3,6 +3,7 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,9 +29,14 @@ var actionInputDocs = map[string]string{
 	"url":               "Mode url: send an HTTP request to this URL, retrying only transient failures. The body is saved under $RUNNER_TEMP and named by the output body-file.",
 	"config":            "Mode config: the job file to run (a job of many steps, one report).",
 	"job":               "Mode config: the job to run; empty means the file's only job.",
+	"explain":           "Mode explain: a failed workflow run to explain (https://HOST/OWNER/REPO/actions/runs/ID[/attempts/N]), or event for the run of the workflow_run event that triggered this workflow. Each failed step is classified from its log; the token needs actions: read.",
+	"rerun":             "Mode explain: true re-runs the run's failed jobs once when every failed step is transient (needs actions: write); the run handed back exits 0.",
+	"max-reruns":        "Mode explain: re-run only while the run's attempt is at most this number. Empty means 2.",
 	"token":             "The token for the failure issue (report-issue) and for reading the branch rules that refused a push. Masked in every output.",
 	"report-issue":      "On a final failure open (or comment on) one issue labelled retrywise, and close it on the next success: false, true, or force (also under act). Needs permissions: issues: write.",
 	"step-summary":      "Append the Markdown report to the step summary ($GITHUB_STEP_SUMMARY): true or false.",
+	"git-user-name":     "The name of the commits a run: script or a job makes (GIT_AUTHOR_NAME, GIT_COMMITTER_NAME); empty means the repository's git config, else github-actions[bot].",
+	"git-user-email":    "The email of the commits a run: script or a job makes (GIT_AUTHOR_EMAIL, GIT_COMMITTER_EMAIL); empty means the repository's git config, else 41898282+github-actions[bot]@users.noreply.github.com.",
 }
 
 // actionInputDefaults are the only inputs with a default in action.yml: a
@@ -51,6 +57,7 @@ var actionOutputDocs = [][2]string{
 	{"remedy", "What to do about the final failure."},
 	{"exit-code", "The exit code, as the command line's: 0 ok, 1 unknown, 64 usage, 65 structural, 66 absent, 75 transient, 77 policy, 78 configuration, 130/143 cancelled (docs/reference/exit-codes.md)."},
 	{"report", "The path of the JSON report (docs/report.schema.json), under $RUNNER_TEMP."},
+	{"rerun", "Mode explain: true when the run's failed jobs were handed back to GitHub for a re-run, else false; empty in the other modes."},
 	{"outputs", "JSON of the step's outputs (for fromJSON): a run: script's $GITHUB_OUTPUT names, http's status, found, value, body-file and fields, push's pushed, landed, refs; in config mode by step id. Kept under GitHub's 1 MiB: the longest values are replaced by a note and named in retrywise-cut."},
 }
 
@@ -62,16 +69,7 @@ func flagDoc(fl *flag.Flag) string {
 
 // renderActionYAML renders action.yml from the modes' flags.
 func renderActionYAML() string {
-	type use struct {
-		mode action.Mode
-		fl   *flag.Flag
-	}
-	uses := map[string][]use{}
-	for _, m := range action.Modes {
-		for _, fl := range action.Flags(m) {
-			uses[fl.Name] = append(uses[fl.Name], use{m, fl})
-		}
-	}
+	uses := actionFlagUses()
 	modeName := func(m action.Mode) string { return string(m) }
 	var b strings.Builder
 	b.WriteString(`# Generated from the flags of each mode: go test ./internal/cli -run TestActionYAML -update-action
@@ -81,8 +79,23 @@ author: retrywise
 branding:
   icon: refresh-cw
   color: blue
-inputs:
 `)
+	b.WriteString(renderActionInputs(uses, modeName))
+	b.WriteString("outputs:\n")
+	for _, o := range actionOutputDocs {
+		fmt.Fprintf(&b, "  %s:\n    description: %s\n", o[0], yamlString(o[1]))
+	}
+	b.WriteString("runs:\n  using: docker\n  image: Dockerfile\n  args:\n    - action\n")
+	return b.String()
+}
+
+// renderActionInputs is the inputs: block both forms of the action share.
+func renderActionInputs(uses map[string][]struct {
+	mode action.Mode
+	fl   *flag.Flag
+}, modeName func(action.Mode) string) string {
+	var b strings.Builder
+	b.WriteString("inputs:\n")
 	names := action.Inputs()
 	for _, n := range names {
 		var desc string
@@ -107,8 +120,10 @@ inputs:
 					defaults = append(defaults, fmt.Sprintf("%s %s", modeName(u.mode), u.fl.DefValue))
 					defaultValues[u.fl.DefValue] = true
 				}
-				if _, ok := u.fl.Value.(*stringList); ok {
-					repeatable = true
+				if k := step.KindNamed(u.mode.Kind()); k != nil {
+					if fd := step.Lookup(k.Fields(), u.fl.Name); fd != nil && fd.Type == step.List {
+						repeatable = true
+					}
 				}
 			}
 			var parts []string
@@ -141,12 +156,119 @@ inputs:
 			fmt.Fprintf(&b, "    default: %s\n", yamlString(d))
 		}
 	}
+	return b.String()
+}
+
+// actionFlagUses are, by input name, the modes whose flag it is.
+func actionFlagUses() map[string][]struct {
+	mode action.Mode
+	fl   *flag.Flag
+} {
+	uses := map[string][]struct {
+		mode action.Mode
+		fl   *flag.Flag
+	}{}
+	for _, m := range action.Modes {
+		for _, fl := range action.Flags(m) {
+			uses[fl.Name] = append(uses[fl.Name], struct {
+				mode action.Mode
+				fl   *flag.Flag
+			}{m, fl})
+		}
+	}
+	return uses
+}
+
+// hostSteps are the host form's install steps: the release binary for the
+// runner's OS and arch (verified against SHA256SUMS, kept in the tool
+// cache) or, when no release matches, a build from the action's source.
+const hostSteps = `runs:
+  using: composite
+  steps:
+    - name: Refuse Windows
+      if: runner.os == 'Windows'
+      shell: bash
+      run: |
+        echo "::error title=retrywise::retrywise/host supports Linux and macOS runners only: it relies on process groups and POSIX signals, which Windows lacks"
+        exit 1
+    # The release binary for this OS/arch, verified against SHA256SUMS and
+    # kept in the tool cache (host/install.sh); only when no release matches
+    # (@main, a branch, no asset for this arch) the runner's Go builds it.
+    - name: Install retrywise
+      id: install
+      shell: bash
+      env:
+        # stamped by scripts/release-action; empty on main
+        RETRYWISE_VERSION: ""
+      run: '"$GITHUB_ACTION_PATH/install.sh" fetch'
+    - name: Set up Go (go.mod's version), to build from source
+      if: steps.install.outputs.build == 'true'
+      uses: actions/setup-go@v6
+      with:
+        go-version-file: ${{ github.action_path }}/../go.mod
+        cache-dependency-path: ${{ github.action_path }}/../go.sum
+    - name: Build retrywise from the action's source
+      id: build
+      if: steps.install.outputs.build == 'true'
+      shell: bash
+      run: '"$GITHUB_ACTION_PATH/install.sh" build'
+`
+
+// renderHostActionYAML is host/action.yml: the container action's twin on
+// the runner itself, with the same inputs and outputs (generated from the
+// same definitions). A composite action gets no INPUT_* variables, so its
+// last step maps every input into the environment as the container form
+// receives it, and one code path (retrywise action) serves both.
+func renderHostActionYAML() string {
+	var b strings.Builder
+	b.WriteString(`# Generated from the flags of each mode: go test ./internal/cli -run TestActionYAML -update-action
+name: retrywise on the runner
+description: "The retrywise action run on the runner itself, with the runner's tools (node, python, gh, jq, ...): the same modes, inputs and outputs as the container action. Linux and macOS runners only."
+author: retrywise
+branding:
+  icon: refresh-cw
+  color: blue
+`)
+	b.WriteString(renderActionInputs(actionFlagUses(), func(m action.Mode) string { return string(m) }))
 	b.WriteString("outputs:\n")
 	for _, o := range actionOutputDocs {
-		fmt.Fprintf(&b, "  %s:\n    description: %s\n", o[0], yamlString(o[1]))
+		fmt.Fprintf(&b, "  %s:\n    description: %s\n    value: ${{ steps.action.outputs.%s }}\n", o[0], yamlString(o[1]), o[0])
 	}
-	b.WriteString("runs:\n  using: docker\n  image: Dockerfile\n  args:\n    - action\n")
+	b.WriteString(hostSteps)
+	b.WriteString("    - name: Run retrywise action\n      id: action\n      shell: bash\n      env:\n")
+	for _, n := range action.Inputs() {
+		fmt.Fprintf(&b, "        %s: ${{ inputs.%s }}\n", action.InputVar(n), n)
+	}
+	b.WriteString("        RETRYWISE_BIN: ${{ steps.build.outputs.bin || steps.install.outputs.bin }}\n")
+	b.WriteString("      run: '\"$RETRYWISE_BIN\" action'\n")
 	return b.String()
+}
+
+// TestHostActionYAMLUpToDate: host/action.yml is what the flags generate,
+// with the container form's inputs and outputs.
+func TestHostActionYAMLUpToDate(t *testing.T) {
+	path := filepath.Join("..", "..", "host", "action.yml")
+	checkGenerated(t, path, renderHostActionYAML())
+	var host, container struct {
+		Inputs  map[string]any `yaml:"inputs"`
+		Outputs map[string]any `yaml:"outputs"`
+	}
+	for _, f := range []struct {
+		path string
+		into any
+	}{{path, &host}, {filepath.Join("..", "..", "action.yml"), &container}} {
+		b, err := os.ReadFile(f.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := yaml.Unmarshal(b, f.into); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(slices.Sorted(maps.Keys(host.Inputs)), slices.Sorted(maps.Keys(container.Inputs))) ||
+		!slices.Equal(slices.Sorted(maps.Keys(host.Outputs)), slices.Sorted(maps.Keys(container.Outputs))) {
+		t.Errorf("the host form's inputs or outputs differ from the container form's")
+	}
 }
 
 // yamlString quotes s as a YAML double-quoted scalar.
@@ -156,8 +278,12 @@ func yamlString(s string) string {
 }
 
 func TestActionYAMLUpToDate(t *testing.T) {
-	path := filepath.Join("..", "..", "action.yml")
-	want := renderActionYAML()
+	checkGenerated(t, filepath.Join("..", "..", "action.yml"), renderActionYAML())
+}
+
+// checkGenerated holds the file at path to want; -update-action rewrites it.
+func checkGenerated(t *testing.T, path, want string) {
+	t.Helper()
 	if *updateAction {
 		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
 			t.Fatal(err)
@@ -168,7 +294,7 @@ func TestActionYAMLUpToDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(got) != want {
-		t.Errorf("action.yml is not what the flags generate (go test ./internal/cli -run TestActionYAML -update-action)")
+		t.Errorf("%s is not what the flags generate (go test ./internal/cli -run 'TestActionYAML|TestHostActionYAML' -update-action)", path)
 	}
 }
 
@@ -212,10 +338,13 @@ func TestActionInputsMatchFlags(t *testing.T) {
 	for _, m := range action.Modes {
 		k := step.KindNamed(m.Kind())
 		var fs *flag.FlagSet
-		if k != nil {
+		switch {
+		case k != nil:
 			fs = newFlagSet(k.Name, k.Synopsis)
 			step.Flags(fs, k.Fields())
-		} else {
+		case m == action.ModeExplain: // its inputs are mode inputs, not flags
+			fs = newFlagSet("explain", "")
+		default:
 			fs = newFlagSet("run", runSynopsis)
 			defineRunFlags(fs, &runOptions{})
 		}

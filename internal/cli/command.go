@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/retrywise/retrywise/internal/action"
 	"github.com/retrywise/retrywise/internal/breaker"
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/exitcode"
@@ -71,6 +72,7 @@ func (c *Command) subcommands() map[string]subcommand {
 		"probe":    {"ask the egress proxy whether targets are allowed, denied or unreachable", runProbeCommand},
 		"push":     {"git push, retrying only network failures", stepCommand(step.PushKind)},
 		"version":  {"print the version", command(parseVersion, runVersion)},
+		"explain":  {"classify a failed GitHub Actions run from its logs; re-run it only if waiting can help", command(parseExplain, runExplain)},
 		"run":      {"run a job of a job file: many steps, one report", runRun},
 		"validate": {"check a job file and print every error with its position", runValidate},
 		"demo":     {"run an offline demo of every failure class on 127.0.0.1", runDemo},
@@ -213,3 +215,28 @@ type stringList []string
 
 func (s *stringList) String() string     { return strings.Join(*s, ", ") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+const actionSynopsis = `Usage: retrywise action
+
+The GitHub Action's entry point (action.yml: args: [action]). It reads the
+action's inputs from INPUT_* as the runner sets them, runs the mode they
+choose (run, push, url or config) with the mode's own defaults, and writes
+the outputs, the step summary, one annotation and the JSON report under
+$RUNNER_TEMP. It exits with the code the same work exits with on the
+command line. See docs/github-action.md.`
+
+// runAction is `retrywise action`: internal/action with the process's
+// streams and services.
+func runAction(ctx context.Context, f *factory, args []string) int {
+	fs := newFlagSet("action", actionSynopsis)
+	if code, done := f.parse(fs, args); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q: the action takes its settings from its inputs (INPUT_*)", fs.Arg(0)))
+	}
+	return action.Main(ctx, &action.Host{
+		Stdin: f.stdin, Stdout: f.stdout, Env: f.env, Clock: f.clock, UserAgent: f.userAgent(),
+		Services: f.services, Redactor: f.redactor, Fail: f.fail,
+	})
+}

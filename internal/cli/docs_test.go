@@ -17,12 +17,13 @@ import (
 
 	"github.com/retrywise/retrywise/internal/action"
 	"github.com/retrywise/retrywise/internal/docgen"
+	"github.com/retrywise/retrywise/internal/step"
 )
 
 var updateDocs = flag.Bool("update-docs", false, "rewrite the generated regions of the docs (the action's inputs and outputs, each command's --help)")
 
 // docCommands are the commands with a page under docs/commands/.
-var docCommands = []string{"exec", "push", "http", "classify", "probe", "github-quota", "validate", "run", "schedule"}
+var docCommands = []string{"exec", "push", "http", "classify", "probe", "github-quota", "validate", "run", "schedule", "explain"}
 
 // cell makes s safe in a Markdown table cell.
 func cell(s string) string {
@@ -79,6 +80,64 @@ func helpBlock(t *testing.T, name string) string {
 	return "```text\n" + strings.TrimRight(out.String(), "\n") + "\n```\n"
 }
 
+// optionsTable renders a step kind's field table (internal/step, the one
+// definition of its flags, job keys and action inputs) as Markdown.
+func optionsTable(k *step.Kind) string {
+	var mode action.Mode
+	for _, m := range action.Modes {
+		if m.Kind() == k.Name {
+			mode = m
+		}
+	}
+	inputs := map[string]bool{}
+	if mode != "" {
+		for _, fl := range action.Flags(mode) {
+			inputs[fl.Name] = true
+		}
+		for _, n := range action.ModeInputs[mode] {
+			inputs[n] = true
+		}
+	}
+	var b strings.Builder
+	b.WriteString("| flag | job file | action input | type | default | what it does |\n|---|---|---|---|---|---|\n")
+	for _, f := range k.Fields() {
+		flagName := "`--" + f.Name + "`"
+		if f.Short != "" {
+			flagName += ", `-" + f.Short + "`"
+		}
+		where := "`" + k.Name + ": {" + f.Name + ": …}`"
+		switch {
+		case f.Positional:
+			flagName = "(arguments)"
+		case f.Place == step.Retry:
+			where = "`retry: {" + f.Name + ": …}`"
+		case f.Place == step.Egress:
+			where = "`defaults: {" + f.Name + ": …}`"
+		case f.Place == step.Command:
+			where = "—"
+		case f.RunWide:
+			where += ", or `defaults:`"
+		}
+		input := "—"
+		switch {
+		case inputs[f.Name]:
+			input = "`" + f.Name + "`"
+		case f.Positional && inputs[k.Name+"-"+f.Name]: // push's args: push-args
+			input = "`" + k.Name + "-" + f.Name + "`"
+		}
+		def := ""
+		if f.Default != "" {
+			def = "`" + f.Default + "`"
+		}
+		doc := strings.ReplaceAll(strings.ReplaceAll(f.Doc, "\n", " "), "`", "")
+		if f.Secret {
+			doc += " (masked everywhere)"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", flagName, where, input, f.Type, def, cell(doc))
+	}
+	return b.String()
+}
+
 // TestDocsTables keeps the generated regions of docs/ what their sources
 // generate: the action's inputs and outputs (the source of action.yml) and
 // each command's --help. -update-docs rewrites them; the failure codes'
@@ -88,7 +147,11 @@ func TestDocsTables(t *testing.T) {
 		"docs/github-action.md": {"action-inputs": actionInputsTable(t), "action-outputs": actionOutputsTable()},
 	}
 	for _, name := range docCommands {
-		files["docs/commands/"+name+".md"] = map[string]string{"help " + name: helpBlock(t, name)}
+		regions := map[string]string{"help " + name: helpBlock(t, name)}
+		if k := step.KindNamed(name); k != nil {
+			regions["options "+name] = optionsTable(k)
+		}
+		files["docs/commands/"+name+".md"] = regions
 	}
 	for path, regions := range files {
 		stale, err := docgen.Sync(filepath.Join("..", "..", path), regions, *updateDocs)

@@ -547,7 +547,7 @@ func TestJobDryRun(t *testing.T) {
 
 // TestExamplesValidate: the job files docs/job-files.md points at are valid.
 func TestExamplesValidate(t *testing.T) {
-	for _, name := range []string{"devto-publish.yml", "offline.yml"} {
+	for _, name := range []string{"devto-publish.yml", "offline.yml", "workflows/retrywise/publish.yml"} {
 		r := newProc(t).run("validate", "--config", filepath.Join("..", "..", "examples", name))
 		if r.code != exitcode.OK {
 			t.Errorf("%s: exit %d\n%s", name, r.code, r.stderr)

@@ -50,6 +50,7 @@ func runValidate(ctx context.Context, f *factory, args []string) int {
 	fs := newFlagSet("validate", validateSynopsis)
 	config := fs.String("config", "", "the job `FILE`; empty means .github/retrywise.yml, then retrywise.yml")
 	format := fs.String("format", "text", "how errors are printed: text (FILE:LINE:COL: message) or json (one JSON array on stdout)")
+	workflow := fs.String("workflow", "", "check the steps of this workflow `FILE` that use the retrywise action instead: input names, one mode, the config: job file")
 	if code, done := f.parse(fs, args); done {
 		return code
 	}
@@ -59,7 +60,14 @@ func runValidate(ctx context.Context, f *factory, args []string) int {
 	if *format != "text" && *format != "json" {
 		return f.fail(exitcode.Usage, fmt.Sprintf("invalid --format %q: want text or json", *format))
 	}
-	l, errs, err := f.loadJobFile(ctx, *config)
+	var l *jobs.Loaded
+	var errs jobs.Errors
+	var err error
+	if *workflow != "" {
+		errs, err = action.CheckWorkflow(ctx, *workflow, f.env)
+	} else {
+		l, errs, err = f.loadJobFile(ctx, *config)
+	}
 	if err != nil {
 		return f.failLoad(ctx, err)
 	}
@@ -86,6 +94,10 @@ func runValidate(ctx context.Context, f *factory, args []string) int {
 		errs.WriteText(w)
 		w.Close()
 		return f.fail(exitcode.Config, fmt.Sprintf("%s: %d error(s)", errs[0].Path, len(errs)))
+	}
+	if l == nil {
+		fmt.Fprintf(f.stdout, "%s: ok\n", *workflow)
+		return exitcode.OK
 	}
 	fmt.Fprintf(f.stdout, "%s: ok (%d jobs, %d steps)\n", l.File.Path, len(l.File.Jobs), countSteps(l.File))
 	return exitcode.OK

@@ -170,7 +170,9 @@ func TestPushStallEndsAsTransient(t *testing.T) {
 		reason  string
 	}{
 		{"low-speed limit", []string{"GIT_HTTP_LOW_SPEED_TIME=1"}, 0, "transfer stalled"},
-		{"--timeout", nil, 2 * time.Second, "timed out after 2s"},
+		// 5s: the grace (1s) is inside the bound, so the push that follows
+		// the stall has 4s before its SIGTERM, on a loaded machine too.
+		{"--timeout", nil, 5 * time.Second, "timed out after 5s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -138,6 +138,9 @@ func closest(s string, candidates []string) string {
 }
 
 // didYouMean returns "did you mean X?" for the closest candidate, or "".
+// Closest is the candidate closest to s in spelling, or "" when none is close.
+func Closest(s string, candidates []string) string { return closest(s, candidates) }
+
 func didYouMean(s string, candidates []string) string {
 	if c := closest(s, candidates); c != "" {
 		return "did you mean " + c + "?"

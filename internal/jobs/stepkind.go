@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"sync"
 
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/retry"
@@ -10,8 +11,10 @@ import (
 
 // Steps is the catalog of the step kinds (internal/step): every kind, the
 // retry keys and the run-wide keys of defaults, all from the kinds' one
-// field table.
-func Steps() Catalog {
+// field table. It is built once.
+func Steps() Catalog { return steps() }
+
+var steps = sync.OnceValue(func() Catalog {
 	var cat Catalog
 	for _, k := range step.Kinds() {
 		cat.Kinds = append(cat.Kinds, StepKind(k))
@@ -23,7 +26,7 @@ func Steps() Catalog {
 		cat.Run = append(cat.Run, keyOf(f))
 	}
 	return cat
-}
+})
 
 // keyOf is a field as a job file's key.
 func keyOf(f *step.Field) Key {

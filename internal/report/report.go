@@ -61,7 +61,7 @@ type RunInfo struct {
 type Step struct {
 	// ID is the step's id in the job file; a step command's name otherwise.
 	ID string `json:"id"`
-	// Kind is the step's kind: exec, push, http, probe, github-quota.
+	// Kind is the step's kind: exec, push, http, probe, github-quota, explain.
 	Kind string `json:"kind"`
 	// Target is what was run or requested, secrets already masked by the writer.
 	Target string `json:"target,omitempty"`
@@ -397,4 +397,10 @@ func CommandLine(argv []string) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// WithoutRetrying removes a remedy's "retrying" clause, for a failure
+// explained after the fact (retrywise explain), which nothing retries.
+func WithoutRetrying(remedy string) string {
+	return strings.Trim(retryingClause().ReplaceAllString(remedy, "$2"), " ;,")
 }

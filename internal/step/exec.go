@@ -86,8 +86,8 @@ func (c *ExecConfig) Fields() []*Field {
 	s.add(Field{Name: "stop-on", Type: List, Doc: "stop when output matches `REGEX`; wins over --retry-on (repeatable)"}, &c.StopOn)
 	s.add(Field{Name: "retry-on-exit", Type: CSV, Doc: "treat these exit `CODES` as transient, e.g. 1,3-5"}, &c.RetryOnExit)
 	s.add(Field{Name: "stop-on-exit", Type: CSV, Doc: "stop on these exit `CODES`; wins over --retry-on-exit"}, &c.StopOnExit)
-	s.add(Field{Name: "timeout", Type: Duration, Default: "0s", Doc: "bound on each attempt (SIGTERM, then SIGKILL after --kill-grace); 0 means none"}, &c.Timeout)
-	s.add(Field{Name: "kill-grace", Type: Duration, Default: execstep.DefaultKillGrace.String(), Doc: "wait between SIGTERM and SIGKILL when an attempt is stopped"}, &c.KillGrace)
+	s.add(Field{Name: "timeout", Type: Duration, Default: "0s", Doc: "bound on each attempt, its kill grace included (SIGTERM --kill-grace before the bound, SIGKILL at it); 0 means none"}, &c.Timeout)
+	s.add(Field{Name: "kill-grace", Type: Duration, Default: execstep.DefaultKillGrace.String(), Doc: "wait between SIGTERM and SIGKILL when an attempt is stopped, at most 5m; inside every bound (a grace over half the time to the bound is shortened to that half)"}, &c.KillGrace)
 	s.add(Field{Name: "tool", Type: String, Default: "auto", Doc: "whose output to expect: auto (by the command's name, then its output), exec, or a tool:\n" + execTools()}, &c.Tool)
 	s.add(Field{Name: "absent-ok", Type: Bool, Doc: "exit 0 when the failure means \"not there\" (e.g. curl -f on a 404)"}, &c.AbsentOK)
 	s.add(Field{Name: "stdout", Type: String, Default: "auto", NoInput: true, Doc: "what stdout gets: live (every attempt's, as it comes), final (only the succeeding attempt's, once)\nor auto (live on a terminal or in GitHub Actions, final otherwise)"}, &c.Stdout)
@@ -116,11 +116,8 @@ var execTools = sync.OnceValue(func() string {
 })
 
 func (c *ExecConfig) validate() error {
-	var errs []error
+	errs := c.validateCommon()
 	var err error
-	if c.pol, err = c.Retry.Policy(); err != nil {
-		errs = append(errs, err)
-	}
 	if err := c.loadRules(); err != nil {
 		errs = append(errs, err)
 	}
@@ -168,9 +165,6 @@ func (c *ExecConfig) validate() error {
 		default:
 			c.contextFrom = re
 		}
-	}
-	if _, err := c.Egress.Prober(nil, 0); err != nil {
-		errs = append(errs, err)
 	}
 	switch hasCmd, hasRun := c.Given("command"), c.Run != ""; {
 	case hasCmd && hasRun:

@@ -350,15 +350,22 @@ func (f *Field) Values() []string {
 }
 
 // fieldSet builds a config's field table: add binds each field to its
-// config field and to the config's record of what was given.
+// config field and to the config's record of what was given. The fields
+// live in one array (a table is built for every config a job file sets).
 type fieldSet struct {
+	store  [maxFields]Field
 	fields []*Field
 	given  *givenSet
 }
 
+// maxFields is the most fields a config has.
+const maxFields = 32
+
 func (s *fieldSet) add(f Field, ptr any) {
 	f.ptr, f.mark = ptr, s.given.mark
-	s.fields = append(s.fields, &f)
+	i := len(s.fields)
+	s.store[i] = f
+	s.fields = append(s.fields, &s.store[i])
 }
 
 // givenSet records which fields were set explicitly.

@@ -45,6 +45,9 @@ else does; progress, --field values and the report go to stderr. A body over
 http-body-too-large): stdout gets at most --max-body bytes, --output is left
 as it was.`
 
+// noFollowDoc is --no-follow's doc.
+var noFollowDoc = fmt.Sprintf("do not follow redirects (followed by default, at most %d)", httpstep.MaxRedirects)
+
 // HTTPKind is the http step: one HTTP request.
 var HTTPKind = &Kind{
 	Name: "http", Synopsis: httpSynopsis, Args: "url", Expands: true, Interspersed: true,
@@ -100,7 +103,7 @@ func (c *HTTPConfig) Fields() []*Field {
 	s.add(Field{Name: "data", Type: String, Doc: "request body `STRING`, ${NAME} expanded"}, &c.Data)
 	s.add(Field{Name: "data-file", Type: String, Doc: "read the request body from `FILE` as it is (- for stdin)"}, &c.DataFile)
 	s.add(Field{Name: "timeout", Type: Duration, Default: "30s", Doc: "bound on each request, up to the body's last byte; 0 means none"}, &c.Timeout)
-	s.add(Field{Name: "no-follow", Type: Bool, Doc: fmt.Sprintf("do not follow redirects (followed by default, at most %d)", httpstep.MaxRedirects)}, &c.NoFollow)
+	s.add(Field{Name: "no-follow", Type: Bool, Doc: noFollowDoc}, &c.NoFollow)
 	s.add(Field{Name: "expect", Type: CSV, Doc: "`STATUSES` that succeed, e.g. 200,201 or 200-299; empty means any 2xx"}, &c.Expect)
 	s.add(Field{Name: "absent-ok", Type: Bool, Doc: "exit 0 with found=false and a null value when the answer is 404/410 (not there)"}, &c.AbsentOK)
 	s.add(Field{Name: "output", Type: String, Doc: "write the body to `FILE` instead of stdout (replaced only on success)"}, &c.Output)
@@ -116,16 +119,11 @@ func (c *HTTPConfig) Fields() []*Field {
 
 func (c *HTTPConfig) validate() error {
 	var errs []error
-	var err error
 	if c.URL == "" {
 		errs = append(errs, &FieldError{Field: "url", Plain: true, Msg: "want exactly one URL: use retrywise http [flags] URL", Fix: "give url: https://host/path"})
 	}
-	if c.pol, err = c.Retry.Policy(); err != nil {
-		errs = append(errs, err)
-	}
-	if _, err := c.Egress.Prober(nil, 0); err != nil {
-		errs = append(errs, err)
-	}
+	errs = append(errs, c.validateCommon()...)
+	var err error
 	if err := c.loadRules(); err != nil {
 		errs = append(errs, err)
 	}

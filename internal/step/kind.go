@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/retrywise/retrywise/internal/breaker"
@@ -42,15 +44,24 @@ type Kind struct {
 	Expands bool
 	// Interspersed lets flags follow the positional arguments (http).
 	Interspersed bool
-	// new returns a config with its defaults.
+	// new returns a zero config.
 	new func() Config
+	// template is a config at its defaults, made once; New copies it.
+	template     Config
+	templateOnce sync.Once
 }
 
-// New returns a fresh config of the kind, every field at its default.
+// New returns a fresh config of the kind, every field at its default: a
+// copy of a config whose defaults were parsed once (a default's slice is
+// replaced, never appended to, when a field is set).
 func (k *Kind) New() Config {
-	c := k.new()
-	applyDefaults(c.Fields())
-	return c
+	k.templateOnce.Do(func() {
+		k.template = k.new()
+		applyDefaults(k.template.Fields())
+	})
+	v := reflect.New(reflect.TypeOf(k.template).Elem())
+	v.Elem().Set(reflect.ValueOf(k.template).Elem())
+	return v.Interface().(Config)
 }
 
 // Fields returns the kind's field table, bound to a fresh config: the
@@ -101,6 +112,20 @@ func (c *Common) Shared() *Common { return c }
 func (c *Common) Given(name string) bool { return c.given.Given(name) }
 
 func (c *Common) policy() retry.Policy { return c.pol }
+
+// validateCommon validates the retry settings into the policy, and the
+// egress settings; it returns their errors.
+func (c *Common) validateCommon() []error {
+	var errs []error
+	var err error
+	if c.pol, err = c.Retry.Policy(); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := c.Egress.Prober(nil, 0); err != nil {
+		errs = append(errs, err)
+	}
+	return errs
+}
 
 // commandFields adds the step command's own flags.
 func (c *Common) commandFields(s *fieldSet) {
@@ -155,7 +180,11 @@ func flattenErr(err error) []error {
 }
 
 // newFields starts a config's field table.
-func (c *Common) newFields() *fieldSet { return &fieldSet{given: &c.given} }
+func (c *Common) newFields() *fieldSet {
+	s := &fieldSet{given: &c.given}
+	s.fields = make([]*Field, 0, maxFields)
+	return s
+}
 
 // Error is a step that could not start: nothing was attempted.
 type Error struct {

@@ -51,7 +51,7 @@ func (c *PushConfig) Fields() []*Field {
 	c.commandFields(s)
 	c.Egress.fields(s)
 	c.rulesField(s)
-	s.add(Field{Name: "timeout", Type: Duration, Default: gitpush.DefaultTimeout.String(), Doc: "bound on each git push: SIGTERM to its process group, then SIGKILL 10s later; a timeout is transient"}, &c.Timeout)
+	s.add(Field{Name: "timeout", Type: Duration, Default: gitpush.DefaultTimeout.String(), Doc: "bound on each git push, its kill grace included: SIGTERM to its process group 10s before the bound, SIGKILL at it; a timeout is transient"}, &c.Timeout)
 	s.add(Field{Name: "rebase-on-reject", Type: Int, Default: "0", Doc: "on a non-fast-forward rejection of the checked-out branch, fetch, rebase and push again, at most `N` times (changes the request; not a retry)"}, &c.RebaseOnReject)
 	s.add(Field{Name: "auth-recheck", Type: Duration, Default: "0s", Doc: "on a 401/403 refusal of the credentials, wait this `duration` once and push again (a fresh token propagating); 0 means off"}, &c.AuthRecheck)
 	s.add(Field{Name: "safe-directory", Type: Bool, Doc: "add the repository to safe.directory for retrywise's own git runs only (GIT_CONFIG_COUNT), for a workspace owned by another user"}, &c.SafeDirectory)
@@ -61,14 +61,7 @@ func (c *PushConfig) Fields() []*Field {
 }
 
 func (c *PushConfig) validate() error {
-	var errs []error
-	var err error
-	if c.pol, err = c.Retry.Policy(); err != nil {
-		errs = append(errs, err)
-	}
-	if _, err := c.Egress.Prober(nil, 0); err != nil {
-		errs = append(errs, err)
-	}
+	errs := c.validateCommon()
 	if err := c.loadRules(); err != nil {
 		errs = append(errs, err)
 	}

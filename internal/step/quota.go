@@ -71,14 +71,8 @@ func (c *QuotaConfig) Fields() []*Field {
 }
 
 func (c *QuotaConfig) validate() error {
-	var errs []error
+	errs := c.validateCommon()
 	var err error
-	if c.pol, err = c.Retry.Policy(); err != nil {
-		errs = append(errs, err)
-	}
-	if _, err := c.Egress.Prober(nil, 0); err != nil {
-		errs = append(errs, err)
-	}
 	if c.resource, err = ghapi.ParseResource(c.Resource); err != nil {
 		errs = append(errs, &FieldError{Field: "resource", Msg: err.Error()})
 	}

@@ -3,6 +3,7 @@ package step
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/retrywise/retrywise/internal/retry"
@@ -36,12 +37,21 @@ const (
 	exactJitter   = "0"
 )
 
+// retryDocs are the retry fields' docs that name limits, formatted once.
+var retryDocs = sync.OnceValue(func() (d struct{ maxAttempts, force, maxElapsed string }) {
+	d.maxAttempts = fmt.Sprintf("attempts in all, the first included; 0 means the schedule's length plus one; at most %d without --max-attempts-force", retry.MaxAttemptsLimit)
+	d.force = fmt.Sprintf("allow more than %d attempts (still bounded by --max-elapsed)", retry.MaxAttemptsLimit)
+	d.maxElapsed = fmt.Sprintf("bound on the whole loop, at most %s; a wait that would cross it is not started", fmtLimit(retry.MaxElapsedLimit))
+	return d
+})
+
 // fields adds the retry fields with the kind's default schedule and jitter.
 func (r *RetryConfig) fields(s *fieldSet, schedule, jitter string) {
+	docs := retryDocs()
 	s.add(Field{Name: "schedule", Type: CSV, Place: Retry, Default: schedule, Doc: "comma-separated `waits` before each retry; the last repeats"}, &r.Schedule)
-	s.add(Field{Name: "max-attempts", Type: Int, Place: Retry, Default: "0", Doc: fmt.Sprintf("attempts in all, the first included; 0 means the schedule's length plus one; at most %d without --max-attempts-force", retry.MaxAttemptsLimit)}, &r.MaxAttempts)
-	s.add(Field{Name: "max-attempts-force", Type: Bool, Place: Retry, Doc: fmt.Sprintf("allow more than %d attempts (still bounded by --max-elapsed)", retry.MaxAttemptsLimit)}, &r.MaxAttemptsForce)
-	s.add(Field{Name: "max-elapsed", Type: Duration, Place: Retry, Default: "15m", Doc: fmt.Sprintf("bound on the whole loop, at most %s; a wait that would cross it is not started", fmtLimit(retry.MaxElapsedLimit))}, &r.MaxElapsed)
+	s.add(Field{Name: "max-attempts", Type: Int, Place: Retry, Default: "0", Doc: docs.maxAttempts}, &r.MaxAttempts)
+	s.add(Field{Name: "max-attempts-force", Type: Bool, Place: Retry, Doc: docs.force}, &r.MaxAttemptsForce)
+	s.add(Field{Name: "max-elapsed", Type: Duration, Place: Retry, Default: "15m", Doc: docs.maxElapsed}, &r.MaxElapsed)
 	s.add(Field{Name: "retry-after-cap", Type: Duration, Place: Retry, Default: "5m", Doc: "longest server-requested wait (Retry-After) honoured; a longer one stops"}, &r.RetryAfterCap)
 	s.add(Field{Name: "on-unknown", Type: String, Place: Retry, Default: "stop", Doc: "what to do with an unrecognised failure: stop or retry"}, &r.OnUnknown)
 	s.add(Field{Name: "jitter", Type: Float, Place: Retry, Min: "0", Max: "1", Default: jitter, Doc: "spread each wait at random by this `FRACTION` (0 to 1): w·U(1−j, 1+j); a server's Retry-After is a floor jitter only adds to"}, &r.Jitter)

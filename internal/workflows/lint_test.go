@@ -161,8 +161,7 @@ jobs:
 		{"./host with its inputs", workflow("./host", "          run: echo hi\n          schedule: 1s"), nil},
 		{"./host with a wrong input name", workflow("./host", "          run: echo hi\n          max_attempts: 3"),
 			[]string{`^lint-case\.yml:11:11: input "max_attempts" is not defined in action .* defined at "\./host"`}},
-		{"./host without its required input", workflow("./host", "          schedule: 1s"),
-			[]string{`missing input "run" which is required by action .* defined at "\./host"`}},
+		{"./host with the container form's inputs", workflow("./host", "          config: retrywise.yml\n          job: publish\n          git-user-name: bot"), nil},
 		{"an output ./host does not declare", strings.Replace(workflow("./host", "          run: echo hi"), "outputs.result", "outputs.no-such-output", 1),
 			[]string{`property "no-such-output" is not defined in object type`}},
 	}

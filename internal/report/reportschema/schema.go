@@ -93,7 +93,7 @@ func schemaComments() map[string]string {
 
 		"Step.":                "One step: what ran, how it ended, the final failure's class, evidence and remedy, every attempt and the policy that ran.",
 		"Step.ID":              "The step's id in the job file; the command's name for a step command.",
-		"Step.Kind":            "The step's kind: exec, push, http, probe, github-quota.",
+		"Step.Kind":            "The step's kind: exec, push, http, probe, github-quota; explain for a failed step of an explained workflow run.",
 		"Step.Target":          "What was run or requested, secrets masked.",
 		"Step.Result":          "How the step ended; an allowed absence (absent-ok) is a success.",
 		"Step.ContinueOnError": "True when the step's failure does not fail the job.",

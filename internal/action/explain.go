@@ -1,0 +1,153 @@
+package action
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+
+	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/explain"
+	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/ghapi"
+	"github.com/retrywise/retrywise/internal/ghissue"
+	"github.com/retrywise/retrywise/internal/httpstep"
+	"github.com/retrywise/retrywise/internal/retry"
+	"github.com/retrywise/retrywise/internal/step"
+)
+
+// runExplain runs the explain mode: the run the explain input names (a
+// run URL, or event for the workflow_run event's run) explained as
+// `retrywise explain` does, re-run when rerun allows; the outputs name the
+// worst failed step, and rerun says whether the run was handed back.
+func (a *actionRun) runExplain(ctx context.Context) int {
+	h := a.h
+	rerun, err := ParseBool("rerun", a.input("rerun"), false)
+	if err != nil {
+		return h.Fail(exitcode.Usage, err.Error())
+	}
+	maxReruns := explain.DefaultMaxReruns
+	if v := a.input("max-reruns"); v != "" {
+		if maxReruns, err = strconv.Atoi(v); err != nil || maxReruns < 0 {
+			return h.Fail(exitcode.Usage, fmt.Sprintf("invalid input max-reruns %q: want a whole number, 0 or more", v))
+		}
+	}
+	t, err := a.explainTarget()
+	if err != nil {
+		return h.Fail(exitcode.Usage, err.Error())
+	}
+	token := a.input("token")
+	if token == "" {
+		token = a.getenv("GITHUB_TOKEN")
+	}
+	a.streams(h.Redactor(token))
+	defer a.close()
+	if err := a.log.Mask(a.red.Given()...); err != nil {
+		return h.Fail(exitcode.Config, err.Error())
+	}
+	tr := step.Transport(a.env)
+	defer tr.CloseIdleConnections()
+	api, err := ghapi.New(ghapi.Options{
+		HTTPClient: httpstep.NewClient(tr, true), BaseURL: explain.APIBase(t.Host, a.getenv("GITHUB_API_URL")),
+		Token: token, UserAgent: h.UserAgent, Clock: h.Clock,
+	})
+	if err != nil {
+		return h.Fail(exitcode.Config, err.Error())
+	}
+	a.line("explaining %s", t)
+	res := explain.Explain(ctx, t, explain.Options{
+		API: api, LogClient: httpstep.NewClient(tr, true), Clock: h.Clock,
+		Progress: func(at retry.Attempt, max int) {
+			a.line("GitHub API: attempt %d/%d failed (%s: %s); retrying in %s", at.N, max, at.Class, at.Reason, at.Wait)
+		},
+		Rerun: rerun, MaxReruns: maxReruns,
+	})
+	a.worst, a.headline = res.Worst, res.Headline
+	a.explainIssue(t, res)
+	a.extra = map[string]string{"rerun": strconv.FormatBool(res.Rerun)}
+	outputs := map[string]any{}
+	for _, s := range res.Report.Steps {
+		outputs[s.ID] = map[string]any{"class": s.Class, "code": string(s.Code), "reason": s.Reason, "remedy": s.Remedy}
+	}
+	return a.finish(ctx, res.Report, outputs)
+}
+
+// explainTarget is the run the explain input names: a run URL, or event
+// for the run of the workflow_run event at $GITHUB_EVENT_PATH (the
+// attempt that completed).
+func (a *actionRun) explainTarget() (explain.Target, error) {
+	v := a.input("explain")
+	if v != "event" {
+		return explain.ParseURL(v)
+	}
+	path := a.getenv("GITHUB_EVENT_PATH")
+	if path == "" {
+		return explain.Target{}, errors.New("explain: event needs $GITHUB_EVENT_PATH (a workflow_run event)")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return explain.Target{}, fmt.Errorf("explain: event: cannot read the event payload: %v", err)
+	}
+	var ev struct {
+		WorkflowRun *struct {
+			ID         int64  `json:"id"`
+			HTMLURL    string `json:"html_url"`
+			RunAttempt int    `json:"run_attempt"`
+		} `json:"workflow_run"`
+		Repository struct {
+			FullName string `json:"full_name"`
+		} `json:"repository"`
+	}
+	if err := json.Unmarshal(b, &ev); err != nil {
+		return explain.Target{}, fmt.Errorf("explain: event: the event payload is not JSON: %v", err)
+	}
+	if ev.WorkflowRun == nil {
+		return explain.Target{}, fmt.Errorf("explain: event: the event (%s) is not a workflow_run event: trigger the workflow on: workflow_run, or give a run URL", a.getenv("GITHUB_EVENT_NAME"))
+	}
+	var t explain.Target
+	if t, err = explain.ParseURL(ev.WorkflowRun.HTMLURL); err != nil {
+		owner, repo, rerr := explain.ParseRepo(ev.Repository.FullName)
+		if rerr != nil || ev.WorkflowRun.ID <= 0 {
+			return explain.Target{}, fmt.Errorf("explain: event: the payload names no run: %v", err)
+		}
+		t = explain.Target{Host: "github.com", Owner: owner, Repo: repo, RunID: ev.WorkflowRun.ID}
+		if u, err := url.Parse(a.getenv("GITHUB_SERVER_URL")); err == nil && u.Host != "" {
+			t.Host = u.Host
+		}
+	}
+	if ev.WorkflowRun.RunAttempt > 0 && t.Attempt == 0 {
+		t.Attempt = ev.WorkflowRun.RunAttempt
+	}
+	return t, nil
+}
+
+// explainIssue points report-issue at the explained run's workflow: its
+// failure issue is opened (or commented on) for a policy or structural
+// stop, and closed when a later run of that workflow succeeds; a run that
+// was re-run, still runs, or failed in another class leaves it as it is.
+func (a *actionRun) explainIssue(t explain.Target, res *explain.Result) {
+	if res.Run == nil {
+		a.issueSkip = "the run could not be read, so its workflow's failure issue is left as it is"
+		return
+	}
+	name := res.Run.GetName()
+	if name == "" {
+		name = fmt.Sprintf("workflow %d", res.Run.GetWorkflowID())
+	}
+	a.issueRun = &ghissue.Run{
+		Owner: t.Owner, Repo: t.Repo, Workflow: name, Job: "explain",
+		ServerURL: "https://" + t.Host, ID: t.RunID, Attempt: res.Run.GetRunAttempt(),
+	}
+	switch {
+	case res.Run.GetStatus() == "completed" && res.Run.GetConclusion() == "success":
+	case res.Rerun:
+		a.issueSkip = "the run was handed back for a re-run, so its workflow's failure issue waits for the re-run's outcome"
+	case res.Worst == nil:
+		a.issueSkip = "nothing failed that an issue would report"
+	case res.Worst.Class != failure.Policy.String() && res.Worst.Class != failure.Structural.String():
+		a.issueSkip = fmt.Sprintf("the worst failure is %s, not a policy or structural stop, so no issue is opened", res.Worst.Class)
+	}
+}

@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+
+	"github.com/retrywise/retrywise/internal/environ"
+	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/explain"
+	"github.com/retrywise/retrywise/internal/ghapi"
+	"github.com/retrywise/retrywise/internal/httpstep"
+	"github.com/retrywise/retrywise/internal/jobs"
+	"github.com/retrywise/retrywise/internal/retry"
+	"github.com/retrywise/retrywise/internal/step"
+)
+
+const explainSynopsis = `Usage: retrywise explain [flags] RUN_URL
+       retrywise explain [flags] --repo OWNER/REPO --run ID
+
+Reads a failed GitHub Actions run (its jobs, steps and logs) and classifies
+every failed step from its log's last 64 KiB, offline, with the classifier of
+classify: one row per failed step (class, code, reason, remedy, evidence).
+RUN_URL is https://HOST/OWNER/REPO/actions/runs/ID[/attempts/N]; the API is
+$GITHUB_API_URL, else api.github.com for github.com, else https://HOST/api/v3.
+The token is --token, else $GITHUB_TOKEN, else $GH_TOKEN (actions: read).
+
+Exit: the worst class's code (as run); 0 for a successful run (nothing to
+explain) and, with --rerun, for a run handed back to GitHub for a re-run;
+75 for a run still running; 64 for a URL that is not a run.
+
+--rerun re-runs the failed jobs once when every failed step is transient and
+the run's attempt is at most --max-reruns (actions: write).`
+
+// explainOptions is what `retrywise explain` explains.
+type explainOptions struct {
+	f                       *factory
+	target                  explain.Target
+	token                   string
+	rerun                   bool
+	maxReruns               int
+	reportPath, summaryPath string
+}
+
+// parseExplain parses `retrywise explain`'s flags into its options.
+func parseExplain(f *factory, args []string) (*explainOptions, int, bool) {
+	fs := newFlagSet("explain", explainSynopsis)
+	repo := fs.String("repo", "", "the run's repository as `OWNER/REPO` (with --run, instead of a URL)")
+	runID := fs.Int64("run", 0, "the run's `ID` (with --repo)")
+	attempt := fs.Int("attempt", 0, "the run's attempt `N` to explain; 0 means the latest")
+	token := fs.String("token", "", "GitHub `TOKEN`; empty means $GITHUB_TOKEN, else $GH_TOKEN")
+	rerun := fs.Bool("rerun", false, "re-run the failed jobs once when every failed step is transient")
+	maxReruns := fs.Int("max-reruns", explain.DefaultMaxReruns, "re-run only while the run's attempt is at most `N`")
+	o := &explainOptions{f: f}
+	fs.StringVar(&o.reportPath, "report", "", "also write the report as JSON to `FILE` (docs/report.schema.json, kind explain)")
+	fs.StringVar(&o.summaryPath, "summary", "", "also write the report as Markdown to `FILE`")
+	if code, done := f.parse(fs, args); done {
+		return nil, code, true
+	}
+	switch {
+	case fs.NArg() > 1:
+		return nil, f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q: explain takes one run URL", fs.Arg(1))), true
+	case fs.NArg() == 1 && (*repo != "" || *runID != 0):
+		return nil, f.fail(exitcode.Usage, "give a run URL or --repo and --run, not both"), true
+	case fs.NArg() == 1:
+		t, err := explain.ParseURL(fs.Arg(0))
+		if err != nil {
+			return nil, f.fail(exitcode.Usage, err.Error()), true
+		}
+		o.target = t
+	case *repo == "" || *runID <= 0:
+		return nil, f.fail(exitcode.Usage, "no run given: want a run URL, or --repo OWNER/REPO and --run ID"), true
+	default:
+		owner, name, err := explain.ParseRepo(*repo)
+		if err != nil {
+			return nil, f.fail(exitcode.Usage, err.Error()), true
+		}
+		o.target = explain.Target{Host: "github.com", Owner: owner, Repo: name, RunID: *runID}
+		if u, err := url.Parse(environ.Map(f.env)["GITHUB_SERVER_URL"]); err == nil && u.Host != "" {
+			o.target.Host = u.Host // GitHub Enterprise Server, as a workflow's environment says
+		}
+	}
+	if *attempt < 0 || *maxReruns < 0 {
+		return nil, f.fail(exitcode.Usage, "--attempt and --max-reruns must not be negative"), true
+	}
+	if *attempt > 0 {
+		o.target.Attempt = *attempt
+	}
+	o.token, o.rerun, o.maxReruns = *token, *rerun, *maxReruns
+	return o, 0, false
+}
+
+// runExplain explains the run and renders it: the terminal text on stdout,
+// the reports to their files, the headline last on stderr.
+func runExplain(ctx context.Context, o *explainOptions) int {
+	f := o.f
+	env := environ.Map(f.env)
+	token := o.token
+	for _, k := range []string{"GITHUB_TOKEN", "GH_TOKEN"} {
+		if token == "" {
+			token = env[k]
+		}
+	}
+	red := f.redactor(token)
+	stdout, stderr := red.Writer(f.stdout), red.Writer(f.stderr)
+	defer stdout.Close()
+	defer stderr.Close()
+	files, err := jobs.CreateReportFiles(o.reportPath, o.summaryPath)
+	if err != nil {
+		return f.fail(exitcode.Config, err.Error())
+	}
+	tr := step.Transport(f.env)
+	defer tr.CloseIdleConnections()
+	api, err := ghapi.New(ghapi.Options{
+		HTTPClient: httpstep.NewClient(tr, true), BaseURL: explain.APIBase(o.target.Host, env["GITHUB_API_URL"]),
+		Token: token, UserAgent: f.userAgent(), Clock: f.clock,
+	})
+	if err != nil {
+		return f.fail(exitcode.Config, err.Error())
+	}
+	res := explain.Explain(ctx, o.target, explain.Options{
+		API:       api,
+		LogClient: httpstep.NewClient(tr, true), // no token: the log URL is signed
+		Clock:     f.clock, Rand: f.rand,
+		Progress: func(a retry.Attempt, max int) {
+			fmt.Fprintf(stderr, "retrywise: GitHub API: attempt %d/%d failed (%s: %s); retrying in %s\n", a.N, max, a.Class, a.Reason, a.Wait)
+		},
+		Rerun: o.rerun, MaxReruns: o.maxReruns,
+	})
+	res.Report.Mask(red.String)
+	res.WriteText(stdout, o.target.String())
+	stdout.Flush()
+	files.Write(res.Report, red, stderr)
+	fmt.Fprintf(stderr, "retrywise: %s\n", res.Headline)
+	return res.ExitCode
+}

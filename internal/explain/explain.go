@@ -1,0 +1,522 @@
+// Package explain reads a failed GitHub Actions workflow run (its jobs,
+// steps and logs, through the project's ghapi client), classifies each
+// failed step's output with the one classifier, offline, and decides
+// whether re-running the failed jobs can help (only when every failed step
+// is transient).
+package explain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/go-github/v60/github"
+
+	"github.com/retrywise/retrywise/internal/clock"
+	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/ghapi"
+	"github.com/retrywise/retrywise/internal/report"
+	"github.com/retrywise/retrywise/internal/retry"
+)
+
+// Kind is the report kind of an explained step.
+const Kind = "explain"
+
+// DefaultTail is how much of a failed step's output is classified: its last
+// 64 KiB, as classify and exec keep.
+const DefaultTail = 64 << 10
+
+// DefaultMaxReruns is --max-reruns' default.
+const DefaultMaxReruns = 2
+
+// DefaultPolicy is the retry policy of each API call: rate limits and 5xx
+// are retried, a Retry-After or rate-limit reset honoured up to 10 minutes.
+var DefaultPolicy = retry.Policy{
+	Schedule:      []time.Duration{2 * time.Second, 5 * time.Second, 10 * time.Second},
+	MaxElapsed:    15 * time.Minute,
+	RetryAfterCap: 10 * time.Minute,
+}
+
+// Options configures Explain.
+type Options struct {
+	// API is the GitHub API client (it carries the token).
+	API *ghapi.Client
+	// LogClient downloads the logs from the URL the API redirects to; it
+	// must carry no token. Nil means a client of Go's default transport.
+	LogClient *http.Client
+	// Clock drives the retry loop's waits; nil means the wall clock.
+	Clock clock.Clock
+	// Policy is the retry policy of each API call; zero means DefaultPolicy.
+	Policy retry.Policy
+	// Rand draws the waits' jitter; nil means math/rand/v2's.
+	Rand func() float64
+	// Progress is told of each API call that will be retried.
+	Progress func(a retry.Attempt, maxAttempts int)
+	// Rerun asks GitHub to re-run the failed jobs when every failed step is transient.
+	Rerun bool
+	// MaxReruns bounds Rerun: only a run whose run_attempt ≤ MaxReruns is re-run.
+	MaxReruns int
+	// Tail is how many bytes of each failed step's output are classified; 0 means DefaultTail.
+	Tail int
+	// Parallel is how many job logs are read at once; 0 means 4.
+	Parallel int
+}
+
+// Result is an explained run.
+type Result struct {
+	// Report is the run's report: one step per failed step of the run.
+	Report *report.Run
+	// ExitCode is the exit code: the worst class's (ForClass), 0 for a
+	// successful run or a run handed back for a re-run, 75 for a run still running.
+	ExitCode int
+	// Headline is the one-line summary.
+	Headline string
+	// Run is the run as the API returned it; nil when it could not be read.
+	Run *github.WorkflowRun
+	// Rerun is true when the failed jobs were handed back to GitHub for a re-run.
+	Rerun bool
+	// RerunWhy says why they were, or were not.
+	RerunWhy string
+	// Worst is the worst failed step's row; nil when none failed.
+	Worst *report.Step
+}
+
+// explainer is one Explain call.
+type explainer struct {
+	o   Options
+	t   Target
+	clk clock.Clock
+	// mu serialises Progress: the jobs' logs are read in parallel.
+	mu sync.Mutex
+}
+
+// APITimeout bounds each API call; LogTimeout each log download.
+const (
+	APITimeout = 30 * time.Second
+	LogTimeout = 10 * time.Minute
+)
+
+// Explain explains the run t names. It returns a Result whatever happened:
+// an API failure (a missing permission, a run not found) is a row of its own.
+func Explain(ctx context.Context, t Target, o Options) *Result {
+	if o.Clock == nil {
+		o.Clock = clock.Real{}
+	}
+	if o.Policy.MaxElapsed == 0 {
+		o.Policy = DefaultPolicy
+	}
+	if o.Tail <= 0 {
+		o.Tail = DefaultTail
+	}
+	if o.Parallel <= 0 {
+		o.Parallel = 4
+	}
+	if o.LogClient == nil {
+		o.LogClient = &http.Client{}
+	}
+	e := &explainer{o: o, t: t, clk: o.Clock}
+	return e.explain(ctx)
+}
+
+func (e *explainer) explain(ctx context.Context) *Result {
+	start := e.clk.Now()
+	rep := report.NewRun(Kind, start)
+	res := &Result{Report: rep}
+	finish := func(code int, headline string) *Result {
+		res.ExitCode, res.Headline = code, headline
+		rep.Finish(e.clk.Now(), code, headline)
+		return res
+	}
+	gh := e.o.API.GitHub().Actions
+	t := e.t
+
+	// The run.
+	var run *github.WorkflowRun
+	f := e.call(ctx, "read the run", func(ctx context.Context) (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		if t.Attempt > 0 {
+			run, resp, err = gh.GetWorkflowRunAttempt(ctx, t.Owner, t.Repo, t.RunID, t.Attempt, nil)
+		} else {
+			run, resp, err = gh.GetWorkflowRunByID(ctx, t.Owner, t.Repo, t.RunID)
+		}
+		return resp, err
+	})
+	if f != nil {
+		row := e.apiRow("run", "read the run "+t.String(), f)
+		rep.Steps = append(rep.Steps, row)
+		res.Worst = row
+		return finish(row.ExitCode, "cannot read the run: "+row.Reason)
+	}
+	res.Run = run
+	attempt := run.GetRunAttempt()
+	if run.GetStatus() != "completed" {
+		return finish(exitcode.Transient, fmt.Sprintf("run %d is still running (status %s): explain it once it has completed", t.RunID, run.GetStatus()))
+	}
+	switch run.GetConclusion() {
+	case "success", "skipped", "neutral":
+		return finish(exitcode.OK, fmt.Sprintf("run %d (attempt %d) concluded %s: nothing to explain", t.RunID, attempt, run.GetConclusion()))
+	}
+
+	// Its jobs, every page.
+	var jobs []*github.WorkflowJob
+	for page := 1; page != 0; {
+		var js *github.Jobs
+		var next int
+		f := e.call(ctx, "list the run's jobs", func(ctx context.Context) (*github.Response, error) {
+			var resp *github.Response
+			var err error
+			lo := github.ListOptions{Page: page, PerPage: 100}
+			if t.Attempt > 0 {
+				js, resp, err = gh.ListWorkflowJobsAttempt(ctx, t.Owner, t.Repo, t.RunID, int64(t.Attempt), &lo)
+			} else {
+				js, resp, err = gh.ListWorkflowJobs(ctx, t.Owner, t.Repo, t.RunID, &github.ListWorkflowJobsOptions{ListOptions: lo})
+			}
+			if resp != nil {
+				next = resp.NextPage
+			}
+			return resp, err
+		})
+		if f != nil {
+			row := e.apiRow("jobs", "list the jobs of "+t.String(), f)
+			rep.Steps = append(rep.Steps, row)
+			res.Worst = row
+			return finish(row.ExitCode, "cannot list the run's jobs: "+row.Reason)
+		}
+		jobs = append(jobs, js.Jobs...)
+		page = next
+	}
+
+	// Each failed job's log, a few at once; rows in the jobs' order.
+	var failed []*github.WorkflowJob
+	for _, j := range jobs {
+		if isFailure(j.GetConclusion()) {
+			failed = append(failed, j)
+		}
+	}
+	rows := make([][]*report.Step, len(failed))
+	sem := make(chan struct{}, e.o.Parallel)
+	var wg sync.WaitGroup
+	for i, j := range failed {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			rows[i] = e.job(ctx, j, attempt)
+		}()
+	}
+	wg.Wait()
+	for _, rs := range rows {
+		rep.Steps = append(rep.Steps, rs...)
+	}
+	if len(rep.Steps) == 0 {
+		return finish(exitcode.OK, fmt.Sprintf("run %d (attempt %d) concluded %s, but no job failed: nothing to explain", t.RunID, attempt, run.GetConclusion()))
+	}
+	worst := rep.Steps[0]
+	for _, s := range rep.Steps[1:] {
+		if rank(s.Class) > rank(worst.Class) {
+			worst = s
+		}
+	}
+	res.Worst = worst
+	code := worst.ExitCode
+	headline := fmt.Sprintf("%s: %s (%s)", worst.ID, worst.Class, worst.Reason)
+	if n := len(rep.Steps); n > 1 {
+		headline = fmt.Sprintf("%d failed steps; worst %s", n, headline)
+	}
+
+	if e.o.Rerun {
+		res.Rerun, res.RerunWhy = e.rerun(ctx, rep.Steps, attempt)
+		if res.Rerun {
+			code = exitcode.OK
+		}
+		for _, s := range rep.Steps {
+			s.Outputs["rerun"] = res.Rerun
+		}
+		headline += "; " + res.RerunWhy
+	}
+	return finish(code, headline)
+}
+
+// isFailure reports whether a job's conclusion is one to explain.
+func isFailure(c string) bool {
+	switch c {
+	case "failure", "timed_out", "startup_failure":
+		return true
+	}
+	return false
+}
+
+// rank orders the classes from the least to the worst: what waiting can
+// fix, then what is not there, then what nothing recognised, then what
+// must change.
+func rank(class string) int {
+	switch class {
+	case failure.Transient.String():
+		return 1
+	case failure.Absent.String():
+		return 2
+	case failure.Unknown.String():
+		return 3
+	case failure.Structural.String():
+		return 4
+	case failure.Policy.String():
+		return 5
+	}
+	return 0
+}
+
+// job explains one failed job: one row per failed step (one for the job
+// when no step failed, as a job that timed out or never started).
+func (e *explainer) job(ctx context.Context, j *github.WorkflowJob, attempt int) []*report.Step {
+	t := e.t
+	spans := make([]StepSpan, len(j.Steps))
+	var keep []int
+	for i, s := range j.Steps {
+		spans[i] = StepSpan{Name: s.GetName(), Start: s.GetStartedAt().Time, End: s.GetCompletedAt().Time}
+		if s.GetConclusion() == "failure" {
+			spans[i].Keep = true
+			keep = append(keep, i)
+		}
+	}
+	target := fmt.Sprintf("%s (job %d)", j.GetName(), j.GetID())
+
+	var logURL string
+	f := e.call(ctx, "get the job's log", func(ctx context.Context) (*github.Response, error) {
+		u, resp, err := e.o.API.GitHub().Actions.GetWorkflowJobLogs(ctx, t.Owner, t.Repo, j.GetID(), 1)
+		if err == nil {
+			logURL = u.String()
+		}
+		return resp, err
+	})
+	var split *Split
+	if f == nil {
+		f = e.call(ctx, downloadLog, func(ctx context.Context) (*github.Response, error) {
+			var err error
+			split, err = e.download(ctx, logURL, spans)
+			return nil, err
+		})
+	}
+	if f != nil {
+		f = logFailure(f)
+		row := e.apiRow(j.GetName(), target, f)
+		row.Outputs = map[string]any{"job": j.GetName(), "job_id": j.GetID(), "step": "", "attempt": attempt}
+		return []*report.Step{row}
+	}
+
+	if len(keep) == 0 {
+		// No step failed: the job itself did (timed out, cancelled, never started).
+		return []*report.Step{e.row(j, "", -1, split.Last.String(), split, attempt, target)}
+	}
+	var rows []*report.Step
+	for _, i := range keep {
+		text := ""
+		if tl := split.Tails[i]; tl != nil {
+			text = tl.String()
+		} else {
+			text = split.Last.String()
+		}
+		rows = append(rows, e.row(j, j.Steps[i].GetName(), i, text, split, attempt, target))
+	}
+	return rows
+}
+
+// row classifies one failed step's output.
+func (e *explainer) row(j *github.WorkflowJob, step string, idx int, text string, split *Split, attempt int, target string) *report.Step {
+	tool := guessTool(step, split.Groups[idx])
+	fl := failure.FromText(tool, text, ExitCodeOf(text))
+	if j.GetConclusion() == "timed_out" && step == "" {
+		fl = failure.New(failure.Transient, failure.CodeTimeout, "the job hit its timeout-minutes", "raise the job's timeout-minutes, or find what made it slow; a re-run may pass", "conclusion: timed_out")
+	}
+	id := j.GetName()
+	if step != "" {
+		id += " / " + step
+	}
+	code := exitcode.ForClass(fl.Class, false)
+	r := &report.Step{
+		ID: id, Kind: Kind, Target: target, Result: report.Failure,
+		Class: fl.Class.String(), Code: fl.Code, Decision: string(fl.Class.Decision()), Stop: retry.StopNotRetryable,
+		Reason: fl.Reason, Remedy: fl.Remedy, ExitCode: code, Attempts: []retry.Attempt{},
+		Outputs: map[string]any{"job": j.GetName(), "job_id": j.GetID(), "step": step, "attempt": attempt},
+	}
+	for _, ev := range fl.Evidence {
+		r.Evidence = append(r.Evidence, failure.Printable(ev))
+	}
+	switch fl.Class {
+	case failure.Transient:
+		r.Detail = "waiting can fix this: a re-run may pass"
+		r.Remedy = report.WithoutRetrying(r.Remedy)
+		if r.Remedy != "" {
+			r.Remedy += "; "
+		}
+		r.Remedy += "re-run the failed jobs (--rerun does when every failed step is transient)"
+	case failure.Unknown:
+		r.Detail = "not recognised: nothing says a re-run would pass, so it is not re-run"
+	default:
+		r.Detail = "a re-run would fail the same way"
+	}
+	if tool != failure.ToolAuto {
+		r.Notes = append(r.Notes, "classified as "+string(tool)+" output (guessed from the step)")
+	}
+	if split.Size > int64(e.o.Tail) {
+		r.Notes = append(r.Notes, fmt.Sprintf("the job's log was %d bytes; the step's last %d were classified", split.Size, e.o.Tail))
+	}
+	return r
+}
+
+// guessTool guesses who printed a step's output from its name and its
+// "Run …" groups: the first word of a command that ToolOf knows.
+func guessTool(step string, groups []string) failure.Tool {
+	for _, s := range append([]string{step}, groups...) {
+		s = strings.TrimPrefix(strings.TrimSpace(s), "Run ")
+		for i, w := range strings.Fields(s) {
+			if i >= 4 {
+				break
+			}
+			w = strings.Trim(w, "\"'`;(){}")
+			if t := failure.ToolOf(w); t != failure.ToolAuto {
+				return t
+			}
+		}
+	}
+	return failure.ToolAuto
+}
+
+// download reads a job's log from url, with the log client (no token), as
+// a stream.
+func (e *explainer) download(ctx context.Context, url string, spans []StepSpan) (*Split, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := e.o.LogClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+		return nil, failure.FromHTTP(failure.Response{Status: resp.StatusCode, Header: resp.Header, Body: body, Now: e.clk.Now()})
+	}
+	return SplitLog(resp.Body, spans, e.o.Tail)
+}
+
+// downloadLog is the call that downloads a log, bounded by LogTimeout.
+const downloadLog = "download the job's log"
+
+// call runs one API call in the retry loop: rate limits and 5xx are waited
+// for (Retry-After and resets honoured); it returns the final failure, or nil.
+func (e *explainer) call(ctx context.Context, what string, fn func(ctx context.Context) (*github.Response, error)) *failure.Failure {
+	c := &retry.Coordinator{Policy: e.o.Policy, Clock: e.clk, Rand: e.o.Rand}
+	if p := e.o.Progress; p != nil {
+		c.Progress = func(a retry.Attempt, max int) {
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			p(a, max)
+		}
+	}
+	timeout := APITimeout
+	if what == downloadLog {
+		timeout = LogTimeout
+	}
+	out, err := c.Run(ctx, retry.StepFunc(func(ctx context.Context, n int) error {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		resp, err := fn(ctx)
+		if err == nil {
+			return nil
+		}
+		return e.classify(err, resp)
+	}))
+	if err != nil {
+		return failure.FromError(err)
+	}
+	if out.OK() {
+		return nil
+	}
+	if out.Final == nil {
+		return failure.FromError(fmt.Errorf("cannot %s", what))
+	}
+	return out.Final
+}
+
+// classify turns an API error into a failure: go-github's errors through
+// ghapi.Classify; an answer GetWorkflowJobLogs did not want (it returns a
+// bare error) by its status and headers.
+func (e *explainer) classify(err error, resp *github.Response) *failure.Failure {
+	var fl *failure.Failure
+	if errors.As(err, &fl) {
+		return fl
+	}
+	var er *github.ErrorResponse
+	var rl *github.RateLimitError
+	var ab *github.AbuseRateLimitError
+	if !errors.As(err, &er) && !errors.As(err, &rl) && !errors.As(err, &ab) && resp != nil && resp.Response != nil && resp.StatusCode >= 300 {
+		f := failure.FromHTTP(failure.Response{Status: resp.StatusCode, Header: resp.Header, Now: e.clk.Now()})
+		f.Err = err
+		return f
+	}
+	return ghapi.Classify(err, e.clk.Now())
+}
+
+// apiRow is the row of an API call that failed.
+func (e *explainer) apiRow(id, target string, f *failure.Failure) *report.Step {
+	f = permission(f)
+	r := &report.Step{
+		ID: id, Kind: Kind, Target: target, Result: report.Failure,
+		Class: f.Class.String(), Code: f.Code, Decision: string(f.Class.Decision()), Stop: retry.StopNotRetryable,
+		Reason: f.Reason, Remedy: f.Remedy, ExitCode: exitcode.ForClass(f.Class, false), Attempts: []retry.Attempt{},
+		Outputs: map[string]any{},
+	}
+	for _, ev := range f.Evidence {
+		r.Evidence = append(r.Evidence, failure.Printable(ev))
+	}
+	return r
+}
+
+// status returns the HTTP status a failure came from, 0 when none.
+func status(f *failure.Failure) int {
+	var er *github.ErrorResponse
+	if errors.As(f, &er) && er.Response != nil {
+		return er.Response.StatusCode
+	}
+	for _, ev := range f.Evidence {
+		var n int
+		if _, err := fmt.Sscanf(ev, "HTTP %d", &n); err == nil {
+			return n
+		}
+	}
+	return 0
+}
+
+// permission names the missing permission of a refused read.
+func permission(f *failure.Failure) *failure.Failure {
+	if f.Class == failure.Policy && status(f) == http.StatusForbidden {
+		g := *f
+		g.Reason = "the token cannot read the run: it lacks the actions: read permission (" + f.Reason + ")"
+		g.Remedy = "give the token actions: read (a workflow's permissions: {actions: read}, or a fine-grained token's Actions: read)"
+		return &g
+	}
+	return f
+}
+
+// logFailure says what a failed log download means: a 404 or 410 is a
+// log that expired (or was deleted).
+func logFailure(f *failure.Failure) *failure.Failure {
+	switch status(f) {
+	case http.StatusNotFound, http.StatusGone:
+		g := *f
+		g.Class = failure.Absent
+		g.Reason = fmt.Sprintf("the job's log is gone (HTTP %d): logs expire after the repository's retention period (90 days by default) or were deleted", status(f))
+		g.Remedy = "nothing to classify: re-run the job to get a new log, or keep logs longer (Settings → Actions → Artifact and log retention)"
+		return &g
+	}
+	return f
+}
