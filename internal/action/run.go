@@ -30,11 +30,14 @@ import (
 
 // FlagExceptions are the flags of a mode that are not inputs: the action
 // chooses the report files, and the child's stdout is the log, so it is
-// always live.
-var FlagExceptions = []string{"report", "summary", "stdout", "stdout-max"}
+// always live; an exec step's hosts are for a job's preflight.
+var FlagExceptions = []string{"report", "summary", "stdout", "stdout-max", "hosts"}
 
 // DryRunDoc is the doc of run's --dry-run, the config mode's one flag input.
 const DryRunDoc = "validate, resolve every policy and setting known before the run, print the plan, and send nothing"
+
+// PreflightDoc is the doc of run's --preflight, a config mode's flag input.
+const PreflightDoc = "before the first step, probe every host the job will touch (in parallel, through the egress proxy)\nand run nothing when one is denied: one report lists every denied host and the allowlist lines to add"
 
 // Flags returns the flags of a mode that are inputs, each once, sorted:
 // the flags generated from the mode's step kind (internal/step), or the
@@ -45,6 +48,7 @@ func Flags(m Mode) []*flag.Flag {
 		step.Flags(fs, k.Fields())
 	} else if m == ModeJob {
 		fs.Bool("dry-run", false, DryRunDoc)
+		fs.Bool("preflight", false, PreflightDoc)
 	}
 	var out []*flag.Flag
 	fs.VisitAll(func(fl *flag.Flag) {
@@ -492,6 +496,10 @@ func (a *actionRun) runJob(ctx context.Context) int {
 	if err != nil {
 		return h.Fail(exitcode.Usage, err.Error())
 	}
+	preflight, err := ParseBool("preflight", a.input("preflight"), false)
+	if err != nil {
+		return h.Fail(exitcode.Usage, err.Error())
+	}
 	// The job's steps and retrywise's lines share the log's one stream.
 	l, errs, err := jobs.LoadFile(ctx, a.input("config"), h.Env)
 	if err != nil {
@@ -512,7 +520,7 @@ func (a *actionRun) runJob(ctx context.Context) int {
 	}
 	js := jobs.NewSession(l, job, jobs.SessionOptions{
 		Env: a.env, Stdin: h.Stdin, Stdout: a.out, Stderr: a.out, Redactor: h.Redactor,
-		Services: h.Services(), Clock: h.Clock,
+		Services: h.Services(), Clock: h.Clock, Preflight: preflight,
 	})
 	js.Red.Add(a.input("token"))
 	a.streams(js.Red)

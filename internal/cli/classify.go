@@ -37,6 +37,9 @@ type Classification struct {
 	Reason   string   `json:"reason"`
 	Remedy   string   `json:"remedy"`
 	Evidence []string `json:"evidence"`
+	// Rule is where the team rule that decided is written (FILE:LINE);
+	// absent when a built-in recogniser decided.
+	Rule string `json:"rule,omitempty"`
 }
 
 // classifyOptions is what `retrywise classify` explains.
@@ -58,6 +61,8 @@ func parseClassify(f *factory, args []string) (*classifyOptions, int, bool) {
 	fs.Var(&headers, "header", "an HTTP response header as `'Name: value'` (repeatable)")
 	method := fs.String("method", "", "the HTTP request's method; empty means a lookup (GET)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the explanation")
+	rulesFile := fs.String("rules", "", "a YAML `FILE` of team rules; the first that matches decides, before the built-in recognisers")
+	command := fs.String("command", "", "the `NAME` of the command that printed the text, which a team rule's tool: may name")
 	if code, done := f.parse(fs, args); done {
 		return nil, code, true
 	}
@@ -75,7 +80,14 @@ func parseClassify(f *factory, args []string) (*classifyOptions, int, bool) {
 	if *status != 0 && (*status < 100 || *status > 999) {
 		return nil, f.fail(exitcode.Usage, fmt.Sprintf("invalid --status %d: want an HTTP status such as 503", *status)), true
 	}
-	in := failure.Input{Tool: t, ExitCode: *exitCode, Status: *status, Header: h, Method: strings.ToUpper(*method), Env: f.env}
+	in := failure.Input{Tool: t, ExitCode: *exitCode, Status: *status, Header: h, Method: strings.ToUpper(*method), Env: f.env, Command: *command}
+	if *rulesFile != "" {
+		rs, err := failure.LoadTeamRules(*rulesFile)
+		if err != nil {
+			return nil, f.fail(exitcode.Usage, "invalid --rules:\n  "+strings.ReplaceAll(err.Error(), "\n", "\n  ")), true
+		}
+		in.Rules = rs
+	}
 	return &classifyOptions{f: f, input: in, json: *asJSON}, 0, false
 }
 
@@ -103,7 +115,7 @@ func runClassify(ctx context.Context, opts *classifyOptions) int {
 	in.Text = text
 	fl := failure.Classify(in)
 	red := f.redactor()
-	out := Classification{Class: fl.Class.String(), Code: string(fl.Code), Decision: string(fl.Class.Decision()), Reason: red.String(fl.Reason), Remedy: red.String(fl.Remedy), Evidence: []string{}}
+	out := Classification{Class: fl.Class.String(), Code: string(fl.Code), Decision: string(fl.Class.Decision()), Reason: red.String(fl.Reason), Remedy: red.String(fl.Remedy), Evidence: []string{}, Rule: fl.Rule}
 	for _, e := range fl.Evidence {
 		out.Evidence = append(out.Evidence, red.String(e))
 	}
@@ -124,6 +136,9 @@ func runClassify(ctx context.Context, opts *classifyOptions) int {
 	}
 	if out.Remedy != "" {
 		fmt.Fprintf(f.stdout, "remedy:   %s\n", failure.Printable(out.Remedy))
+	}
+	if out.Rule != "" {
+		fmt.Fprintf(f.stdout, "rule:     the team rule at %s\n", failure.Printable(out.Rule))
 	}
 	if fl.RetryAfter > 0 {
 		fmt.Fprintf(f.stdout, "wait:     the server asked to wait %s\n", fl.RetryAfter)

@@ -113,6 +113,8 @@ type runOptions struct {
 	dryRun bool
 	// config is the job file's path; "" means the default places.
 	config string
+	// preflight probes every host the job will touch before its first step.
+	preflight bool
 }
 
 // addRunFlags registers the flags run and demo share.
@@ -126,6 +128,7 @@ func defineRunFlags(fs *flag.FlagSet, o *runOptions) {
 	fs.StringVar(&o.config, "config", "", "the job `FILE`; empty means .github/retrywise.yml, then retrywise.yml")
 	fs.StringVar(&o.job, "job", "", "the job to run (`NAME`); empty means the file's only job")
 	fs.BoolVar(&o.dryRun, "dry-run", false, action.DryRunDoc)
+	fs.BoolVar(&o.preflight, "preflight", false, action.PreflightDoc)
 	addRunFlags(fs, o)
 }
 
@@ -181,6 +184,7 @@ func (f *factory) runJob(ctx context.Context, l *jobs.Loaded, o runOptions) int 
 		return f.fail(exitcode.Usage, err.Error())
 	}
 	js := f.jobSession(l, job)
+	js.Runner.Preflight = js.Runner.Preflight || o.preflight
 	defer js.Close()
 	if o.dryRun {
 		return js.Plan()

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"net/url"
 	"strings"
+	"sync/atomic"
 
 	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/retry"
 )
 
 // DiagnoseFunc is the shape of retry.Coordinator.Diagnose: it is given a
@@ -48,7 +50,13 @@ func (p *Prober) DiagnoseFor(client Client, targetURL string) DiagnoseFunc {
 // Any other failure, and a target reached directly, is returned as it is,
 // without a probe. Nothing is probed on success: the coordinator calls it
 // only with failures.
+//
+// Before the first retry of a network-level failure (failure.NetworkLevel:
+// a reset, refusal, DNS failure or timeout) that the proxy probe leaves
+// transient, it gathers live evidence (see LiveProbes): the target and a
+// canary are connected to again through the step's egress path.
 func (p *Prober) Diagnose(s Step) DiagnoseFunc {
+	var liveDone atomic.Bool
 	return func(ctx context.Context, f *failure.Failure) *failure.Failure {
 		if f == nil {
 			return nil
@@ -86,7 +94,11 @@ func (p *Prober) Diagnose(s Step) DiagnoseFunc {
 			d.Dir = p.opts.Dir
 		}
 		r := p.probeWith(ctx, d, client, target)
-		return failure.FromProbe(f, r.Probe())
+		out := failure.FromProbe(f, r.Probe())
+		if failure.NetworkLevel(f) && out.Class == failure.Transient && retry.RetryAhead(ctx) && liveDone.CompareAndSwap(false, true) {
+			return p.liveEvidence(ctx, d, client, target, r, f, out, env)
+		}
+		return out
 	}
 }
 

@@ -105,8 +105,6 @@ func TestDiagnoseLeavesOtherFailuresAlone(t *testing.T) {
 	}{
 		{name: "not a network failure", step: Step{Client: ClientGit, URL: "https://dev.to/r.git"},
 			f: failure.FromText(failure.ToolGit, " ! [rejected]        main -> main (non-fast-forward)\nerror: failed to push some refs to 'https://dev.to/r.git'\n", 1)},
-		{name: "NO_PROXY bypass", step: Step{Client: ClientCurl, URL: "https://bypass.test/"},
-			f: failure.FromText(failure.ToolCurl, "curl: (7) Failed to connect to bypass.test port 443 after 3 ms: Connection refused\n", 7)},
 		{name: "git's 403 of an https remote is the server's", step: Step{Client: ClientGit, URL: "https://dev.to/r.git"},
 			f: failure.FromText(failure.ToolGit, "remote: Permission to o/r.git denied to bot.\nfatal: unable to access 'https://dev.to/r.git/': The requested URL returned error: 403\n", 128)},
 		{name: "a 404 of a plain-http URL is not the proxy's", step: Step{Client: ClientCurl, URL: "http://dev.to/"},
@@ -124,6 +122,30 @@ func TestDiagnoseLeavesOtherFailuresAlone(t *testing.T) {
 	}
 	if p.sent.Load() != 0 {
 		t.Errorf("sent %d requests", p.sent.Load())
+	}
+}
+
+// A target the proxy does not apply to (NO_PROXY) is not asked of the
+// proxy; its network-level failure gets live evidence (one direct probe:
+// no canary is known), and without a canary its class stays.
+func TestDiagnoseNoProxyBypassGetsLiveEvidenceOnly(t *testing.T) {
+	t.Parallel()
+	port := closedPort(t)
+	env := []string{"https_proxy=" + squid.URL, "no_proxy=127.0.0.1"}
+	p := newProber(t, Options{Env: env})
+	f := failure.FromText(failure.ToolCurl, "curl: (7) Failed to connect to 127.0.0.1 port "+port+" after 3 ms: Connection refused\n", 7)
+	got := p.Diagnose(Step{Client: ClientCurl, URL: "https://127.0.0.1:" + port + "/"})(context.Background(), f)
+	if got.Class != failure.Transient || got.Code != f.Code {
+		t.Errorf("changed to %s %s", got.Class, got.Code)
+	}
+	if !hasLine(got.Evidence, "live probe of the target 127.0.0.1:"+port+" (direct): refused") {
+		t.Errorf("evidence %q", got.Evidence)
+	}
+	if n, _ := squid.CountLog("127.0.0.1:" + port); n != 0 {
+		t.Errorf("the proxy was asked %d times about a bypassed target", n)
+	}
+	if p.sent.Load() != 1 {
+		t.Errorf("sent %d requests, want the one live probe", p.sent.Load())
 	}
 }
 

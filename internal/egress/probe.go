@@ -85,6 +85,8 @@ type Result struct {
 
 	// answerCode is the failure code of the proxy's own answer.
 	answerCode failure.Code
+	// netErr is why the proxy did not answer (a reset, a timeout); nil when it did.
+	netErr error
 }
 
 // Probe returns the finding as failure reads it (failure.FromProbe).
@@ -135,6 +137,10 @@ type Prober struct {
 	mu    sync.Mutex
 	cache map[string]*Result
 	sent  atomic.Int64
+	// reached are hosts this run has reached (canaries of live checks);
+	// live is what live checks have cost.
+	reached []Target
+	live    LiveStats
 }
 
 // OptionError is an invalid option of New: Option names it (canary,
@@ -199,7 +205,11 @@ func (p *Prober) probeWith(ctx context.Context, d *Discovery, client Client, tar
 	if proxy == nil {
 		return &Result{Target: target.Addr(), Verdict: Direct, Reason: target.Addr() + " is reached directly: no proxy applies to it under " + string(client) + "'s rules"}
 	}
-	return p.ProbeVia(ctx, proxy, target)
+	r := p.ProbeVia(ctx, proxy, target)
+	if r.Verdict == Allowed {
+		p.NoteReached(target) // a canary for later live checks
+	}
+	return r
 }
 
 // ProbeVia asks proxy about target: one CONNECT (https) or absolute-form HEAD

@@ -107,6 +107,7 @@ func (p *Prober) unanswered(r *Result, method string, err error) {
 		return
 	}
 	why := netReason(err, p.opts.Timeout)
+	r.netErr = err
 	r.Verdict = ProxyUnreachable
 	r.Reason = fmt.Sprintf("proxy %s is unreachable: %s", r.Proxy, why)
 	r.Remedy = "the proxy itself is down or not answering: retrying; if it persists, check the proxy address (" + r.ProxySource + ")"

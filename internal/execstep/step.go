@@ -139,6 +139,9 @@ type Options struct {
 	Tool failure.Tool
 	// Rules are the user's --retry-on/--stop-on rules.
 	Rules failure.Rules
+	// Team are a team's rules (--rules), which decide before the built-in
+	// recognisers; nil means none.
+	Team *failure.TeamRules
 	// MaxElapsed is the run's bound on the retry loop (--max-elapsed), for
 	// the classifier: a stated wait longer than it is not transient; 0 means
 	// failure.DefaultMaxElapsed.
@@ -689,7 +692,7 @@ func (s *Step) classify(ps *os.ProcessState, werr error, st stopped) error {
 		return nil
 	}
 	p := failure.Process{
-		Name: name, Tool: s.opts.Tool, Text: s.lastOutput, ExitCode: failure.NoExitCode, Rules: s.opts.Rules,
+		Name: name, Tool: s.opts.Tool, Text: s.lastOutput, ExitCode: failure.NoExitCode, Rules: s.opts.Rules, Team: s.opts.Team,
 		Env: s.classifyEnv(), MaxElapsed: s.opts.MaxElapsed,
 		TimedOut: st.timedOut, Timeout: s.opts.Timeout,
 	}

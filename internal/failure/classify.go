@@ -67,6 +67,12 @@ type Input struct {
 	// a stated wait longer than it is a wait the run cannot make (policy);
 	// zero means exec's default, DefaultMaxElapsed.
 	MaxElapsed time.Duration
+	// Rules are a team's rules (--rules): the first that matches decides,
+	// before the built-in recognisers; nil means none.
+	Rules *TeamRules
+	// Command is the command that printed Text (its argv[0]), which a
+	// team rule's tool: may name; "" when not known.
+	Command string
 }
 
 // DefaultMaxElapsed is exec's default --max-elapsed, the bound assumed when
@@ -122,6 +128,9 @@ func Classify(in Input) *Failure {
 		now = time.Now()
 	}
 	ro := newRunOpts(in.Env, in.MaxElapsed)
+	if f := in.Rules.Decide(in); f != nil {
+		return f
+	}
 	if in.Status != 0 {
 		if f := sandboxHeader(in.Header, in.Text, ro); f != nil {
 			return f

@@ -59,6 +59,7 @@ var codeDocs = []struct{ code, class, kind string }{
 	{"codex-sandbox-no-network", "policy", "Codex CLI's sandbox runs the command without network (`CODEX_SANDBOX_NETWORK_DISABLED=1` and `Operation not permitted` or a resolver failure): remedy `[sandbox_workspace_write] network_access = true`"},
 	{"harden-runner-blocked", "policy", "harden-runner (`egress-policy: block`) sinkholed the host to 54.185.253.63: remedy `allowed-endpoints`"},
 	{"dns-sinkholed", "policy", "a remote host name resolved to 0.0.0.0 (a refused or failed connection to `0.0.0.0:443` for a named host): a DNS filter blocks it"},
+	{"egress-blocked", "policy", "live evidence before a retry: the target is refused, unresolvable or sinkholed (or reset by the proxy) while a canary gets through the same egress path, behind a proxy, a sandbox or harden-runner"},
 	{"azure-firewall-denied", "policy", "Azure Firewall denied the request (\"Action: Deny\"; its status 470 is `http-470`, policy)"},
 	{"bad-credentials", "policy", "the token is wrong, expired or revoked"},
 	{"resource-not-accessible", "policy", "the GitHub App or token lacks the permission"},

@@ -104,6 +104,9 @@ type Failure struct {
 	// network level, through a proxy, before the request was sent, as a
 	// refusal of the credentials. It is read once, with the class.
 	Trace Trace
+	// Rule is where the team rule that decided the failure is written
+	// ("FILE:LINE", see TeamRules); "" when a built-in recogniser did.
+	Rule string
 	// Err is the underlying error, if any.
 	Err error
 }

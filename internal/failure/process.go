@@ -34,6 +34,9 @@ type Process struct {
 	Env []string
 	// MaxElapsed is the run's --max-elapsed (see Input.MaxElapsed).
 	MaxElapsed time.Duration
+	// Team are a team's rules (--rules): the first that matches decides,
+	// before the built-in recognisers and the --retry-on/--stop-on rules.
+	Team *TeamRules
 }
 
 // FromProcess classifies a command that did not succeed. A process stopped
@@ -52,7 +55,16 @@ func FromProcess(p Process) *Failure {
 	if p.Signal != "" {
 		code = NoExitCode
 	}
-	f := classifyTextRun(p.Tool, p.Text, code, "", newRunOpts(p.Env, p.MaxElapsed))
+	ro := newRunOpts(p.Env, p.MaxElapsed)
+	if f := p.Team.decide(teamInput{tool: p.Tool, command: p.Name, text: p.Text, exitCode: code, statusOf: func() int {
+		return statusRead(classifyTextRun(p.Tool, p.Text, code, "", ro))
+	}}); f != nil {
+		if p.Signal != "" {
+			f.Reason += " (killed by signal " + p.Signal + ")"
+		}
+		return f
+	}
+	f := classifyTextRun(p.Tool, p.Text, code, "", ro)
 	f = p.Rules.Apply(p.Text, code, f)
 	if p.Signal != "" {
 		if f.Class == Unknown {

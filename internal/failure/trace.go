@@ -52,6 +52,16 @@ type Trace struct {
 	// none. For a plain-http target sent through a proxy it may be the
 	// proxy's own answer.
 	Status int `json:"status,omitempty"`
+	// Live are the live probes gathered before the first retry of a
+	// network-level failure (FromLiveProbes); nil when none were.
+	Live *LiveTrace `json:"live,omitempty"`
+}
+
+// LiveTrace is the live evidence of a failure: the target's probe and the
+// canary's (Canary.Host "" when there was none).
+type LiveTrace struct {
+	Target LiveProbe `json:"target"`
+	Canary LiveProbe `json:"canary,omitzero"`
 }
 
 // traceBits are what one recognised line says about the way to the server.

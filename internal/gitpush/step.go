@@ -47,6 +47,9 @@ type Options struct {
 	// SafeDirectory adds the repository to safe.directory for retrywise's own
 	// git runs (through GIT_CONFIG_COUNT), for a workspace owned by another user.
 	SafeDirectory bool
+	// Team are a team's rules (--rules): the first that matches a failed
+	// push's output and exit status decides, before the built-in reading.
+	Team *failure.TeamRules
 	// Secrets, when set, is given the credentials of the push URL (from
 	// the remote's git config, insteadOf rules applied: its password, or
 	// its user when it has none, percent-decoded) before the first push,
@@ -241,6 +244,11 @@ func (s *Step) pushOnce(ctx context.Context) pushResult {
 		in.Remote = s.resolveRemote(ctx).name
 	}
 	res.verdict = failure.FromPush(in)
+	if res.verdict.Failure != nil {
+		if tf := s.opts.Team.Decide(failure.Input{Tool: failure.ToolGit, Command: "git", Text: r.Output, ExitCode: r.ExitCode}); tf != nil {
+			res.verdict.Failure = tf
+		}
+	}
 	res.fail = res.verdict.Failure
 	return res
 }

@@ -39,6 +39,9 @@ const (
 
 // Options configures a Step.
 type Options struct {
+	// Team are a team's rules (--rules): the first that matches an error
+	// answer (its status and body) decides before the built-in reading.
+	Team *failure.TeamRules
 	// Method is the request method; "" means GET.
 	Method string
 	// URL is the request URL, already expanded.
@@ -220,7 +223,11 @@ func (s *Step) do(ctx context.Context) (f *failure.Failure, neutral bool) {
 	if resp.StatusCode < 400 {
 		return failure.UnexpectedStatus(resp.StatusCode, s.opts.Expect.String(), resp.Header, b), true
 	}
-	f = failure.FromHTTP(failure.Response{Method: s.method, Status: resp.StatusCode, Header: resp.Header, Body: b, Now: s.clk.Now()})
+	if tf := s.opts.Team.Decide(failure.Input{Tool: failure.ToolHTTP, Status: resp.StatusCode, Method: s.method, Text: string(b), ExitCode: failure.NoExitCode}); tf != nil {
+		f = tf
+	} else {
+		f = failure.FromHTTP(failure.Response{Method: s.method, Status: resp.StatusCode, Header: resp.Header, Body: b, Now: s.clk.Now()})
+	}
 	if f.Class == failure.Absent {
 		s.absent()
 	}

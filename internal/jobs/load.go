@@ -295,6 +295,7 @@ func jobFields() []field[*jobBuild] {
 		{"timezone", (*loader).readTimezone},
 		{"start-jitter", (*loader).readStartJitter},
 		{"catch-up", (*loader).readCatchUp},
+		{"preflight", (*loader).readPreflight},
 	}
 }
 
@@ -426,6 +427,14 @@ func (l *loader) readCatchUp(e entry, b *jobBuild) {
 	r := l.convert(Key{Name: "catch-up", Type: KeyBool}, e)
 	if !r.bad {
 		b.job.CatchUp = r.Values[0] == "true"
+	}
+}
+
+// readPreflight reads a job's preflight:.
+func (l *loader) readPreflight(e entry, b *jobBuild) {
+	r := l.convert(Key{Name: "preflight", Type: KeyBool}, e)
+	if !r.bad {
+		b.job.Preflight = r.Values[0] == "true"
 	}
 }
 

@@ -3,6 +3,8 @@ package jobs
 import (
 	"fmt"
 	"time"
+
+	"github.com/retrywise/retrywise/internal/failure"
 )
 
 // MaxTimeout is the longest timeout: a job may have (24h).
@@ -48,6 +50,10 @@ type Defaults struct {
 	Run Settings
 	// Secrets name environment variables whose values are masked everywhere.
 	Secrets []string
+	// Rules are the team rules written inline (defaults.rules as a list):
+	// they decide before a step's own rules file and the built-in
+	// recognisers; nil means none.
+	Rules *failure.TeamRules
 }
 
 // EnvVar is one entry of an env: map, in file order.
@@ -81,6 +87,9 @@ type Job struct {
 	StartJitter time.Duration
 	// CatchUp is catch-up:: run once at the scheduler's start when a due run was missed.
 	CatchUp bool
+	// Preflight is preflight:: before the first step, probe every host the
+	// job will touch, and run nothing when one is denied.
+	Preflight bool
 }
 
 // Step is one step of a job.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/environ"
@@ -50,6 +51,12 @@ type Runner struct {
 	Services *step.Services
 	// StdoutTerminal is true when the process's stdout is a terminal.
 	StdoutTerminal bool
+	// Preflight probes every host the job will touch before its first
+	// step (run --preflight; the job's preflight: true does too).
+	Preflight bool
+
+	// pending are the steps whose hosts are known only when they start.
+	pending map[string]bool
 }
 
 // Plan is a step's resolved snapshot before anything runs.
@@ -196,6 +203,17 @@ func (r *Runner) Run(ctx context.Context) *report.Run {
 		exit, detail = exitcode.Config, envErr.Error()
 		state.Failed = true
 	}
+	if (r.Preflight || r.Job.Preflight) && envErr == nil && ctx.Err() == nil {
+		if msg := r.preflight(jobCtx, jobEnv, state, log); msg != "" {
+			for i, st := range r.Job.Steps {
+				rep := report.Skip(st.ID, st.Kind.Name(), report.Skipped, "not started: the preflight found denied hosts", plans[i].Policy)
+				rep.ID, rep.ContinueOnError = st.ID, st.ContinueOnError
+				run.Steps = append(run.Steps, rep)
+			}
+			run.Finish(clk.Now(), exitcode.Policy, msg)
+			return run
+		}
+	}
 	for i, st := range r.Job.Steps {
 		pol := plans[i].Policy
 		var rep *report.Step
@@ -243,6 +261,39 @@ func (r *Runner) Run(ctx context.Context) *report.Run {
 	return run
 }
 
+// preflight probes the hosts of every step known before the first starts,
+// in parallel, and returns the report of the denied ones ("" when none);
+// the steps whose hosts depend on an earlier step's outputs are recorded
+// to be probed when they start.
+func (r *Runner) preflight(ctx context.Context, env []string, state State, log func(string)) string {
+	if r.Services == nil || r.Services.Prober == nil {
+		log("preflight: no egress prober; nothing probed")
+		return ""
+	}
+	state.Env = environ.Map(env)
+	r.pending = map[string]bool{}
+	var refs []hostRef
+	for _, st := range r.Job.Steps {
+		expand := func(v string) (string, error) { return expandKnownText(v, state) }
+		if !st.Kind.Expands() {
+			expand = func(v string) (string, error) { return v, nil }
+		}
+		sr, pending := hostsOf(ctx, st, expand)
+		refs = append(refs, sr...)
+		if pending {
+			r.pending[st.ID] = true
+		}
+	}
+	start := time.Now()
+	denied, probes := probeHosts(ctx, r.Services.Prober, env, refs)
+	log(fmt.Sprintf("preflight: %d host(s) of %d step(s) probed in %s (%d request(s)); %d denied; %d step(s) probed when they start",
+		len(refs), len(r.Job.Steps), time.Since(start).Round(time.Millisecond), probes, len(denied), len(r.pending)))
+	if len(denied) == 0 {
+		return ""
+	}
+	return preflightReport(denied, "nothing ran")
+}
+
 // runStep decides whether st runs and runs it: its if: is evaluated
 // first, and its env: and settings are expanded only when it runs, as a
 // workflow does.
@@ -268,6 +319,14 @@ func (r *Runner) runStep(ctx context.Context, st *Step, pol retry.Policy, jobEnv
 	state.Env = environ.Map(env)
 	if st.Prepared == nil {
 		return report.NotRun(kind, "", exitcode.Config, "the step was not prepared (the file was not validated)", pol)
+	}
+	if r.pending[st.ID] && r.Services != nil && r.Services.Prober != nil {
+		// Its hosts are known now: probed before it starts.
+		s := *state
+		refs, _ := hostsOf(ctx, st, func(v string) (string, error) { return ExpandValue(v, s) }) // only kinds that expand are pending
+		if denied, _ := probeHosts(ctx, r.Services.Prober, env, refs); len(denied) > 0 {
+			return report.NotRun(kind, "", exitcode.Policy, preflightReport(denied, "the step did not start"), pol)
+		}
 	}
 	if r.Log != nil {
 		target := st.Prepared.Target()

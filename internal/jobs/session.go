@@ -115,6 +115,9 @@ type SessionOptions struct {
 	Clock clock.Clock
 	// StdoutTerminal is true when the process's stdout is a terminal.
 	StdoutTerminal bool
+	// Preflight probes every host the job will touch before its first
+	// step, as the job's preflight: true does.
+	Preflight bool
 }
 
 // Session is one run of a job: its masked streams and its runner.
@@ -139,9 +142,10 @@ func NewSession(l *Loaded, job *Job, o SessionOptions) *Session {
 	s.Stdout, s.Stderr = s.Red.Writer(o.Stdout), s.Red.Writer(o.Stderr)
 	svc := *o.Services
 	svc.Prober = l.Prober
+	svc.Rules = l.File.Defaults.Rules
 	s.Runner = &Runner{
 		File: l.File, Job: job, Env: o.Env, Stdin: o.Stdin, Stdout: s.Stdout, Stderr: s.Stderr, Redactor: s.Red, Clock: o.Clock,
-		Log: s.Log, Services: &svc, StdoutTerminal: o.StdoutTerminal,
+		Log: s.Log, Services: &svc, StdoutTerminal: o.StdoutTerminal, Preflight: o.Preflight,
 	}
 	return s
 }

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 
 	"github.com/retrywise/retrywise/internal/expand"
+	"github.com/retrywise/retrywise/internal/failure"
 )
 
 // raw is a setting as read: the Setting, its key, the scalars it was
@@ -193,6 +195,12 @@ func (l *loader) defaultsFields() []field[*fileBuild] {
 	}
 	for _, k := range l.cat.Run {
 		fs = append(fs, field[*fileBuild]{k.Name, func(l *loader, e entry, b *fileBuild) {
+			if k.Name == rulesKey {
+				if seq, ok := l.resolve(e.val).(*ast.SequenceNode); ok {
+					l.readInlineRules(seq, b)
+					return
+				}
+			}
 			r := l.convert(k, e)
 			if !r.bad && (k.Type == KeyString || k.Type == KeyList || k.Type == KeyCSV) {
 				for _, sc := range r.items {
@@ -204,6 +212,27 @@ func (l *loader) defaultsFields() []field[*fileBuild] {
 		}})
 	}
 	return fs
+}
+
+// rulesKey is the run-wide key of team rules: a file's path, or in
+// defaults: the rules themselves, inline.
+const rulesKey = "rules"
+
+// readInlineRules reads defaults.rules written as a list of rules; its
+// errors are at the rules' own positions.
+func (l *loader) readInlineRules(seq *ast.SequenceNode, b *fileBuild) {
+	rs, err := failure.TeamRulesFromNode(l.path, seq)
+	for _, e := range flatten(err) {
+		var re *failure.RuleError
+		if errors.As(e, &re) {
+			l.errorf(Pos{re.Line, re.Col}, re.Fix, "rules: %s", re.Msg)
+		} else {
+			l.errorf(nodePos(seq), "", "rules: %v", e)
+		}
+	}
+	if err == nil {
+		b.f.Defaults.Rules = rs
+	}
 }
 
 // readDefaults reads defaults:.

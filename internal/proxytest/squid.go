@@ -22,6 +22,9 @@ type SquidOptions struct {
 	Hosts []string
 	// Binary is the squid executable; "" means SquidBinary.
 	Binary string
+	// DenyReset denies with a TCP reset (deny_info TCP_RESET) instead of
+	// the ERR_ACCESS_DENIED page: a denial that reads as a network blip.
+	DenyReset bool
 }
 
 // Squid is a running Squid on 127.0.0.1.
@@ -99,6 +102,10 @@ acl allowed dstdomain %[5]s
 http_access allow allowed
 http_access deny all
 `, s.Addr, s.Dir, s.AccessLog, hosts, strings.Join(o.Allow, " "))
+	if o.DenyReset {
+		text += "acl denied_all src all\ndeny_info TCP_RESET denied_all\nhttp_access deny denied_all\n"
+		text = strings.Replace(text, "http_access deny all\n", "", 1)
+	}
 	if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
 		return err
 	}

@@ -283,7 +283,8 @@ func (c *Coordinator) Run(ctx context.Context, step Step) (*Outcome, error) {
 			return out, nil
 		}
 		if c.Diagnose != nil {
-			if d := c.Diagnose(loopCtx, f); d != nil && d != f {
+			dctx := context.WithValue(loopCtx, retryAheadKey{}, pol.MaxAttempts == 0 || n < pol.MaxAttempts)
+			if d := c.Diagnose(dctx, f); d != nil && d != f {
 				f = d
 				out.Final = f
 				last.record(f)
@@ -407,4 +408,17 @@ func (c *Coordinator) cancelled(ctx context.Context, out *Outcome) *Outcome {
 	}
 	out.Detail = "cancelled: " + out.Cause.Error()
 	return out
+}
+
+// retryAheadKey marks a Diagnose context with whether another attempt may
+// follow the failure diagnosed.
+type retryAheadKey struct{}
+
+// RetryAhead reports whether, as the loop's Diagnose is called, another
+// attempt may follow the failure (the attempts are not spent): a diagnosis
+// that only serves a retry (live evidence) is skipped otherwise. A context
+// not from the loop says true.
+func RetryAhead(ctx context.Context) bool {
+	v, ok := ctx.Value(retryAheadKey{}).(bool)
+	return !ok || v
 }

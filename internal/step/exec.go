@@ -57,6 +57,10 @@ type ExecConfig struct {
 	// OnRetry and ContinueWith are shell commands; ContextFrom finds a continuation's context.
 	OnRetry, ContinueWith, ContextFrom string
 
+	// Hosts are the hosts the command will reach (HOST, HOST:PORT or a
+	// URL), for run's preflight.
+	Hosts []string
+
 	// Dir is the command's working directory; "" means the current one
 	// (the action's working-directory).
 	Dir string
@@ -77,6 +81,7 @@ func (c *ExecConfig) Fields() []*Field {
 	c.Retry.fields(s, "10s,20s,60s", defaultJitter)
 	c.commandFields(s)
 	c.Egress.fields(s)
+	c.rulesField(s)
 	s.add(Field{Name: "retry-on", Type: List, Doc: "treat output matching `REGEX` as transient (repeatable)"}, &c.RetryOn)
 	s.add(Field{Name: "stop-on", Type: List, Doc: "stop when output matches `REGEX`; wins over --retry-on (repeatable)"}, &c.StopOn)
 	s.add(Field{Name: "retry-on-exit", Type: CSV, Doc: "treat these exit `CODES` as transient, e.g. 1,3-5"}, &c.RetryOnExit)
@@ -90,6 +95,7 @@ func (c *ExecConfig) Fields() []*Field {
 	s.add(Field{Name: "on-retry", Type: String, Doc: "run this clean-up `CMD` (sh -c, same folder and environment, bounded by --timeout) before every retry;\nif it fails, the loop stops"}, &c.OnRetry)
 	s.add(Field{Name: "continue-with", Type: String, Doc: "run this `CMD` (sh -c) instead of the command from the second attempt on: a continuation,\ne.g. codex exec resume --last \"continue\""}, &c.ContinueWith)
 	s.add(Field{Name: "context-from", Type: String, Doc: "a `REGEX` with one capture group matched against every output line; the last match reaches\n--continue-with as $RETRYWISE_CONTEXT, and without one the failure cannot be retried in the same context"}, &c.ContextFrom)
+	s.add(Field{Name: "hosts", Type: List, NoInput: true, Doc: "a `HOST` (HOST:PORT or URL) the command will reach, probed by run --preflight before the job's first step (repeatable)"}, &c.Hosts)
 	s.add(Field{Name: "command", Type: List, Positional: true, Doc: "the command and its arguments, run directly (no shell); exclusive with run"}, &c.Command)
 	s.add(Field{Name: "run", Type: String, Positional: true, Doc: "a script, run as a workflow's run: is (bash --noprofile --norc -eo pipefail, or sh -e without bash); exclusive with command"}, &c.Run)
 	s.add(Field{Name: "shell", Type: String, Positional: true, Doc: "the shell of run: bash, sh, or a command template with {0} for the script's path"}, &c.Shell)
@@ -112,6 +118,17 @@ var execTools = sync.OnceValue(func() string {
 func (c *ExecConfig) validate() error {
 	errs := c.validateCommon()
 	var err error
+	if err := c.loadRules(); err != nil {
+		errs = append(errs, err)
+	}
+	for _, h := range c.Hosts {
+		if strings.Contains(h, "${") {
+			continue // known when the step starts
+		}
+		if _, err := egress.ParseTarget(h); err != nil {
+			errs = append(errs, &FieldError{Field: "hosts", Value: strconv.Quote(h), Msg: err.Error(), Fix: "write a host, host:port or an http(s) URL"})
+		}
+	}
 	if c.rules, err = buildRules(c.RetryOn, c.StopOn, c.RetryOnExit, c.StopOnExit); err != nil {
 		errs = append(errs, err)
 	}
@@ -240,7 +257,7 @@ func (c *ExecConfig) run(ctx context.Context, x *exe) (*report.Step, *Error) {
 	step, err := execstep.New(execstep.Options{
 		LearnMask: func(v string) { io.Red.Add(v) },
 		Args:      argv, Env: io.Env, Dir: c.Dir, Stdin: io.Stdin, Stdout: io.Stdout, Stderr: io.Stderr,
-		AttemptFiles: c.AttemptFiles, Timeout: c.Timeout, KillGrace: c.KillGrace, Tool: c.tool, Rules: c.rules, MaxElapsed: c.pol.MaxElapsed,
+		AttemptFiles: c.AttemptFiles, Timeout: c.Timeout, KillGrace: c.KillGrace, Tool: c.tool, Rules: c.rules, Team: c.teamRules(x.svc), MaxElapsed: c.pol.MaxElapsed,
 		OutputDir: outDir, StdoutMode: mode, StdoutMax: c.stdoutMax, SpoolDir: io.TempDir,
 		OnRetry: c.OnRetry, ContinueWith: c.ContinueWith, ContextFrom: c.contextFrom,
 	})

@@ -97,6 +97,7 @@ func (c *HTTPConfig) Fields() []*Field {
 	c.Retry.fields(s, "10s,20s,60s", defaultJitter)
 	c.commandFields(s)
 	c.Egress.fields(s)
+	c.rulesField(s)
 	s.add(Field{Name: "method", Short: "X", ShortDoc: "request `METHOD` (same as --method)", Type: String, Doc: "request `METHOD`; empty means GET, or POST with --data/--data-file"}, &c.Method)
 	s.add(Field{Name: "header", Short: "H", ShortDoc: "request header `'Name: value'` (same as --header)", Type: List, Doc: "request header `'Name: value'` (repeatable)"}, &c.Headers)
 	s.add(Field{Name: "data", Type: String, Doc: "request body `STRING`, ${NAME} expanded"}, &c.Data)
@@ -123,6 +124,9 @@ func (c *HTTPConfig) validate() error {
 	}
 	errs = append(errs, c.validateCommon()...)
 	var err error
+	if err := c.loadRules(); err != nil {
+		errs = append(errs, err)
+	}
 	if c.maxBody, err = ParseSize(c.MaxBody); err != nil {
 		errs = append(errs, &FieldError{Field: "max-body", Msg: err.Error()})
 	}
@@ -268,7 +272,7 @@ func (c *HTTPConfig) run(ctx context.Context, x *exe) (*report.Step, *Error) {
 		Method: method, URL: rawURL, Header: headers, Body: body, Timeout: c.Timeout,
 		Client: httpstep.NewClientSecrets(tr, !c.NoFollow, io.Red.Masks), Expect: c.expect, Fields: c.fields,
 		Stdout: stdout, OutputFile: outputFile, MaxBody: c.maxBody, RetryUnsafe: c.RetryUnsafe,
-		Breaker: br, Clock: clk, UserAgent: x.svc.UserAgent,
+		Breaker: br, Clock: clk, UserAgent: x.svc.UserAgent, Team: c.teamRules(x.svc),
 	})
 	if err != nil {
 		return nil, &Error{exitcode.Config, err.Error()}
@@ -278,6 +282,11 @@ func (c *HTTPConfig) run(ctx context.Context, x *exe) (*report.Step, *Error) {
 		return nil, serr
 	}
 	out, err := x.coordinator(c.pol, prober.Diagnose(egress.Step{Client: egress.ClientGo, URL: rawURL, Env: io.Env})).Run(ctx, step)
+	if err == nil && out.OK() {
+		if t, terr := egress.ParseTarget(rawURL); terr == nil {
+			prober.NoteReached(t) // a canary for later live checks of the run
+		}
+	}
 	if err != nil {
 		return nil, &Error{exitcode.Usage, err.Error()}
 	}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/expand"
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/httpstep"
 	"github.com/retrywise/retrywise/internal/redact"
 	"github.com/retrywise/retrywise/internal/report"
@@ -93,6 +96,10 @@ type Common struct {
 	Report string
 	// Masks are extra values to mask (--mask).
 	Masks []string
+	// RulesFile is a team's rules file (--rules); "" means none.
+	RulesFile string
+
+	team *failure.TeamRules
 
 	given givenSet
 	pol   retry.Policy
@@ -124,6 +131,52 @@ func (c *Common) validateCommon() []error {
 func (c *Common) commandFields(s *fieldSet) {
 	s.add(Field{Name: "report", Type: String, Place: Command, NoInput: true, Doc: "also write the report as JSON to `FILE`"}, &c.Report)
 	s.add(Field{Name: "mask", Type: List, Doc: "also mask `VALUE` wherever it appears (repeatable)", Secret: true}, &c.Masks)
+}
+
+// rulesField adds --rules, for the kinds that classify a tool's output or
+// an answer's body (exec, http, push).
+func (c *Common) rulesField(s *fieldSet) {
+	s.add(Field{Name: "rules", Type: String, RunWide: true, Doc: "a YAML `FILE` of team rules ({match, tool, exit-code, status, class, code, reason, remedy} items);\nthe first that matches decides, before the built-in recognisers"}, &c.RulesFile)
+}
+
+// loadRules reads --rules; its error names the field.
+func (c *Common) loadRules() error {
+	c.team = nil
+	if c.RulesFile == "" {
+		return nil
+	}
+	t, err := failure.LoadTeamRules(c.RulesFile)
+	if err != nil {
+		msgs := []string{}
+		for _, e := range flattenErr(err) {
+			msgs = append(msgs, e.Error())
+		}
+		return &FieldError{Field: "rules", Value: strconv.Quote(c.RulesFile), Msg: strings.Join(msgs, "; "), Fix: "fix the rules file at the positions named"}
+	}
+	c.team = t
+	return nil
+}
+
+// teamRules are the step's team rules: the run's (a job file's inline
+// defaults.rules) then --rules.
+func (c *Common) teamRules(svc *Services) *failure.TeamRules {
+	var run *failure.TeamRules
+	if svc != nil {
+		run = svc.Rules
+	}
+	return run.Concat(c.team)
+}
+
+// flattenErr returns the errors joined in err, or err alone.
+func flattenErr(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, flattenErr(e)...)
+		}
+		return out
+	}
+	return []error{err}
 }
 
 // newFields starts a config's field table.
@@ -195,6 +248,9 @@ type Services struct {
 	// Prober is the run's one egress prober; nil means a step builds its
 	// own from its egress settings.
 	Prober *egress.Prober
+	// Rules are the run's team rules (a job file's inline defaults.rules),
+	// before a step's own --rules; nil means none.
+	Rules *failure.TeamRules
 	// Diagnose, when set, replaces the egress probe as the loop's Diagnose (tests).
 	Diagnose egress.DiagnoseFunc
 }

@@ -50,6 +50,7 @@ func (c *PushConfig) Fields() []*Field {
 	c.Retry.fields(s, "2s,4s,8s,16s", exactJitter)
 	c.commandFields(s)
 	c.Egress.fields(s)
+	c.rulesField(s)
 	s.add(Field{Name: "timeout", Type: Duration, Default: gitpush.DefaultTimeout.String(), Doc: "bound on each git push, its kill grace included: SIGTERM to its process group 10s before the bound, SIGKILL at it; a timeout is transient"}, &c.Timeout)
 	s.add(Field{Name: "rebase-on-reject", Type: Int, Default: "0", Doc: "on a non-fast-forward rejection of the checked-out branch, fetch, rebase and push again, at most `N` times (changes the request; not a retry)"}, &c.RebaseOnReject)
 	s.add(Field{Name: "auth-recheck", Type: Duration, Default: "0s", Doc: "on a 401/403 refusal of the credentials, wait this `duration` once and push again (a fresh token propagating); 0 means off"}, &c.AuthRecheck)
@@ -61,6 +62,9 @@ func (c *PushConfig) Fields() []*Field {
 
 func (c *PushConfig) validate() error {
 	errs := c.validateCommon()
+	if err := c.loadRules(); err != nil {
+		errs = append(errs, err)
+	}
 	if c.Timeout <= 0 {
 		errs = append(errs, &FieldError{Field: "timeout", Value: c.Timeout.String(), Msg: "must be positive"})
 	}
@@ -94,7 +98,7 @@ func (c *PushConfig) run(ctx context.Context, x *exe) (*report.Step, *Error) {
 	step, err := gitpush.New(gitpush.Options{
 		Dir: dir, Args: gitArgs, Env: io.Env, Stdout: io.Stdout, Stderr: io.Stderr,
 		Timeout: c.Timeout, RebaseOnReject: c.RebaseOnReject, AuthRecheck: c.AuthRecheck, SafeDirectory: c.SafeDirectory,
-		Secrets: io.Red.Add,
+		Secrets: io.Red.Add, Team: c.teamRules(x.svc),
 	})
 	if err != nil {
 		return nil, &Error{exitcode.Config, err.Error()}

@@ -175,7 +175,7 @@ func TestRetryAndRunFields(t *testing.T) {
 	for _, f := range RunFields() {
 		names = append(names, f.Name)
 	}
-	if got := strings.Join(names, ","); got != "breaker-threshold,egress-canary,egress-status-url" {
+	if got := strings.Join(names, ","); got != "breaker-threshold,egress-canary,egress-status-url,rules" {
 		t.Errorf("run-wide keys %s", got)
 	}
 }

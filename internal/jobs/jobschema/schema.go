@@ -47,6 +47,7 @@ type (
 		Timezone    string         `json:"timezone,omitempty" jsonschema:"description=The IANA zone the cron expressions are read in (default UTC)."`
 		StartJitter schemaDuration `json:"start-jitter,omitempty" jsonschema:"description=The most a scheduled start is delayed by at random (a Go duration of 0 or more)."`
 		CatchUp     bool           `json:"catch-up,omitempty" jsonschema:"description=At the scheduler's start\\, run the job once if a due run was missed."`
+		Preflight   bool           `json:"preflight,omitempty" jsonschema:"description=Before the first step\\, probe every host the job will touch (in parallel) and run nothing when one is denied."`
 	}
 	schemaStep struct {
 		ID              string       `json:"id" jsonschema:"description=The step's id\\, unique in its job."`
@@ -123,7 +124,14 @@ func Schema(cat jobs.Catalog) ([]byte, error) {
 		sec.Items.Pattern = envNamePattern
 	}
 	for _, k := range cat.Run {
-		d.Properties.Set(k.Name, keySchema(k))
+		ks := keySchema(k)
+		if k.Name == "rules" {
+			// defaults.rules: a rules file, or the rules themselves.
+			ks = &jsonschema.Schema{Description: "team rules: a rules file's path, or a list of rules; the first that matches decides, before the built-in recognisers",
+				AnyOf: []*jsonschema.Schema{{Type: "string"}, {Type: "array", Items: &jsonschema.Schema{Ref: "#/$defs/Rule"}}}}
+			defs["Rule"] = ruleSchema()
+		}
+		d.Properties.Set(k.Name, ks)
 	}
 
 	step := defs["Step"]
@@ -165,6 +173,24 @@ func Schema(cat jobs.Catalog) ([]byte, error) {
 	}
 	return out.Bytes(), nil
 }
+
+// ruleSchema is the schema of one team rule (failure.TeamRulesFromNode).
+func ruleSchema() *jsonschema.Schema {
+	p := jsonschema.NewProperties()
+	str := func(d string) *jsonschema.Schema { return &jsonschema.Schema{Type: "string", Description: d} }
+	p.Set("match", str("an RE2 regular expression matched against each line of the output or body"))
+	p.Set("tool", str("the tool (--tool) or the command's name the rule is for"))
+	p.Set("exit-code", &jsonschema.Schema{Type: "integer", Minimum: "0", Maximum: "255", Description: "the exit status the rule is for"})
+	p.Set("status", &jsonschema.Schema{Type: "integer", Minimum: "100", Maximum: "999", Description: "the HTTP status the rule is for"})
+	p.Set("class", &jsonschema.Schema{Type: "string", Enum: []any{"transient", "policy", "structural", "absent", "unknown"}, Description: "the verdict's class"})
+	p.Set("code", &jsonschema.Schema{Type: "string", Pattern: "^[a-z][a-z0-9]*(-[a-z0-9]+)*$", MaxLength: ptrU(64), Description: "the verdict's code, kebab-case, not a built-in code"})
+	p.Set("reason", str("what failed, in one line"))
+	p.Set("remedy", str("what to do about it"))
+	return &jsonschema.Schema{Type: "object", Description: "A team rule.", Properties: p, Required: []string{"class", "code"}, AdditionalProperties: jsonschema.FalseSchema,
+		AnyOf: []*jsonschema.Schema{{Required: []string{"match"}}, {Required: []string{"exit-code"}}, {Required: []string{"status"}}}}
+}
+
+func ptrU(n uint64) *uint64 { return &n }
 
 // keyProperties are the schemas of keys by name.
 func keyProperties(keys []jobs.Key) *orderedmap.OrderedMap[string, *jsonschema.Schema] {
