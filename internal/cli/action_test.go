@@ -691,3 +691,36 @@ func TestActionGitIdentity(t *testing.T) {
 		})
 	}
 }
+
+// TestActionMasksNoSettingOfItsOwn: the GIT_CONFIG_* that retrywise sets
+// itself (the workspace in safe.directory) are not secrets: no mode masks
+// them, so "safe.directory" never shows as *** in the log; a real secret
+// still is masked.
+func TestActionMasksNoSettingOfItsOwn(t *testing.T) {
+	for _, mode := range []string{"run", "config"} {
+		t.Run(mode, func(t *testing.T) {
+			s := newActionStep(t)
+			s.env = append(s.env, "DEPLOY_TOKEN=tok-0123456789abcdef")
+			if mode == "config" {
+				cfg := filepath.Join(s.dir, "job.yml")
+				os.WriteFile(cfg, []byte("version: 1\njobs:\n  j:\n    steps:\n      - id: show\n        exec: {run: 'git config --get-all safe.directory; echo \"$DEPLOY_TOKEN\"'}\n"), 0o644)
+				s.inputs["config"] = cfg
+			} else {
+				s.inputs["run"] = `git config --get-all safe.directory; echo "$DEPLOY_TOKEN"`
+			}
+			s.run()
+			if s.code != exitcode.OK {
+				t.Fatalf("exit %d:\n%s", s.code, s.stdout)
+			}
+			if strings.Contains(s.stdout, "::add-mask::safe.directory") || !strings.Contains(s.stdout, s.workspace) {
+				t.Errorf("retrywise's own git setting was masked, or the workspace is not in safe.directory:\n%s", s.stdout)
+			}
+			for _, line := range strings.Split(s.stdout, "\n") {
+				// The runner is told to mask it (::add-mask::); nowhere else may it show.
+				if strings.Contains(line, "tok-0123456789abcdef") && !strings.HasPrefix(line, "::add-mask::") {
+					t.Errorf("the token was printed: %q", line)
+				}
+			}
+		})
+	}
+}
