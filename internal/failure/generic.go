@@ -176,10 +176,14 @@ var phraseRows = []phraseRow{
 	// network words the network recognisers do not read
 	{gates: []string{"EAI_AGAIN", "UnknownHostException", "emporary failure in name resolution"},
 		re: `EAI_AGAIN|UnknownHostException|(?i:temporary failure in name resolution)`, class: Transient, code: CodeDNS, rank: rankGenericNet, reason: "the host name did not resolve", remedy: remedyRetryNet},
-	{gates: []string{"ETIMEDOUT", "ESOCKETTIMEDOUT", "ConnectTimeoutError", "UND_ERR_CONNECT_TIMEOUT", "LS handshake timeout", "/o timeout", "SocketTimeoutException", "ERR_SOCKET_CONNECTION_TIMEOUT"},
-		re: `ETIMEDOUT|ESOCKETTIMEDOUT|ConnectTimeoutError|UND_ERR_CONNECT_TIMEOUT|SocketTimeoutException|ERR_SOCKET_CONNECTION_TIMEOUT|(?i:TLS handshake timeout|i/o timeout)`, class: Transient, code: CodeTimeout, rank: rankGenericNet, reason: "the connection timed out", remedy: remedyRetryNet},
+	{gates: []string{"ETIMEDOUT", "ESOCKETTIMEDOUT", "ConnectTimeoutError", "UND_ERR_CONNECT_TIMEOUT", "LS handshake timeout", "/o timeout", "SocketTimeoutException", "ERR_SOCKET_CONNECTION_TIMEOUT", "OpenTimeout", "ReadTimeout", "execution expired"},
+		re: `ETIMEDOUT|ESOCKETTIMEDOUT|ConnectTimeoutError|UND_ERR_CONNECT_TIMEOUT|SocketTimeoutException|ERR_SOCKET_CONNECTION_TIMEOUT|Net::(?:Open|Read)Timeout|(?i:TLS handshake timeout|i/o timeout|failed to open TCP connection to \S+ \(execution expired\))`, class: Transient, code: CodeTimeout, rank: rankGenericNet, reason: "the connection timed out", remedy: remedyRetryNet},
 	{gates: []string{"ECONNRESET", "UND_ERR_SOCKET", "ocket hang up", "network socket disconnected", "onnection reset", "emote host terminated the handshake", "SSLHandshakeException", "Premature EOF"},
 		re: `ECONNRESET|UND_ERR_SOCKET|(?i:socket hang up|network socket disconnected|connection reset|remote host terminated the handshake|SSLHandshakeException|premature EOF)`, class: Transient, code: CodeReset, rank: rankGenericNet, reason: "the connection was reset", remedy: remedyRetryNet},
+	// Python's requests/urllib3 through conda, pip and friends: "HTTP 000"
+	// is no answer at all.
+	{gates: []string{"HTTP 000", "Max retries exceeded with url", "NewConnectionError", "Failed to establish a new connection"},
+		re: `HTTP 000 CONNECTION FAILED|(?i:failed to establish a new connection)`, class: Transient, code: CodeConnectFailed, rank: rankGenericNet, reason: "the connection could not be opened", remedy: remedyRetryNet},
 	{gates: []string{"nexpected EOF"},
 		re: `(?i)unexpected EOF`, class: Transient, code: CodeUnexpectedEOF, rank: rankGenericNet, reason: "the connection closed early", remedy: remedyRetryNet},
 }
