@@ -108,6 +108,24 @@ func TestGenericPhrasesNetwork(t *testing.T) {
 		{name: "undici connect timeout", tool: ToolAuto, text: "cause: ConnectTimeoutError: Connect Timeout Error", class: Transient, code: CodeTimeout},
 		{name: "java handshake", tool: ToolAuto, text: "javax.net.ssl.SSLHandshakeException: Remote host terminated the handshake", class: Transient, code: CodeReset},
 		{name: "python remote disconnected", tool: ToolAuto, text: "urllib3.exceptions.ProtocolError: ('Connection aborted.', RemoteDisconnected('Remote end closed connection without response'))", class: Transient, code: CodeReset},
+		{name: "ruby open timeout", tool: ToolAuto, text: "Net::OpenTimeout: Failed to open TCP connection to rubygems.org:443 (execution expired)", class: Transient, code: CodeTimeout},
+		{name: "conda HTTP 000", tool: ToolAuto, text: "CondaHTTPError: HTTP 000 CONNECTION FAILED for url <https://conda.anaconda.org/x/repodata.json>", class: Transient, code: CodeConnectFailed},
+		{name: "urllib3 new connection", tool: ToolAuto, text: "NewConnectionError: Failed to establish a new connection: [Errno 113] No route to host", class: Transient, code: CodeUnreachable},
+	})
+}
+
+// TestGenericPolicyRefusals: a sandbox's or a firewall's own refusal, and
+// connect() refused with EPERM, are policy in any tool's words; other
+// EPERMs are not read as the network's.
+func TestGenericPolicyRefusals(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "not allowed in this sandbox", tool: ToolAuto, text: "Error: Network access to example.com is not allowed in this sandbox", class: Policy, code: CodeEgressBlocked},
+		{name: "not on the allowlist", tool: ToolAuto, text: "request to pypi.org refused: host is not on the allowlist", class: Policy, code: CodeEgressBlocked},
+		{name: "blocked by egress policy", tool: ToolAuto, text: "error: connection to 10.0.0.5:5432 blocked by egress policy", class: Policy, code: CodeEgressBlocked},
+		{name: "go EPERM", tool: ToolAuto, text: "dial tcp 140.82.114.4:443: connect: operation not permitted", class: Policy, code: CodeEgressBlocked},
+		{name: "node EPERM", tool: ToolAuto, text: "request to https://x failed, reason: connect EPERM 1.2.3.4:443", class: Policy, code: CodeEgressBlocked},
+		{name: "telnet EPERM", tool: ToolAuto, text: "telnet: connect to address 142.250.179.132: Operation not permitted", class: Policy, code: CodeEgressBlocked},
+		{name: "a file's EPERM", tool: ToolAuto, text: "rm: cannot remove 'x': Operation not permitted", class: Unknown, code: CodeUnknown},
 	})
 }
 

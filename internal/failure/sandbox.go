@@ -284,7 +284,7 @@ func envVerdict(f *Failure, text string, ro runOpts) *Failure {
 	}
 	env := ro.env
 	switch {
-	case env["CODEX_SANDBOX_NETWORK_DISABLED"] == "1" && (f.Class == Transient && networkCodes[f.Code] || f.Class == Unknown && reEPERM.MatchString(text)):
+	case env["CODEX_SANDBOX_NETWORK_DISABLED"] == "1" && (f.Class == Transient && networkCodes[f.Code] || f.Code == CodeEgressBlocked || f.Class == Unknown && reEPERM.MatchString(text)):
 		g := New(Policy, CodeCodexNoNetwork, "Codex's sandbox has no network for this command ("+f.Reason+")", remedyCodexSandbox, f.Evidence...)
 		g.Trace = f.Trace
 		return g
