@@ -183,13 +183,13 @@ var phraseRows = []phraseRow{
 	// A sandbox's or a firewall's own refusal, in any tool's words: the
 	// network is refused by policy, not down.
 	{gates: []string{"ot allowed in this sandbox", "etwork access", "not in allowlist", "not in the allowlist", "not on the allowlist", "by network policy", "by egress policy", "blocked by firewall", "blocked by the firewall", "omain is not allowed", "omain not allowed"},
-		re: `(?i)not allowed in this sandbox|network access (?:to \S+ )?(?:is )?(?:not allowed|denied|blocked|disabled)|not (?:in|on) (?:the )?allow-?list|blocked by (?:the )?(?:network|egress) policy|blocked by (?:the )?firewall|domain (?:is )?not allowed`,
+		re:    `(?i)not allowed in this sandbox|network access (?:to \S+ )?(?:is )?(?:not allowed|denied|blocked|disabled)|not (?:in|on) (?:the )?allow-?list|blocked by (?:the )?(?:network|egress) policy|blocked by (?:the )?firewall|domain (?:is )?not allowed`,
 		class: Policy, code: CodeEgressBlocked, rank: rankGenericPhrase, reason: "the network is refused by policy",
 		remedy: "a sandbox or firewall refuses this host: allow it (the sandbox's or firewall's allowlist, or its network setting); retrying cannot succeed"},
 	// connect() refused with EPERM: a local policy (a sandbox without network,
 	// a firewall's OUTPUT rule), never a network that blinked.
 	{gates: []string{"connect: operation not permitted", "EPERM: operation not permitted, connect", "EPERM, connect", "connect EPERM", "Operation not permitted"},
-		re: `connect: operation not permitted|EPERM: operation not permitted, connect|EPERM, connect|connect EPERM \S+:\d+|connect to address \S+: Operation not permitted`,
+		re:    `connect: operation not permitted|EPERM: operation not permitted, connect|EPERM, connect|connect EPERM \S+:\d+|connect to address \S+: Operation not permitted`,
 		class: Policy, code: CodeEgressBlocked, rank: rankGenericNet + 1, reason: "the connection was refused by a local policy (EPERM)",
 		remedy: "connect() returned EPERM: a sandbox without network or a firewall's output rule refuses the host; allow it (or enable the sandbox's network); retrying cannot succeed"},
 	// Python's requests/urllib3 through conda, pip and friends: "HTTP 000"
