@@ -108,6 +108,8 @@ func TestGenericPhrasesNetwork(t *testing.T) {
 		{name: "undici connect timeout", tool: ToolAuto, text: "cause: ConnectTimeoutError: Connect Timeout Error", class: Transient, code: CodeTimeout},
 		{name: "java handshake", tool: ToolAuto, text: "javax.net.ssl.SSLHandshakeException: Remote host terminated the handshake", class: Transient, code: CodeReset},
 		{name: "python remote disconnected", tool: ToolAuto, text: "urllib3.exceptions.ProtocolError: ('Connection aborted.', RemoteDisconnected('Remote end closed connection without response'))", class: Transient, code: CodeReset},
+		{name: "too many requests in words", tool: ToolAuto, text: "Error: Too many requests, please retry after 30 seconds", class: Transient, code: CodeThrottled},
+		{name: "too many requests for days", tool: ToolAuto, text: "Error: Too many requests, please retry after 2 days", class: Policy, code: CodeQuotaExhausted},
 		{name: "ruby open timeout", tool: ToolAuto, text: "Net::OpenTimeout: Failed to open TCP connection to rubygems.org:443 (execution expired)", class: Transient, code: CodeTimeout},
 		{name: "conda HTTP 000", tool: ToolAuto, text: "CondaHTTPError: HTTP 000 CONNECTION FAILED for url <https://conda.anaconda.org/x/repodata.json>", class: Transient, code: CodeConnectFailed},
 		{name: "urllib3 new connection", tool: ToolAuto, text: "NewConnectionError: Failed to establish a new connection: [Errno 113] No route to host", class: Transient, code: CodeUnreachable},
