@@ -163,8 +163,13 @@ var phraseRows = []phraseRow{
 		re: `(?i)used (?:up )?all (?:of )?(?:your|the|its) (?:\w+ ){0,3}(?:minutes|credits|builds|hours|deployments|recordings|quota)|out of (?:build )?(?:minutes|credits)|no (?:remaining |more )?(?:credits|minutes|builds) (?:left|remaining)|(?:reached|hit|exceeded) the maximum number of|maximum number of [\w -]{1,40}? (?:has been |was |is )?reached|exceeded (?:your|the|its) (?:\w+ ){0,3}(?:included usage|included minutes|spending limit)`, class: Policy, code: CodeQuotaExhausted, rank: rankGenericQuota, reason: "a plan's allowance is spent", quota: true,
 		unless: `(?i)retr|attempt|redirect|connection|concurrent|recursion|depth`},
 	// throttling (transient): AWS's and Google's throttle codes
-	{gates: []string{"RequestLimitExceeded", "Throttling", "ThrottlingException", "TooManyRequestsException", "SlowDown", "RATE_LIMIT_EXCEEDED", "ProvisionedThroughputExceeded", "oo many requests", "oo Many Requests"},
-		re: `RequestLimitExceeded|Throttling(?:Exception)?|TooManyRequestsException|\bSlowDown\b|RATE_LIMIT_EXCEEDED|ProvisionedThroughputExceeded\w*|(?i:\btoo many requests\b)`, class: Transient, code: CodeThrottled, rank: rankRateLimit, reason: "throttled", remedy: remedyThrottled},
+	{gates: []string{"RequestLimitExceeded", "Throttling", "ThrottlingException", "TooManyRequestsException", "SlowDown", "RATE_LIMIT_EXCEEDED", "ProvisionedThroughputExceeded"},
+		re: `RequestLimitExceeded|Throttling(?:Exception)?|TooManyRequestsException|\bSlowDown\b|RATE_LIMIT_EXCEEDED|ProvisionedThroughputExceeded\w*`, class: Transient, code: CodeThrottled, rank: rankRateLimit, reason: "throttled", remedy: remedyThrottled},
+	// "too many requests" in words, with no status: throttling (a status
+	// beside it, 429, is read as the status)
+	{gates: []string{"oo many requests", "oo Many Requests", "OO MANY REQUESTS"},
+		re: `(?i)\btoo many requests\b`, class: Transient, code: CodeThrottled, rank: rankGenericPhrase, reason: "throttled", remedy: remedyThrottled,
+		unless: `\b429\b`},
 	// the server failing
 	{gates: []string{"SERVICE_UNAVAILABLE", "UNAVAILABLE\"", "ervice is currently unavailable", "ervice Unavailable", "ervice unavailable", "nternal error encountered", "nternalServerError", "erviceUnavailable", "InternalFailure", "InternalError", "ServiceException", "try again in a few moments", "ry again later"},
 		re: `(?i)SERVICE_UNAVAILABLE|"status"\s*:\s*"UNAVAILABLE"|service (?:is )?(?:currently |temporarily )?unavailable|internal error encountered|InternalServerError|\bServiceUnavailable\b|\bInternalFailure\b|\bInternalError\b|\bServiceException\b|try again in a few moments|try again later`, class: Transient, code: CodeServiceUnavailable, rank: rankGenericServer, reason: "the service failed on its side", remedy: remedyServer},
