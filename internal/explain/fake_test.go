@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -57,9 +58,24 @@ type fakeGitHub struct {
 	rerunCode  int    // the re-run endpoint's status; 0 means 201
 	rerunMsg   string
 	rateLimit  int // answer this many requests of the run endpoint with a 429 first
+	// rerunReset, when set, makes the re-run endpoint read the request and
+	// close the connection (a reset) without answering.
+	rerunReset bool
+	// rerunTakes, when set, makes a re-run request start the run's next
+	// attempt (queued), whatever the endpoint answers.
+	rerunTakes bool
+	// pageJobs, when set, serves page n of the jobs list instead of g.jobs.
+	pageJobs func(page int) []fJob
+	// jobsNext, when set, is the page the jobs list's next link names after
+	// page n (0: none); jobFuse bounds how many pages carry one, so a walk
+	// that ignores its bounds ends, late, rather than hang the test.
+	jobsNext func(page int) int
+	// onRunGet, when set, is called (under the lock) before each read of the run.
+	onRunGet func()
 
 	mu       sync.Mutex
 	reruns   int
+	requests []string // "METHOD /path" of every API request, in order
 	jobPages []int
 	logAuth  []string
 	apiAuth  []string
@@ -85,12 +101,18 @@ func (g *fakeGitHub) client(t *testing.T, clk clock.Clock) *ghapi.Client {
 
 func (g *fakeGitHub) explain(t *testing.T, o Options) *Result {
 	t.Helper()
+	return g.explainAttempt(t, 0, o)
+}
+
+// explainAttempt explains attempt n of the run (0: the latest).
+func (g *fakeGitHub) explainAttempt(t *testing.T, n int, o Options) *Result {
+	t.Helper()
 	clk := clock.NewFake(t0.Add(time.Hour), true)
 	g.clk = clk
 	o.API = g.client(t, clk)
 	o.Clock = clk
 	o.LogClient = g.logs.Client()
-	return Explain(context.Background(), Target{Host: "github.com", Owner: "o", Repo: "r", RunID: 42}, o)
+	return Explain(context.Background(), Target{Host: "github.com", Owner: "o", Repo: "r", RunID: 42, Attempt: n}, o)
 }
 
 func ts(d time.Duration) string { return t0.Add(d).Format(time.RFC3339) }
@@ -104,6 +126,7 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 func (g *fakeGitHub) serveAPI(w http.ResponseWriter, r *http.Request) {
 	g.mu.Lock()
 	g.apiAuth = append(g.apiAuth, r.Header.Get("Authorization"))
+	g.requests = append(g.requests, r.Method+" "+r.URL.Path)
 	g.mu.Unlock()
 	p := r.URL.Path
 	switch {
@@ -123,8 +146,17 @@ func (g *fakeGitHub) serveAPI(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, g.runStatus, map[string]string{"message": g.runMessage, "documentation_url": "https://docs.github.com/rest"})
 			return
 		}
+		g.mu.Lock()
+		if g.onRunGet != nil {
+			g.onRunGet()
+		}
+		status, conclusion, attempt := g.status, g.conclusion, g.attempt
+		g.mu.Unlock()
+		if a, ok := strings.CutPrefix(p, "/repos/o/r/actions/runs/42/attempts/"); ok {
+			attempt, _ = strconv.Atoi(a) // an attempt's record names that attempt
+		}
 		writeJSON(w, 200, map[string]any{
-			"id": 42, "name": "publish", "status": g.status, "conclusion": nilIfEmpty(g.conclusion), "run_attempt": g.attempt,
+			"id": 42, "name": "publish", "status": status, "conclusion": nilIfEmpty(conclusion), "run_attempt": attempt,
 			"html_url": "https://github.com/o/r/actions/runs/42", "created_at": ts(0), "updated_at": ts(time.Minute),
 		})
 	case r.Method == http.MethodGet && strings.HasSuffix(p, "/jobs"):
@@ -137,16 +169,31 @@ func (g *fakeGitHub) serveAPI(w http.ResponseWriter, r *http.Request) {
 		g.mu.Unlock()
 		from := (page - 1) * g.perPage
 		to := min(from+g.perPage, len(g.jobs))
-		var js []any
-		for _, j := range g.jobs[min(from, len(g.jobs)):to] {
+		served := g.jobs[min(from, len(g.jobs)):to]
+		if g.pageJobs != nil {
+			served = g.pageJobs(page)
+		}
+		js := make([]any, 0, len(served))
+		for _, j := range served {
 			var steps []any
 			for i, s := range j.steps {
 				steps = append(steps, map[string]any{"name": s.name, "status": "completed", "conclusion": s.conclusion, "number": i + 1, "started_at": ts(s.start), "completed_at": ts(s.end)})
 			}
 			js = append(js, map[string]any{"id": j.id, "run_id": 42, "name": j.name, "status": "completed", "conclusion": j.conclusion, "steps": steps, "started_at": ts(0), "completed_at": ts(time.Minute)})
 		}
-		if to < len(g.jobs) {
-			w.Header().Set("Link", fmt.Sprintf(`<%s%s?page=%d&per_page=100>; rel="next"`, g.api.URL, p, page+1))
+		next := 0
+		switch {
+		case g.jobsNext != nil:
+			g.mu.Lock()
+			if len(g.jobPages) < jobFuse {
+				next = g.jobsNext(page)
+			}
+			g.mu.Unlock()
+		case to < len(g.jobs):
+			next = page + 1
+		}
+		if next != 0 {
+			w.Header().Set("Link", fmt.Sprintf(`<%s%s?page=%d&per_page=100>; rel="next"`, g.api.URL, p, next))
 		}
 		writeJSON(w, 200, map[string]any{"total_count": len(g.jobs), "jobs": js})
 	case r.Method == http.MethodGet && strings.HasPrefix(p, "/repos/o/r/actions/jobs/") && strings.HasSuffix(p, "/logs"):
@@ -160,9 +207,26 @@ func (g *fakeGitHub) serveAPI(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Location", fmt.Sprintf("%s/jobs/%d/log.txt?sig=abc", g.logs.URL, id))
 		w.WriteHeader(http.StatusFound)
 	case r.Method == http.MethodPost && p == "/repos/o/r/actions/runs/42/rerun-failed-jobs":
+		io.Copy(io.Discard, r.Body)
 		g.mu.Lock()
 		g.reruns++
+		if g.rerunTakes {
+			g.attempt++
+			g.status, g.conclusion = "queued", ""
+		}
 		g.mu.Unlock()
+		if g.rerunReset {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				g.t.Error(err)
+				return
+			}
+			if tc, ok := conn.(*net.TCPConn); ok {
+				tc.SetLinger(0) // a reset, not a clean close
+			}
+			conn.Close()
+			return
+		}
 		if g.rerunCode != 0 {
 			writeJSON(w, g.rerunCode, map[string]string{"message": g.rerunMsg})
 			return
@@ -171,6 +235,21 @@ func (g *fakeGitHub) serveAPI(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+// jobFuse is how many pages of jobs a test server links on at most.
+const jobFuse = 3000
+
+// since returns the API requests after the first one that is req.
+func (g *fakeGitHub) since(req string) []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for i, r := range g.requests {
+		if r == req {
+			return append([]string(nil), g.requests[i+1:]...)
+		}
+	}
+	return nil
 }
 
 func nilIfEmpty(s string) any {

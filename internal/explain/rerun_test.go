@@ -1,0 +1,126 @@
+package explain
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/retrywise/retrywise/internal/exitcode"
+)
+
+const rerunPost = "POST /repos/o/r/actions/runs/42/rerun-failed-jobs"
+
+// TestRerun502IsNotRepeated: a 502 to the re-run is ambiguous (GitHub may
+// have re-run the run): it is never sent again; the run is read once, and
+// the report says what that read shows.
+func TestRerun502IsNotRepeated(t *testing.T) {
+	for _, took := range []bool{true, false} {
+		t.Run(fmt.Sprintf("took=%v", took), func(t *testing.T) {
+			g := newFake(t)
+			g.rerunCode, g.rerunMsg = 502, "Bad Gateway"
+			g.rerunTakes = took
+			g.jobs = []fJob{jobOf(1, "publish", transientOut...)}
+			res := g.explain(t, Options{Rerun: true, MaxReruns: 2})
+			after := g.since(rerunPost)
+			if g.reruns != 1 || fmt.Sprint(after) != "[GET /repos/o/r/actions/runs/42]" {
+				t.Fatalf("re-run requests = %d, then %q; want one POST, then one GET of the run", g.reruns, after)
+			}
+			if w := g.clk.Waits(); len(w) != 0 {
+				t.Errorf("waits = %v: nothing is retried", w)
+			}
+			if took {
+				if !res.Rerun || res.ExitCode != exitcode.OK || !strings.Contains(res.RerunWhy, "re-run confirmed") || !strings.Contains(res.RerunWhy, "attempt 2 queued") {
+					t.Errorf("rerun = %v, exit = %d, why = %q; want confirmed, 0", res.Rerun, res.ExitCode, res.RerunWhy)
+				}
+			} else {
+				if res.Rerun || res.ExitCode != exitcode.Transient || !strings.Contains(res.RerunWhy, "re-run not confirmed") || !strings.Contains(res.RerunWhy, "HTTP 502") {
+					t.Errorf("rerun = %v, exit = %d, why = %q; want not confirmed, 75", res.Rerun, res.ExitCode, res.RerunWhy)
+				}
+			}
+			if strings.Contains(res.RerunWhy, "not re-run") {
+				t.Errorf("why = %q: an ambiguous answer is not a refusal", res.RerunWhy)
+			}
+			if !strings.Contains(res.Headline, res.RerunWhy) {
+				t.Errorf("headline = %q, want the re-run's outcome", res.Headline)
+			}
+		})
+	}
+}
+
+// TestRerunResetAfterSendingIsNotRepeated: a connection closed after the
+// request was sent is as ambiguous as a 502: one POST, one read of the run.
+func TestRerunResetAfterSendingIsNotRepeated(t *testing.T) {
+	g := newFake(t)
+	g.rerunReset, g.rerunTakes = true, true
+	g.jobs = []fJob{jobOf(1, "publish", transientOut...)}
+	res := g.explain(t, Options{Rerun: true, MaxReruns: 2})
+	after := g.since(rerunPost)
+	if g.reruns != 1 || fmt.Sprint(after) != "[GET /repos/o/r/actions/runs/42]" {
+		t.Fatalf("re-run requests = %d, then %q; want one POST, then one GET of the run", g.reruns, after)
+	}
+	if !res.Rerun || res.ExitCode != exitcode.OK || !strings.Contains(res.RerunWhy, "re-run confirmed") {
+		t.Errorf("rerun = %v, exit = %d, why = %q", res.Rerun, res.ExitCode, res.RerunWhy)
+	}
+}
+
+// TestRerunCountsTheLatestAttempt: --max-reruns is checked against the
+// run's latest attempt, whichever attempt was explained.
+func TestRerunCountsTheLatestAttempt(t *testing.T) {
+	g := newFake(t)
+	g.attempt = 5
+	g.jobs = []fJob{jobOf(1, "publish", transientOut...)}
+	res := g.explainAttempt(t, 1, Options{Rerun: true, MaxReruns: 3})
+	if g.reruns != 0 || res.Rerun {
+		t.Fatalf("re-runs = %d; want none: the run is on attempt 5, over --max-reruns 3", g.reruns)
+	}
+	if res.ExitCode != exitcode.Transient || !strings.Contains(res.RerunWhy, "not re-run") || !strings.Contains(res.RerunWhy, "attempt 5, over --max-reruns 3") {
+		t.Errorf("exit = %d, why = %q", res.ExitCode, res.RerunWhy)
+	}
+}
+
+// TestRerunOfAnOlderAttempt: an explained attempt the run has moved on
+// from is not re-run, even within --max-reruns: its classification says
+// nothing of the latest attempt's failures.
+func TestRerunOfAnOlderAttempt(t *testing.T) {
+	g := newFake(t)
+	g.attempt = 2
+	g.jobs = []fJob{jobOf(1, "publish", transientOut...)}
+	res := g.explainAttempt(t, 1, Options{Rerun: true, MaxReruns: 3})
+	if g.reruns != 0 || res.Rerun || !strings.Contains(res.RerunWhy, "latest attempt is 2") {
+		t.Errorf("re-runs = %d, why = %q", g.reruns, res.RerunWhy)
+	}
+	// Explaining the latest attempt by number re-runs it.
+	if res := g.explainAttempt(t, 2, Options{Rerun: true, MaxReruns: 3}); g.reruns != 1 || !res.Rerun {
+		t.Errorf("attempt 2: re-runs = %d, why = %q", g.reruns, res.RerunWhy)
+	}
+}
+
+// TestRerunAlreadyRunning: a run that is running again when the re-run
+// would be sent (someone re-ran it meanwhile) is not sent another.
+func TestRerunAlreadyRunning(t *testing.T) {
+	g := newFake(t)
+	g.jobs = []fJob{jobOf(1, "publish", transientOut...)}
+	calls := 0
+	g.onRunGet = func() {
+		if calls++; calls == 2 { // the read before the re-run
+			g.attempt, g.status, g.conclusion = 2, "in_progress", ""
+		}
+	}
+	res := g.explain(t, Options{Rerun: true, MaxReruns: 3})
+	if g.reruns != 0 || res.Rerun || !strings.Contains(res.RerunWhy, "in_progress") {
+		t.Errorf("re-runs = %d, why = %q", g.reruns, res.RerunWhy)
+	}
+}
+
+// TestRerunClean201: a clean 201 is one POST and a re-run reported.
+func TestRerunClean201(t *testing.T) {
+	g := newFake(t)
+	g.jobs = []fJob{jobOf(1, "publish", transientOut...)}
+	res := g.explain(t, Options{Rerun: true, MaxReruns: 2})
+	if g.reruns != 1 || len(g.since(rerunPost)) != 0 {
+		t.Errorf("re-runs = %d, then %q", g.reruns, g.since(rerunPost))
+	}
+	if !res.Rerun || res.ExitCode != exitcode.OK || !strings.HasPrefix(res.RerunWhy, "re-run requested") {
+		t.Errorf("rerun = %v, exit = %d, why = %q", res.Rerun, res.ExitCode, res.RerunWhy)
+	}
+}
