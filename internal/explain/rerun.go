@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 
@@ -13,26 +14,99 @@ import (
 	"github.com/retrywise/retrywise/internal/report"
 )
 
-// rerun asks GitHub to re-run the run's failed jobs, once, when every
-// failed step is transient and the run's attempt is within MaxReruns; it
-// says why it did or did not. GitHub's refusals are named, not retried.
+// rerun asks GitHub to re-run the run's failed jobs when every failed step
+// is transient, the run's latest attempt is the one explained, is not
+// running, and is within MaxReruns; it says why it did or did not. The
+// request is sent once, never retried: it is not idempotent (a second one
+// re-runs the run again). An ambiguous answer (a 5xx, a connection lost
+// after sending) is followed by one read of the run, which confirms the
+// re-run or does not. GitHub's refusals are named.
 func (e *explainer) rerun(ctx context.Context, rows []*report.Step, attempt int) (bool, string) {
 	for _, r := range rows {
 		if r.Class != failure.Transient.String() {
 			return false, fmt.Sprintf("not re-run: %s is %s, which a re-run cannot fix (%s)", r.ID, r.Class, r.Reason)
 		}
 	}
-	if attempt > e.o.MaxReruns {
-		return false, fmt.Sprintf("not re-run: every failed step is transient, but this is attempt %d, over --max-reruns %d", attempt, e.o.MaxReruns)
-	}
 	t := e.t
-	f := e.call(ctx, "re-run the failed jobs", func(ctx context.Context) (*github.Response, error) {
-		return e.o.API.GitHub().Actions.RerunFailedJobsByID(ctx, t.Owner, t.Repo, t.RunID)
-	})
-	if f != nil {
+	gh := e.o.API.GitHub().Actions
+	// The run's latest attempt, read now: --max-reruns counts it, whatever
+	// attempt was explained, and a run re-run meanwhile is not re-run again.
+	var latest *github.WorkflowRun
+	if f := e.call(ctx, "read the run", func(ctx context.Context) (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		latest, resp, err = gh.GetWorkflowRunByID(ctx, t.Owner, t.Repo, t.RunID)
+		return resp, err
+	}); f != nil {
+		return false, "not re-run: cannot read the run's latest attempt: " + permission(f).Reason
+	}
+	n := latest.GetRunAttempt()
+	switch {
+	case n > e.o.MaxReruns:
+		why := fmt.Sprintf("not re-run: every failed step is transient, but the run is on attempt %d, over --max-reruns %d", n, e.o.MaxReruns)
+		if n != attempt {
+			why += fmt.Sprintf(" (attempt %d was explained)", attempt)
+		}
+		return false, why
+	case latest.GetStatus() != "completed":
+		return false, fmt.Sprintf("not re-run: the run is running again (attempt %d %s): it was re-run since it was read", n, latest.GetStatus())
+	case n != attempt:
+		return false, fmt.Sprintf("not re-run: attempt %d was explained, but the run's latest attempt is %d (%s); explain the latest attempt to decide its re-run", attempt, n, latest.GetConclusion())
+	}
+
+	// One request, outside the retry loop.
+	pctx, cancel := context.WithTimeout(ctx, APITimeout)
+	resp, err := gh.RerunFailedJobsByID(pctx, t.Owner, t.Repo, t.RunID)
+	cancel()
+	if err == nil {
+		return true, fmt.Sprintf("re-run requested: every failed step is transient (attempt %d, --max-reruns %d)", n, e.o.MaxReruns)
+	}
+	f := e.classify(err, resp)
+	what, ambiguous := rerunAnswer(err, resp, f)
+	if !ambiguous {
 		return false, "not re-run: GitHub refused to re-run the failed jobs: " + refusal(f)
 	}
-	return true, fmt.Sprintf("re-run requested: every failed step is transient (attempt %d, --max-reruns %d)", attempt, e.o.MaxReruns)
+	if ctx.Err() != nil {
+		return false, fmt.Sprintf("re-run not confirmed: the re-run request was sent (%s) and the run could not be read after it (%s); it was not sent again: check the run", what, context.Cause(ctx))
+	}
+	// One read of the run, to say what the answer could not.
+	gctx, cancel := context.WithTimeout(ctx, APITimeout)
+	after, _, gerr := gh.GetWorkflowRunByID(gctx, t.Owner, t.Repo, t.RunID)
+	cancel()
+	switch {
+	case gerr != nil:
+		return false, fmt.Sprintf("re-run not confirmed: the answer to the re-run request was ambiguous (%s), and reading the run after it failed (%s); it was not sent again (a re-run is sent once): check the run", what, e.classify(gerr, nil).Reason)
+	case after.GetRunAttempt() > n || running(after.GetStatus()):
+		return true, fmt.Sprintf("re-run confirmed: the answer to the re-run request was ambiguous (%s), and reading the run shows attempt %d %s; it was sent once", what, after.GetRunAttempt(), after.GetStatus())
+	}
+	return false, fmt.Sprintf("re-run not confirmed: the answer to the re-run request was ambiguous (%s), and reading the run shows attempt %d still %s %s; it was not sent again (a re-run is sent once): check the run, or re-run it by hand", what, after.GetRunAttempt(), after.GetStatus(), after.GetConclusion())
+}
+
+// rerunAnswer says what the re-run request got, and whether that leaves open
+// whether GitHub re-ran the run: a 5xx, or a connection lost or timed out
+// once the request may have been sent, does; an answer under 500 (a
+// refusal, go-github's own refusal under a spent rate limit) and a
+// connection never made do not.
+func rerunAnswer(err error, resp *github.Response, f *failure.Failure) (string, bool) {
+	if resp != nil && resp.Response != nil {
+		return fmt.Sprintf("HTTP %d", resp.StatusCode), resp.StatusCode >= 500
+	}
+	var op *net.OpError
+	var dns *net.DNSError
+	if errors.As(err, &dns) || errors.As(err, &op) && (op.Op == "dial" || op.Op == "proxyconnect") {
+		return f.Reason, false
+	}
+	return f.Reason, true
+}
+
+// running reports whether a run's status is one of a run that is queued or
+// running.
+func running(status string) bool {
+	switch status {
+	case "queued", "in_progress", "waiting", "requested", "pending":
+		return true
+	}
+	return false
 }
 
 // refusal names why GitHub refused a re-run.

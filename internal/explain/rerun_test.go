@@ -28,6 +28,7 @@ func TestRerun502IsNotRepeated(t *testing.T) {
 			if w := g.clk.Waits(); len(w) != 0 {
 				t.Errorf("waits = %v: nothing is retried", w)
 			}
+			t.Log(res.RerunWhy)
 			if took {
 				if !res.Rerun || res.ExitCode != exitcode.OK || !strings.Contains(res.RerunWhy, "re-run confirmed") || !strings.Contains(res.RerunWhy, "attempt 2 queued") {
 					t.Errorf("rerun = %v, exit = %d, why = %q; want confirmed, 0", res.Rerun, res.ExitCode, res.RerunWhy)
@@ -58,6 +59,7 @@ func TestRerunResetAfterSendingIsNotRepeated(t *testing.T) {
 	if g.reruns != 1 || fmt.Sprint(after) != "[GET /repos/o/r/actions/runs/42]" {
 		t.Fatalf("re-run requests = %d, then %q; want one POST, then one GET of the run", g.reruns, after)
 	}
+	t.Log(res.RerunWhy)
 	if !res.Rerun || res.ExitCode != exitcode.OK || !strings.Contains(res.RerunWhy, "re-run confirmed") {
 		t.Errorf("rerun = %v, exit = %d, why = %q", res.Rerun, res.ExitCode, res.RerunWhy)
 	}
