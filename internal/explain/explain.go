@@ -32,6 +32,13 @@ const Kind = "explain"
 // 64 KiB, as classify and exec keep.
 const DefaultTail = 64 << 10
 
+// MaxJobPages and MaxJobs bound the run's jobs list: 10 pages of 100, 1,000
+// jobs. A list cut at a bound is said so (Result.Cut), and is not re-run.
+const (
+	MaxJobPages = 10
+	MaxJobs     = 1000
+)
+
 // DefaultMaxReruns is --max-reruns' default.
 const DefaultMaxReruns = 2
 
@@ -83,6 +90,9 @@ type Result struct {
 	Rerun bool
 	// RerunWhy says why they were, or were not.
 	RerunWhy string
+	// Cut says where the jobs list was cut, at which bound (MaxJobPages,
+	// MaxJobs, a page repeated); nil when it was read whole.
+	Cut *ghapi.Cut
 	// Worst is the worst failed step's row; nil when none failed.
 	Worst *report.Step
 }
@@ -164,34 +174,39 @@ func (e *explainer) explain(ctx context.Context) *Result {
 		return finish(exitcode.OK, fmt.Sprintf("run %d (attempt %d) concluded %s: nothing to explain", t.RunID, attempt, run.GetConclusion()))
 	}
 
-	// Its jobs, every page.
-	var jobs []*github.WorkflowJob
-	for page := 1; page != 0; {
-		var js *github.Jobs
-		var next int
-		f := e.call(ctx, "list the run's jobs", func(ctx context.Context) (*github.Response, error) {
-			var resp *github.Response
-			var err error
-			lo := github.ListOptions{Page: page, PerPage: 100}
-			if t.Attempt > 0 {
-				js, resp, err = gh.ListWorkflowJobsAttempt(ctx, t.Owner, t.Repo, t.RunID, int64(t.Attempt), &lo)
-			} else {
-				js, resp, err = gh.ListWorkflowJobs(ctx, t.Owner, t.Repo, t.RunID, &github.ListWorkflowJobsOptions{ListOptions: lo})
+	// Its jobs, every page within the bounds.
+	jobs, cut, err := ghapi.Walk(ctx, ghapi.Pages{What: "the run's jobs", PerPage: 100, MaxPages: MaxJobPages, MaxItems: MaxJobs},
+		func(ctx context.Context, page int) ([]*github.WorkflowJob, *github.Response, error) {
+			var js *github.Jobs
+			var last *github.Response
+			f := e.call(ctx, "list the run's jobs", func(ctx context.Context) (*github.Response, error) {
+				var resp *github.Response
+				var err error
+				lo := github.ListOptions{Page: page, PerPage: 100}
+				if t.Attempt > 0 {
+					js, resp, err = gh.ListWorkflowJobsAttempt(ctx, t.Owner, t.Repo, t.RunID, int64(t.Attempt), &lo)
+				} else {
+					js, resp, err = gh.ListWorkflowJobs(ctx, t.Owner, t.Repo, t.RunID, &github.ListWorkflowJobsOptions{ListOptions: lo})
+				}
+				last = resp
+				return resp, err
+			})
+			if f != nil {
+				return nil, nil, f
 			}
-			if resp != nil {
-				next = resp.NextPage
-			}
-			return resp, err
+			return js.Jobs, last, nil
 		})
-		if f != nil {
-			row := e.apiRow("jobs", "list the jobs of "+t.String(), f)
-			rep.Steps = append(rep.Steps, row)
-			res.Worst = row
-			return finish(row.ExitCode, "cannot list the run's jobs: "+row.Reason)
+	if err != nil {
+		f, ok := err.(*failure.Failure)
+		if !ok {
+			f = failure.FromError(err)
 		}
-		jobs = append(jobs, js.Jobs...)
-		page = next
+		row := e.apiRow("jobs", "list the jobs of "+t.String(), f)
+		rep.Steps = append(rep.Steps, row)
+		res.Worst = row
+		return finish(row.ExitCode, "cannot list the run's jobs: "+row.Reason)
 	}
+	res.Cut = cut
 
 	// Each failed job's log, a few at once; rows in the jobs' order.
 	var failed []*github.WorkflowJob
@@ -216,6 +231,9 @@ func (e *explainer) explain(ctx context.Context) *Result {
 	for _, rs := range rows {
 		rep.Steps = append(rep.Steps, rs...)
 	}
+	if len(rep.Steps) == 0 && cut != nil {
+		return finish(exitcode.Unknown, fmt.Sprintf("run %d (attempt %d) concluded %s, but none of the jobs read failed: %s, so the failed jobs were not found", t.RunID, attempt, run.GetConclusion(), cut.Error()))
+	}
 	if len(rep.Steps) == 0 {
 		return finish(exitcode.OK, fmt.Sprintf("run %d (attempt %d) concluded %s, but no job failed: nothing to explain", t.RunID, attempt, run.GetConclusion()))
 	}
@@ -232,8 +250,11 @@ func (e *explainer) explain(ctx context.Context) *Result {
 		headline = fmt.Sprintf("%d failed steps; worst %s", n, headline)
 	}
 
+	if cut != nil {
+		headline += "; " + cut.Error()
+	}
 	if e.o.Rerun {
-		res.Rerun, res.RerunWhy = e.rerun(ctx, rep.Steps, attempt)
+		res.Rerun, res.RerunWhy = e.rerun(ctx, rep.Steps, attempt, cut)
 		if res.Rerun {
 			code = exitcode.OK
 		}

@@ -11,17 +11,21 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/ghapi"
 	"github.com/retrywise/retrywise/internal/report"
 )
 
-// rerun asks GitHub to re-run the run's failed jobs when every failed step
-// is transient, the run's latest attempt is the one explained, is not
+// rerun asks GitHub to re-run the run's failed jobs when the jobs list was
+// read whole (cut is nil), every failed step is transient, the run's latest attempt is the one explained, is not
 // running, and is within MaxReruns; it says why it did or did not. The
 // request is sent once, never retried: it is not idempotent (a second one
 // re-runs the run again). An ambiguous answer (a 5xx, a connection lost
 // after sending) is followed by one read of the run, which confirms the
 // re-run or does not. GitHub's refusals are named.
-func (e *explainer) rerun(ctx context.Context, rows []*report.Step, attempt int) (bool, string) {
+func (e *explainer) rerun(ctx context.Context, rows []*report.Step, attempt int, cut *ghapi.Cut) (bool, string) {
+	if cut != nil {
+		return false, "not re-run: not every job was read (" + cut.Error() + "), so not every failed step is known to be transient"
+	}
 	for _, r := range rows {
 		if r.Class != failure.Transient.String() {
 			return false, fmt.Sprintf("not re-run: %s is %s, which a re-run cannot fix (%s)", r.ID, r.Class, r.Reason)

@@ -42,6 +42,9 @@ func (r *Result) WriteText(w io.Writer, run string) error {
 			field("note", note)
 		}
 	}
+	if r.Cut != nil {
+		fmt.Fprintf(&b, "\njobs:     %s\n", r.Cut.Error())
+	}
 	if r.RerunWhy != "" {
 		fmt.Fprintf(&b, "\nrerun:    %s\n", r.RerunWhy)
 	}
