@@ -51,7 +51,16 @@ type fakeGitHub struct {
 	fail map[string]fakeAnswer
 	// dropLabels makes POST /issues answer without the labels asked for.
 	dropLabels bool
+	// next, when set, is the page the list's next link names after page n
+	// (0: none), and page n (when past f.pages) holds onPage(n); at most
+	// fuse pages carry a next link, so a walk without bounds ends, late.
+	next   func(page int) int
+	onPage func(page int) []fakeIssue
+	listed int
 }
+
+// fuse is how many pages of issues a test server links on at most.
+const fuse = 3000
 
 type fakeAnswer struct {
 	Status int
@@ -170,7 +179,16 @@ func (f *fakeGitHub) list(w http.ResponseWriter, r *http.Request) {
 		return fmt.Sprintf(`<%s/api/v3/repositories/4242/issues?labels=%s&page=%d&per_page=100&state=open>; rel="%s"`, f.srv.URL, Label, p, rel)
 	}
 	var links []string
-	if page < len(f.pages) {
+	f.mu.Lock()
+	f.listed++
+	listed := f.listed
+	f.mu.Unlock()
+	switch {
+	case f.next != nil:
+		if n := f.next(page); n != 0 && listed < fuse {
+			links = append(links, link(n, "next"))
+		}
+	case page < len(f.pages):
 		links = append(links, link(page+1, "next"), link(len(f.pages), "last"))
 	}
 	if page > 1 {
@@ -180,8 +198,15 @@ func (f *fakeGitHub) list(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Link", strings.Join(links, ", "))
 	}
 	out := []map[string]any{}
-	if page >= 1 && page <= len(f.pages) {
-		for _, is := range f.pages[page-1] {
+	var issues []fakeIssue
+	switch {
+	case page >= 1 && page <= len(f.pages):
+		issues = f.pages[page-1]
+	case f.onPage != nil:
+		issues = f.onPage(page)
+	}
+	{
+		for _, is := range issues {
 			o := map[string]any{
 				"id": 100000 + is.Number, "number": is.Number, "state": "open", "title": fmt.Sprintf("issue %d", is.Number),
 				"body": is.Body, "html_url": f.htmlURL(is.Number), "labels": labelObjects([]any{Label}),

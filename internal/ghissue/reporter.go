@@ -22,14 +22,19 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
+	"github.com/retrywise/retrywise/internal/ghapi"
 	"github.com/retrywise/retrywise/internal/redact"
 )
 
 // perPage is the page size of the issue list, GitHub's largest.
 const perPage = 100
 
-// maxPages bounds the issue list: 100 pages of 100 open issues labelled retrywise.
-const maxPages = 100
+// maxPages bounds the issue list: 100 pages of 100 open issues labelled
+// retrywise; maxFound bounds the open issues of one job found in it.
+const (
+	maxPages = 100
+	maxFound = 100
+)
 
 // Action is what a Reporter did.
 type Action string
@@ -160,33 +165,44 @@ func (r *Reporter) Recovered(ctx context.Context) (Outcome, error) {
 }
 
 // find returns the open issues (not pull requests) labelled retrywise whose
-// body holds the job's marker, oldest first.
+// body holds the job's marker, oldest first. The list is read within
+// maxPages pages and maxFound issues of the job; a list cut at a bound (or
+// at a next link that repeats a page) is an error wrapping the *ghapi.Cut:
+// the job's issue may be behind the cut.
 func (r *Reporter) find(ctx context.Context) ([]*github.Issue, error) {
 	marker := Marker(r.run)
-	opts := &github.IssueListByRepoOptions{
-		State:       "open",
-		Labels:      []string{Label},
-		ListOptions: github.ListOptions{PerPage: perPage},
-	}
-	var found []*github.Issue
-	for page := 1; ; page++ {
-		if page > maxPages {
-			return nil, &Error{Op: "list the open issues labelled " + Label, Repository: r.run.Repository(),
-				Err: fmt.Errorf("more than %d pages of %d", maxPages, perPage)}
-		}
-		issues, resp, err := r.gh.Issues.ListByRepo(ctx, r.run.Owner, r.run.Repo, opts)
-		if err != nil {
-			return nil, r.fail("list the open issues labelled "+Label, err)
-		}
-		for _, is := range issues {
-			if !is.IsPullRequest() && strings.Contains(is.GetBody(), marker) {
-				found = append(found, is)
+	op := "list the open issues labelled " + Label
+	found, cut, err := ghapi.Walk(ctx, ghapi.Pages{What: "the open issues labelled " + Label, PerPage: perPage, MaxPages: maxPages, MaxItems: maxFound},
+		func(ctx context.Context, page int) ([]*github.Issue, *github.Response, error) {
+			opts := &github.IssueListByRepoOptions{
+				State:       "open",
+				Labels:      []string{Label},
+				ListOptions: github.ListOptions{Page: page, PerPage: perPage},
 			}
+			if page == 1 {
+				opts.Page = 0 // as GitHub's own first page: no page= parameter
+			}
+			issues, resp, err := r.gh.Issues.ListByRepo(ctx, r.run.Owner, r.run.Repo, opts)
+			if err != nil {
+				return nil, nil, r.fail(op, err)
+			}
+			var mine []*github.Issue
+			for _, is := range issues {
+				if !is.IsPullRequest() && strings.Contains(is.GetBody(), marker) {
+					mine = append(mine, is)
+				}
+			}
+			return mine, resp, nil
+		})
+	switch {
+	case err != nil:
+		var e *Error
+		if errors.As(err, &e) {
+			return nil, err
 		}
-		if resp.NextPage == 0 || resp.NextPage <= opts.Page {
-			break
-		}
-		opts.Page = resp.NextPage
+		return nil, &Error{Op: op, Repository: r.run.Repository(), Err: err}
+	case cut != nil:
+		return nil, &Error{Op: op, Repository: r.run.Repository(), Err: cut}
 	}
 	slices.SortFunc(found, func(a, b *github.Issue) int { return a.GetNumber() - b.GetNumber() })
 	return found, nil
