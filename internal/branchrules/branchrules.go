@@ -24,6 +24,7 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
+	"github.com/retrywise/retrywise/internal/ghapi"
 	"github.com/retrywise/retrywise/internal/redact"
 )
 
@@ -41,32 +42,33 @@ type Rule struct {
 	RulesetID int64 `json:"ruleset_id,omitempty"`
 }
 
-// maxPages bounds the pages of rules read (of 100 each).
-const maxPages = 10
+// MaxPages and MaxRules bound the rules read: 10 pages of 100, 1,000 rules.
+const (
+	MaxPages = 10
+	MaxRules = 1000
+)
 
 // Get returns the active rules that apply to branch (which need not exist),
-// reading every page. The branch is path-escaped whole, so feature/x is
-// sent as feature%2Fx, as go-github sends it for the branch endpoints.
-func Get(ctx context.Context, gh *github.Client, owner, repo, branch string) ([]Rule, error) {
-	var all []Rule
-	for page := 1; page <= maxPages; page++ {
-		u := fmt.Sprintf("repos/%s/%s/rules/branches/%s?per_page=100&page=%d",
-			url.PathEscape(owner), url.PathEscape(repo), url.PathEscape(branch), page)
-		req, err := gh.NewRequest(http.MethodGet, u, nil)
-		if err != nil {
-			return nil, err
-		}
-		var rules []Rule
-		resp, err := gh.Do(ctx, req, &rules)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, rules...)
-		if resp.NextPage <= page {
-			break
-		}
-	}
-	return all, nil
+// reading every page within MaxPages and MaxRules; cut, when not nil, says
+// at which bound the list was cut (a next link that repeats a page
+// included). The branch is path-escaped whole, so feature/x is sent as
+// feature%2Fx, as go-github sends it for the branch endpoints.
+func Get(ctx context.Context, gh *github.Client, owner, repo, branch string) (rules []Rule, cut *ghapi.Cut, err error) {
+	return ghapi.Walk(ctx, ghapi.Pages{What: "the rules", PerPage: 100, MaxPages: MaxPages, MaxItems: MaxRules},
+		func(ctx context.Context, page int) ([]Rule, *github.Response, error) {
+			u := fmt.Sprintf("repos/%s/%s/rules/branches/%s?per_page=100&page=%d",
+				url.PathEscape(owner), url.PathEscape(repo), url.PathEscape(branch), page)
+			req, err := gh.NewRequest(http.MethodGet, u, nil)
+			if err != nil {
+				return nil, nil, err
+			}
+			var rules []Rule
+			resp, err := gh.Do(ctx, req, &rules)
+			if err != nil {
+				return nil, nil, err
+			}
+			return rules, resp, nil
+		})
 }
 
 // Explain returns one sentence naming the rules that apply to branch of
@@ -75,13 +77,21 @@ func Get(ctx context.Context, gh *github.Client, owner, repo, branch string) ([]
 // pushes are blocked)`. refProtected is GITHUB_REF_PROTECTED, to be passed
 // only when GITHUB_REF is the branch pushed to. With no rules it returns the
 // classic-protection sentence when refProtected, else "". An error (to be
-// turned into a note with Note) leaves the text "".
+// turned into a note with Note) leaves the text "". A list cut at a bound
+// (Get) is said so at the sentence's end, with the bound.
 func Explain(ctx context.Context, gh *github.Client, owner, repo, branch string, refProtected bool) (string, error) {
-	rules, err := Get(ctx, gh, owner, repo, branch)
+	rules, cut, err := Get(ctx, gh, owner, repo, branch)
 	if err != nil {
 		return "", err
 	}
-	return Describe(branch, rules, refProtected), nil
+	s := Describe(branch, rules, refProtected)
+	if cut != nil {
+		if s == "" {
+			s = fmt.Sprintf("branch %q has no rules in what was read", branch)
+		}
+		s += "; " + cut.Error()
+	}
+	return s, nil
 }
 
 // Describe returns Explain's sentence for rules read already.

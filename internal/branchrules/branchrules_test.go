@@ -41,6 +41,11 @@ type fakeRules struct {
 	srv   *httptest.Server
 	pages []string
 	fail  *answer
+	// next, when set, is the page the next link names after page n (0:
+	// none), and page n past pages is onPage(n); at most fuse pages carry a
+	// next link, so a walk without bounds ends, late.
+	next   func(page int) int
+	onPage func(page int) string
 
 	mu    sync.Mutex
 	paths []string // escaped paths requested, with the query
@@ -74,6 +79,16 @@ func newFake(t *testing.T, pages ...string) *fakeRules {
 		}
 		page := 1
 		fmt.Sscan(r.URL.Query().Get("page"), &page)
+		if f.next != nil {
+			f.mu.Lock()
+			n := len(f.paths)
+			f.mu.Unlock()
+			if next := f.next(page); next != 0 && n < fuse {
+				w.Header().Set("Link", fmt.Sprintf(`<%s/api/v3/repositories/4242/rules/branches/main?per_page=100&page=%d>; rel="next"`, f.srv.URL, next))
+			}
+			io.WriteString(w, f.onPage(page))
+			return
+		}
 		if page < len(f.pages) {
 			w.Header().Set("Link", fmt.Sprintf(`<%s/api/v3/repositories/4242/rules/branches/main?per_page=100&page=%d>; rel="next", <%s/api/v3/repositories/4242/rules/branches/main?per_page=100&page=%d>; rel="last"`,
 				f.srv.URL, page+1, f.srv.URL, len(f.pages)))
@@ -177,19 +192,62 @@ func TestExplainEscapesTheBranch(t *testing.T) {
 	}
 }
 
-func TestExplainReadsEveryPage(t *testing.T) {
-	page := func(types ...string) string {
-		var rules []map[string]any
-		for _, ty := range types {
-			rules = append(rules, map[string]any{"type": ty, "ruleset_source_type": "Repository", "ruleset_source": "octo-org/nightly", "ruleset_id": 1})
-		}
-		b, _ := json.Marshal(rules)
-		return string(b)
+// fuse is how many pages of rules a test server links on at most.
+const fuse = 3000
+
+// page is a page of rules of types.
+func page(types ...string) string {
+	var rules []map[string]any
+	for _, ty := range types {
+		rules = append(rules, map[string]any{"type": ty, "ruleset_source_type": "Repository", "ruleset_source": "octo-org/nightly", "ruleset_id": 1})
 	}
+	b, _ := json.Marshal(rules)
+	return string(b)
+}
+
+// TestRulesListBounds: the rules are read within their bounds, and a list
+// cut at one is said so in the sentence, with the bound.
+func TestRulesListBounds(t *testing.T) {
+	many := make([]string, MaxRules+500)
+	for i := range many {
+		many[i] = "creation"
+	}
+	for _, c := range []struct {
+		name   string
+		next   func(int) int
+		onPage func(int) string
+		pages  int
+		want   string
+	}{
+		{"endless", func(p int) int { return p + 1 }, func(int) string { return page("creation") }, MaxPages,
+			fmt.Sprintf("the rules were cut at %d pages (the bound: %d pages of 100, %d items)", MaxPages, MaxPages, MaxRules)},
+		{"repeats page 2", func(int) int { return 2 }, func(int) string { return page("creation") }, 2,
+			"the rules were cut after page 2: its next link named page 2, read already"},
+		{"items", func(int) int { return 0 }, func(int) string { return page(many...) }, 1,
+			fmt.Sprintf("the rules were cut at %d items", MaxRules)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFake(t)
+			f.next, f.onPage = c.next, c.onPage
+			got, err := Explain(context.Background(), f.client(t), "octo-org", "nightly", "main", false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(got, `branch "main" has rules: creation`) || !strings.Contains(got, c.want) {
+				t.Errorf("Explain = %q, want the rules and %q", got, c.want)
+			}
+			if n := len(f.requested()); n != c.pages {
+				t.Errorf("%d pages read, want %d", n, c.pages)
+			}
+		})
+	}
+}
+
+func TestExplainReadsEveryPage(t *testing.T) {
 	f := newFake(t, page("creation", "deletion"), page("required_signatures"), page("required_linear_history"))
-	rules, err := Get(context.Background(), f.client(t), "octo-org", "nightly", "main")
-	if err != nil {
-		t.Fatal(err)
+	rules, cut, err := Get(context.Background(), f.client(t), "octo-org", "nightly", "main")
+	if err != nil || cut != nil {
+		t.Fatal(err, cut)
 	}
 	var types []string
 	for _, r := range rules {
