@@ -31,7 +31,7 @@ var actionInputDocs = map[string]string{
 	"job":               "Mode config: the job to run; empty means the file's only job.",
 	"explain":           "Mode explain: a failed workflow run to explain (https://HOST/OWNER/REPO/actions/runs/ID[/attempts/N]), or event for the run of the workflow_run event that triggered this workflow. Each failed step is classified from its log; the token needs actions: read.",
 	"rerun":             "Mode explain: true re-runs the run's failed jobs once when every failed step is transient (needs actions: write); the run handed back exits 0.",
-	"max-reruns":        "Mode explain: re-run only while the run's attempt is at most this number. Empty means 2.",
+	"max-reruns":        "Mode explain: re-run only while the run's latest attempt is at most this number. Empty means 2.",
 	"token":             "The token for the failure issue (report-issue) and for reading the branch rules that refused a push. Masked in every output.",
 	"report-issue":      "On a final failure open (or comment on) one issue labelled retrywise, and close it on the next success: false, true, or force (also under act). Needs permissions: issues: write.",
 	"step-summary":      "Append the Markdown report to the step summary ($GITHUB_STEP_SUMMARY): true or false.",

@@ -30,7 +30,9 @@ explain) and, with --rerun, for a run handed back to GitHub for a re-run;
 75 for a run still running; 64 for a URL that is not a run.
 
 --rerun re-runs the failed jobs once when every failed step is transient and
-the run's attempt is at most --max-reruns (actions: write).`
+the run's latest attempt is at most --max-reruns (actions: write). The request
+is sent once: an ambiguous answer (a 5xx, a lost connection) is followed by one
+read of the run, which confirms the re-run or does not.`
 
 // explainOptions is what `retrywise explain` explains.
 type explainOptions struct {
@@ -50,7 +52,7 @@ func parseExplain(f *factory, args []string) (*explainOptions, int, bool) {
 	attempt := fs.Int("attempt", 0, "the run's attempt `N` to explain; 0 means the latest")
 	token := fs.String("token", "", "GitHub `TOKEN`; empty means $GITHUB_TOKEN, else $GH_TOKEN")
 	rerun := fs.Bool("rerun", false, "re-run the failed jobs once when every failed step is transient")
-	maxReruns := fs.Int("max-reruns", explain.DefaultMaxReruns, "re-run only while the run's attempt is at most `N`")
+	maxReruns := fs.Int("max-reruns", explain.DefaultMaxReruns, "re-run only while the run's latest attempt is at most `N`")
 	o := &explainOptions{f: f}
 	fs.StringVar(&o.reportPath, "report", "", "also write the report as JSON to `FILE` (docs/report.schema.json, kind explain)")
 	fs.StringVar(&o.summaryPath, "summary", "", "also write the report as Markdown to `FILE`")
