@@ -197,8 +197,8 @@ func (e *explainer) explain(ctx context.Context) *Result {
 			return js.Jobs, last, nil
 		})
 	if err != nil {
-		f, ok := err.(*failure.Failure)
-		if !ok {
+		var f *failure.Failure
+		if !errors.As(err, &f) {
 			f = failure.FromError(err)
 		}
 		row := e.apiRow("jobs", "list the jobs of "+t.String(), f)

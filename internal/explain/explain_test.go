@@ -98,6 +98,8 @@ func TestExplainRerunRefusals(t *testing.T) {
 		{403, "Unable to re-run this workflow run because it was created over a month ago", "older than 30 days"},
 		{403, "Resource not accessible by integration", "actions: write"},
 		{409, "This workflow is already running", "already re-running"},
+		{429, "You have exceeded a secondary rate limit.", "a rate limit"},
+		{403, "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.", "a rate limit"},
 	} {
 		g := newFake(t)
 		g.rerunCode, g.rerunMsg = c.code, c.msg

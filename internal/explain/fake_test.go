@@ -70,6 +70,8 @@ type fakeGitHub struct {
 	// page n (0: none); jobFuse bounds how many pages carry one, so a walk
 	// that ignores its bounds ends, late, rather than hang the test.
 	jobsNext func(page int) int
+	// postTo, when set, is the host:port every POST is sent to instead.
+	postTo string
 	// onRunGet, when set, is called (under the lock) before each read of the run.
 	onRunGet func()
 
@@ -92,7 +94,11 @@ func newFake(t *testing.T) *fakeGitHub {
 }
 
 func (g *fakeGitHub) client(t *testing.T, clk clock.Clock) *ghapi.Client {
-	c, err := ghapi.New(ghapi.Options{BaseURL: g.api.URL + "/", Token: testToken, Clock: clk, HTTPClient: g.api.Client()})
+	hc := g.api.Client()
+	if g.postTo != "" {
+		hc = &http.Client{Transport: postTo{g.postTo, hc.Transport}}
+	}
+	c, err := ghapi.New(ghapi.Options{BaseURL: g.api.URL + "/", Token: testToken, Clock: clk, HTTPClient: hc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,6 +241,20 @@ func (g *fakeGitHub) serveAPI(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+// postTo sends POSTs to another host:port.
+type postTo struct {
+	host string
+	rt   http.RoundTripper
+}
+
+func (p postTo) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method == http.MethodPost {
+		r = r.Clone(r.Context())
+		r.URL.Host = p.host
+	}
+	return p.rt.RoundTrip(r)
 }
 
 // jobFuse is how many pages of jobs a test server links on at most.

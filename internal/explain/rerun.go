@@ -67,7 +67,10 @@ func (e *explainer) rerun(ctx context.Context, rows []*report.Step, attempt int,
 	}
 	f := e.classify(err, resp)
 	what, ambiguous := rerunAnswer(err, resp, f)
-	if !ambiguous {
+	switch {
+	case !ambiguous && (resp == nil || resp.Response == nil):
+		return false, "not re-run: the re-run request could not be sent (" + what + "); nothing reached GitHub"
+	case !ambiguous:
 		return false, "not re-run: GitHub refused to re-run the failed jobs: " + refusal(f)
 	}
 	if ctx.Err() != nil {
@@ -124,8 +127,12 @@ func refusal(f *failure.Failure) string {
 			st = er.Response.StatusCode
 		}
 	}
+	var rl *github.RateLimitError
+	var ab *github.AbuseRateLimitError
 	low := strings.ToLower(msg)
 	switch {
+	case errors.As(f, &rl) || errors.As(f, &ab) || st == http.StatusTooManyRequests || strings.Contains(low, "rate limit"):
+		return "a rate limit (" + f.Reason + "); the request is sent once, so run explain --rerun again after it"
 	case strings.Contains(low, "month") || strings.Contains(low, "30 days") || strings.Contains(low, "too old") || strings.Contains(low, "older than"):
 		return "the run is older than 30 days, and GitHub re-runs only newer runs (" + msg + ")"
 	case strings.Contains(low, "already") || st == http.StatusConflict:

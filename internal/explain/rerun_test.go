@@ -2,6 +2,7 @@ package explain
 
 import (
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 
@@ -124,5 +125,33 @@ func TestRerunClean201(t *testing.T) {
 	}
 	if !res.Rerun || res.ExitCode != exitcode.OK || !strings.HasPrefix(res.RerunWhy, "re-run requested") {
 		t.Errorf("rerun = %v, exit = %d, why = %q", res.Rerun, res.ExitCode, res.RerunWhy)
+	}
+}
+
+// TestRerunNotSent: a connection that could not be made sent nothing: the
+// run is not re-run, and that is not ambiguous (no read after it).
+func TestRerunNotSent(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close() // nothing listens there: connection refused
+	g := newFake(t)
+	g.postTo = closed
+	g.jobs = []fJob{jobOf(1, "publish", transientOut...)}
+	res := g.explain(t, Options{Rerun: true, MaxReruns: 2})
+	t.Log(res.RerunWhy)
+	if g.reruns != 0 || res.Rerun || res.ExitCode != exitcode.Transient || !strings.HasPrefix(res.RerunWhy, "not re-run: the re-run request could not be sent") {
+		t.Errorf("re-runs = %d, exit = %d, why = %q", g.reruns, res.ExitCode, res.RerunWhy)
+	}
+	g.mu.Lock()
+	last := g.requests[len(g.requests)-1]
+	g.mu.Unlock()
+	if last != "GET /repos/o/r/actions/runs/42" {
+		t.Errorf("last request %q, want the read before the re-run", last)
+	}
+	if w := g.clk.Waits(); len(w) != 0 {
+		t.Errorf("waits = %v: the re-run is not retried", w)
 	}
 }
