@@ -93,6 +93,7 @@ func runSchedule(ctx context.Context, f *factory, args []string) int {
 	if err != nil {
 		return f.fail(exitcode.Config, "cannot open the history: "+err.Error())
 	}
+	defer hist.Close()
 
 	m := metrics.New()
 	clk := clockwork.NewRealClock()

@@ -55,6 +55,10 @@ func (s *Scheduler) Once(ctx context.Context, only string) int {
 		return exitcode.Config
 	}
 	defer unlock()
+	if err := ss.checkHistory(); err != nil {
+		ss.logf("not run: %v", err)
+		return exitcode.Config
+	}
 
 	now := ss.clock.Now()
 	if only == "" {

@@ -200,7 +200,13 @@ func (ss *session) run(t Trigger, why string, release func()) int {
 		// Reports dated after now first, so that they take no place of the
 		// newest kept.
 		dropped, derr := ss.s.History.DropFuture(t.Job, ss.clock.Now())
-		path, err := ss.s.History.Save(t.Job, start, report)
+		var path string
+		var err error
+		if ee := (*EntryError)(nil); errors.As(derr, &ee) {
+			err, derr = derr, nil // the same refusal as Save's: said once
+		} else {
+			path, err = ss.s.History.Save(t.Job, start, report)
+		}
 		switch {
 		case err != nil && path == "":
 			saved = fmt.Sprintf("; the report was not saved: %v", err)
@@ -274,6 +280,21 @@ func (ss *session) lock() (unlock func(), err error) {
 	return ss.s.History.Lock()
 }
 
+// checkHistory refuses a history whose job folders are not folders (a
+// symbolic link, a file): the runs' reports could not be saved.
+func (ss *session) checkHistory() error {
+	if ss.s.History == nil {
+		return nil
+	}
+	for _, t := range ss.s.Triggers {
+		var ee *EntryError
+		if err := ss.s.History.Check(t.Job); errors.As(err, &ee) {
+			return err
+		}
+	}
+	return nil
+}
+
 // last is the start of job's newest report (none without History).
 func (ss *session) last(job string) (time.Time, bool) {
 	if ss.s.History == nil {
@@ -315,6 +336,10 @@ func (s *Scheduler) Serve(ctx context.Context) int {
 		return exitcode.Config
 	}
 	defer unlock()
+	if err := ss.checkHistory(); err != nil {
+		ss.logf("not serving: %v", err)
+		return exitcode.Config
+	}
 
 	sched, err := gocron.NewScheduler(
 		gocron.WithClock(ss.clock),
