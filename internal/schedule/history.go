@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -16,6 +17,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/retrywise/retrywise/internal/clock"
 )
 
 // DefaultKeep is how many reports of a job a History keeps when keep is 0 or less.
@@ -213,6 +216,45 @@ func (h *History) Lock() (unlock func(), err error) {
 		_ = flock(f, syscall.LOCK_UN)
 		f.Close()
 	}), nil
+}
+
+// DefaultLockWait is how long "schedule --once --job" waits, by default,
+// for the history's lock another process holds; MaxLockWait is the most
+// it may be asked to wait (--lock-wait).
+const (
+	DefaultLockWait = time.Minute
+	MaxLockWait     = time.Hour
+)
+
+// LockPoll is how often LockWithin tries the lock again while it waits.
+const LockPoll = 250 * time.Millisecond
+
+// LockWithin takes the history's lock as Lock does, but while another
+// process holds it tries again every LockPoll on clk, for at most wait in
+// all (wait/LockPoll tries, rounded up, after the first): then it returns
+// the last *LockedError, which names the holder. It returns ctx's cause as
+// soon as ctx ends (a signal), and at once any error but a held lock.
+// waiting, when not nil, is told of the holder once, when the wait begins.
+func (h *History) LockWithin(ctx context.Context, clk clock.Clock, wait time.Duration, waiting func(*LockedError)) (unlock func(), err error) {
+	deadline := clk.Now().Add(wait)
+	maxTries := int(min(wait, MaxLockWait)/LockPoll) + 2
+	for try := 0; ; try++ {
+		unlock, err := h.Lock()
+		var le *LockedError
+		if !errors.As(err, &le) {
+			return unlock, err
+		}
+		left := deadline.Sub(clk.Now())
+		if left <= 0 || try >= maxTries {
+			return nil, err
+		}
+		if try == 0 && waiting != nil {
+			waiting(le)
+		}
+		if !clock.Sleep(ctx, clk, min(LockPoll, left)) {
+			return nil, context.Cause(ctx)
+		}
+	}
 }
 
 // flock applies how to f's open file description.

@@ -12,6 +12,7 @@ import (
 	"github.com/go-co-op/gocron/v2"
 	"github.com/jonboulle/clockwork"
 
+	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/cronexpr"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/interrupt"
@@ -49,6 +50,12 @@ type Scheduler struct {
 	Log func(string)
 	// Rand returns the start jitter, in [0, max]; nil means uniformly at random.
 	Rand func(max time.Duration) time.Duration
+	// LockWait is how long Once, asked for one job, waits for the
+	// history's lock while another process holds it (History.LockWithin);
+	// 0 means it does not wait. Plain Once and Serve never wait.
+	LockWait time.Duration
+	// LockClock drives that wait; nil means Clock.
+	LockClock clock.Clock
 }
 
 // GraceError is the cause of a run's context when the shutdown's grace is over.
@@ -293,6 +300,21 @@ func (ss *session) checkHistory() error {
 		}
 	}
 	return nil
+}
+
+// lockWithin takes the history's lock, waiting for it up to LockWait on
+// LockClock while another process holds it, and logs the wait once.
+func (ss *session) lockWithin(ctx context.Context, job string) (unlock func(), err error) {
+	if ss.s.History == nil {
+		return func() {}, nil
+	}
+	clk := ss.s.LockClock
+	if clk == nil {
+		clk = RunClock(ss.clock)
+	}
+	return ss.s.History.LockWithin(ctx, clk, ss.s.LockWait, func(le *LockedError) {
+		ss.logf("job %s: waiting up to %s for the history's lock: %v", job, ss.s.LockWait, le)
+	})
 }
 
 // last is the start of job's newest report (none without History).
