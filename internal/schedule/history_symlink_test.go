@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jonboulle/clockwork"
 
@@ -309,5 +310,35 @@ func TestSchedulerRefusesLinkedJobFolder(t *testing.T) {
 				t.Errorf("ran %v", calls)
 			}
 		})
+	}
+}
+
+// TestRunReportRefusedByALinkMadeDuringTheRun: a job folder replaced by a
+// link while the job runs: its report is not saved there, the log names
+// the link once, and the run's code stands.
+func TestRunReportRefusedByALinkMadeDuringTheRun(t *testing.T) {
+	clk := clockwork.NewFakeClockAt(t0)
+	h := openHistory(t, 0, map[string][]time.Time{"j": {t0.Add(-time.Hour)}})
+	out := t.TempDir()
+	link := filepath.Join(h.Dir(), "j")
+	l := newLogs()
+	s := &Scheduler{
+		Triggers: []Trigger{{Job: "j", Cron: []string{"0 10 * * *"}}}, Clock: clk, History: h, Log: l.add,
+		Run: func(ctx context.Context, job string) (int, []byte) {
+			if err := os.RemoveAll(link); err != nil {
+				t.Error(err)
+			}
+			symlink(t, out, link)
+			return exitcode.Policy, []byte("{}")
+		},
+	}
+	if code := s.Once(t.Context(), "j"); code != exitcode.Policy {
+		t.Errorf("Once = %d, want the run's 77; log:\n%s", code, l.all())
+	}
+	if n := strings.Count(l.all(), link+" is a symbolic link"); n != 1 {
+		t.Errorf("the link is named %d times, want once; log:\n%s", n, l.all())
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("the report was written where the link points: %v", entries)
 	}
 }

@@ -209,8 +209,11 @@ func (ss *session) run(t Trigger, why string, release func()) int {
 		dropped, derr := ss.s.History.DropFuture(t.Job, ss.clock.Now())
 		var path string
 		var err error
-		if ee := (*EntryError)(nil); errors.As(derr, &ee) {
-			err, derr = derr, nil // the same refusal as Save's: said once
+		var refused *EntryError
+		if errors.As(derr, &refused) {
+			// The job's folder is a link (or not a folder): Save would
+			// refuse it too; said once.
+			err, derr = derr, nil
 		} else {
 			path, err = ss.s.History.Save(t.Job, start, report)
 		}
@@ -338,8 +341,10 @@ func (ss *session) last(job string) (time.Time, bool) {
 // the catch-up, and frees its slot only after the run's function returned.
 // At the start, a catch-up trigger whose run was missed runs once. When ctx is done no run starts, running jobs get Grace, then their
 // context is cancelled. It returns 0, ShutdownCode when a run was cut,
-// exitcode.Config for a bad trigger or history, and for a history folder
-// another process holds (the log names its pid).
+// exitcode.Config for a bad trigger or history (a symbolic link or
+// another kind of file where the lock or a job's folder should be: an
+// *EntryError), and for a history folder another process holds (the log
+// names its pid).
 func (s *Scheduler) Serve(ctx context.Context) int {
 	ss := s.session(ctx)
 	defer ss.cut(nil)
