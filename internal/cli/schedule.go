@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"strings"
 	"time"
@@ -29,13 +30,15 @@ the holder's pid). On SIGTERM no new run starts, a running job may finish for
 
 --once runs each job whose cron fell due since its last run in the history
 (with no history: within the last minute), at most once each, and exits with
-the first failing job's code; --once --job NAME runs that job now.`
+the first failing job's code; --once --job NAME runs that job now. A history
+another scheduler holds is a logged skip and 0 for --once, but --once --job
+waits for it, up to --lock-wait, then exits 75 naming the holder.`
 
 // scheduleOptions is what `retrywise schedule` runs.
 type scheduleOptions struct {
 	config, history, listen, job string
 	keep                         int
-	grace                        time.Duration
+	grace, lockWait              time.Duration
 	once                         bool
 }
 
@@ -50,9 +53,12 @@ func runSchedule(ctx context.Context, f *factory, args []string) int {
 	fs.StringVar(&o.listen, "listen", "", "serve /healthz and /metrics (Prometheus) on `ADDR`; a bare :PORT is 127.0.0.1:PORT; empty means off")
 	fs.BoolVar(&o.once, "once", false, "run the jobs that fell due since their last recorded run, once, and exit")
 	fs.StringVar(&o.job, "job", "", "with --once, run this job (`NAME`) now, whatever its cron")
+	fs.DurationVar(&o.lockWait, "lock-wait", schedule.DefaultLockWait, fmt.Sprintf("with --once --job, how long to wait for the history's lock another scheduler holds, then exit 75; 0 means do not wait; at most %s", schedule.MaxLockWait))
 	if code, done := f.parse(fs, args); done {
 		return code
 	}
+	lockWaitSet := false
+	fs.Visit(func(fl *flag.Flag) { lockWaitSet = lockWaitSet || fl.Name == "lock-wait" })
 	switch {
 	case fs.NArg() > 0:
 		return f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", fs.Arg(0)))
@@ -62,6 +68,10 @@ func runSchedule(ctx context.Context, f *factory, args []string) int {
 		return f.fail(exitcode.Usage, "--keep must be at least 1")
 	case o.grace < 0:
 		return f.fail(exitcode.Usage, "--grace must not be negative")
+	case lockWaitSet && o.job == "":
+		return f.fail(exitcode.Usage, "--lock-wait needs --once --job: plain --once skips a history another scheduler holds, and the scheduler refuses it")
+	case o.lockWait < 0 || o.lockWait > schedule.MaxLockWait:
+		return f.fail(exitcode.Usage, fmt.Sprintf("--lock-wait must be between 0 and %s", schedule.MaxLockWait))
 	case o.listen != "" && o.once:
 		return f.fail(exitcode.Usage, "--listen serves a running scheduler; --once exits after its runs")
 	}
@@ -93,6 +103,7 @@ func runSchedule(ctx context.Context, f *factory, args []string) int {
 	if err != nil {
 		return f.fail(exitcode.Config, "cannot open the history: "+err.Error())
 	}
+	defer hist.Close()
 
 	m := metrics.New()
 	clk := clockwork.NewRealClock()
@@ -101,6 +112,7 @@ func runSchedule(ctx context.Context, f *factory, args []string) int {
 	}
 	s := &schedule.Scheduler{
 		Triggers: triggers, Clock: clk, History: hist, Grace: o.grace, Log: logf,
+		LockWait: o.lockWait, LockClock: f.clock,
 		Run: func(ctx context.Context, name string) (int, []byte) {
 			job := l.File.Job(name)
 			js := f.jobSession(l, job)

@@ -13,7 +13,11 @@ import (
 // report (Due), or only the job named only whatever its cron, without
 // start jitter; it is for a system cron or a CI schedule calling
 // "retrywise schedule --once". Another process holding the history's lock
-// (a scheduler serving it) is a logged skip and 0. It returns 0 when every
+// (a scheduler serving it) is a logged skip and 0, unless only names a
+// job: that job is asked for now, so Once waits for the lock up to
+// LockWait (trying again every LockPoll on LockClock) and, still held,
+// logs the lock and its holder and returns exitcode.Transient (75),
+// never a skip; a signal during the wait returns its code at once. It returns 0 when every
 // run succeeded, else the first failing run's code; exitcode.Usage when
 // only names no trigger. When ctx ends (retrywise was signalled) no run
 // starts and the running one is cut at once, without Grace: its context is
@@ -44,17 +48,33 @@ func (s *Scheduler) Once(ctx context.Context, only string) int {
 			return exitcode.Usage
 		}
 	}
-	unlock, err := ss.lock()
+	var unlock func()
+	var err error
+	if only == "" {
+		unlock, err = ss.lock()
+	} else {
+		unlock, err = ss.lockWithin(ctx, only)
+	}
 	var locked *LockedError
 	switch {
-	case errors.As(err, &locked):
+	case errors.As(err, &locked) && only == "":
 		ss.logf("skipped: another scheduler uses this history: %v", err)
 		return exitcode.OK
+	case errors.As(err, &locked):
+		ss.logf("not run: job %s: the history's lock is still held after waiting %s (--lock-wait): %v", only, s.LockWait, err)
+		return exitcode.Transient
+	case ctx.Err() != nil && errors.Is(err, context.Cause(ctx)):
+		ss.logf("not run: job %s: stopped while waiting for the history's lock", only)
+		return exitForCause(ctx)
 	case err != nil:
 		ss.logf("not run: %v", err)
 		return exitcode.Config
 	}
 	defer unlock()
+	if err := ss.checkHistory(); err != nil {
+		ss.logf("not run: %v", err)
+		return exitcode.Config
+	}
 
 	now := ss.clock.Now()
 	if only == "" {
@@ -99,11 +119,17 @@ func (s *Scheduler) Once(ctx context.Context, only string) int {
 	}
 	close(finished)
 	if ctx.Err() != nil {
-		var sig *interrupt.Signal
-		if errors.As(context.Cause(ctx), &sig) {
-			return sig.ExitCode()
-		}
-		return exitcode.Interrupted
+		return exitForCause(ctx)
 	}
 	return first
+}
+
+// exitForCause is the code of a Once stopped by ctx: the signal's (130 for
+// SIGINT, 143 for SIGTERM), 130 for a cancellation without a signal.
+func exitForCause(ctx context.Context) int {
+	var sig *interrupt.Signal
+	if errors.As(context.Cause(ctx), &sig) {
+		return sig.ExitCode()
+	}
+	return exitcode.Interrupted
 }

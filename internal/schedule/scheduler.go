@@ -12,6 +12,7 @@ import (
 	"github.com/go-co-op/gocron/v2"
 	"github.com/jonboulle/clockwork"
 
+	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/cronexpr"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/interrupt"
@@ -49,6 +50,12 @@ type Scheduler struct {
 	Log func(string)
 	// Rand returns the start jitter, in [0, max]; nil means uniformly at random.
 	Rand func(max time.Duration) time.Duration
+	// LockWait is how long Once, asked for one job, waits for the
+	// history's lock while another process holds it (History.LockWithin);
+	// 0 means it does not wait. Plain Once and Serve never wait.
+	LockWait time.Duration
+	// LockClock drives that wait; nil means Clock.
+	LockClock clock.Clock
 }
 
 // GraceError is the cause of a run's context when the shutdown's grace is over.
@@ -200,7 +207,16 @@ func (ss *session) run(t Trigger, why string, release func()) int {
 		// Reports dated after now first, so that they take no place of the
 		// newest kept.
 		dropped, derr := ss.s.History.DropFuture(t.Job, ss.clock.Now())
-		path, err := ss.s.History.Save(t.Job, start, report)
+		var path string
+		var err error
+		var refused *EntryError
+		if errors.As(derr, &refused) {
+			// The job's folder is a link (or not a folder): Save would
+			// refuse it too; said once.
+			err, derr = derr, nil
+		} else {
+			path, err = ss.s.History.Save(t.Job, start, report)
+		}
 		switch {
 		case err != nil && path == "":
 			saved = fmt.Sprintf("; the report was not saved: %v", err)
@@ -274,6 +290,36 @@ func (ss *session) lock() (unlock func(), err error) {
 	return ss.s.History.Lock()
 }
 
+// checkHistory refuses a history whose job folders are not folders (a
+// symbolic link, a file): the runs' reports could not be saved.
+func (ss *session) checkHistory() error {
+	if ss.s.History == nil {
+		return nil
+	}
+	for _, t := range ss.s.Triggers {
+		var ee *EntryError
+		if err := ss.s.History.Check(t.Job); errors.As(err, &ee) {
+			return err
+		}
+	}
+	return nil
+}
+
+// lockWithin takes the history's lock, waiting for it up to LockWait on
+// LockClock while another process holds it, and logs the wait once.
+func (ss *session) lockWithin(ctx context.Context, job string) (unlock func(), err error) {
+	if ss.s.History == nil {
+		return func() {}, nil
+	}
+	clk := ss.s.LockClock
+	if clk == nil {
+		clk = RunClock(ss.clock)
+	}
+	return ss.s.History.LockWithin(ctx, clk, ss.s.LockWait, func(le *LockedError) {
+		ss.logf("job %s: waiting up to %s for the history's lock: %v", job, ss.s.LockWait, le)
+	})
+}
+
 // last is the start of job's newest report (none without History).
 func (ss *session) last(job string) (time.Time, bool) {
 	if ss.s.History == nil {
@@ -295,8 +341,10 @@ func (ss *session) last(job string) (time.Time, bool) {
 // the catch-up, and frees its slot only after the run's function returned.
 // At the start, a catch-up trigger whose run was missed runs once. When ctx is done no run starts, running jobs get Grace, then their
 // context is cancelled. It returns 0, ShutdownCode when a run was cut,
-// exitcode.Config for a bad trigger or history, and for a history folder
-// another process holds (the log names its pid).
+// exitcode.Config for a bad trigger or history (a symbolic link or
+// another kind of file where the lock or a job's folder should be: an
+// *EntryError), and for a history folder another process holds (the log
+// names its pid).
 func (s *Scheduler) Serve(ctx context.Context) int {
 	ss := s.session(ctx)
 	defer ss.cut(nil)
@@ -315,6 +363,10 @@ func (s *Scheduler) Serve(ctx context.Context) int {
 		return exitcode.Config
 	}
 	defer unlock()
+	if err := ss.checkHistory(); err != nil {
+		ss.logf("not serving: %v", err)
+		return exitcode.Config
+	}
 
 	sched, err := gocron.NewScheduler(
 		gocron.WithClock(ss.clock),
