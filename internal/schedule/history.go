@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/retrywise/retrywise/internal/clock"
+	"github.com/retrywise/retrywise/internal/retry"
 )
 
 // DefaultKeep is how many reports of a job a History keeps when keep is 0 or less.
@@ -236,25 +237,21 @@ const LockPoll = 250 * time.Millisecond
 // soon as ctx ends (a signal), and at once any error but a held lock.
 // waiting, when not nil, is told of the holder once, when the wait begins.
 func (h *History) LockWithin(ctx context.Context, clk clock.Clock, wait time.Duration, waiting func(*LockedError)) (unlock func(), err error) {
-	deadline := clk.Now().Add(wait)
-	maxTries := int(min(wait, MaxLockWait)/LockPoll) + 2
-	for try := 0; ; try++ {
-		unlock, err := h.Lock()
+	perr := retry.Poll(ctx, clk, LockPoll, min(wait, MaxLockWait), func(n int) bool {
+		unlock, err = h.Lock()
 		var le *LockedError
 		if !errors.As(err, &le) {
-			return unlock, err
+			return false
 		}
-		left := deadline.Sub(clk.Now())
-		if left <= 0 || try >= maxTries {
-			return nil, err
-		}
-		if try == 0 && waiting != nil {
+		if n == 1 && wait > 0 && waiting != nil {
 			waiting(le)
 		}
-		if !clock.Sleep(ctx, clk, min(LockPoll, left)) {
-			return nil, context.Cause(ctx)
-		}
+		return true
+	})
+	if perr != nil && !errors.Is(perr, retry.ErrPollExpired) {
+		return nil, perr
 	}
+	return unlock, err
 }
 
 // flock applies how to f's open file description.
