@@ -3,6 +3,7 @@ package ghapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -98,6 +99,32 @@ func TestQuotaRedirectKeepsTheTokenHome(t *testing.T) {
 				t.Errorf("same origin: %s with Authorization %q, want the token", last.Path, last.Authorization)
 			}
 		})
+	}
+}
+
+// From an API at https, a downgrade to http on the same host and port, and
+// another host on https, are other origins for the token too.
+func TestQuotaRedirectFromHTTPS(t *testing.T) {
+	w := newRedirectWorld(t, "/api/v3/rate_limit", "/moved/rate_limit", func(rw http.ResponseWriter, r *http.Request) {
+		rw.Header().Set("Content-Type", "application/json")
+		io.WriteString(rw, rateLimitJSON)
+	})
+	w.apiOrigin = w.api.URL("https", "127.0.0.1")
+	for _, st := range ghapitest.Statuses {
+		for _, target := range []string{w.api.URL("http", "127.0.0.1"), w.api.URL("https", "localhost"), w.other.URL("https", "127.0.0.1")} {
+			t.Run(fmt.Sprintf("%d to %s", st, target), func(t *testing.T) {
+				w.reset(ghapitest.Redirect{Status: st, Target: target})
+				if _, err := w.client(t).Quota(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				if elsewhere := ghapitest.CheckToken(t, redirectToken, w.apiOrigin, w.api, w.other); len(elsewhere) != 1 {
+					t.Errorf("%d requests elsewhere, want 1", len(elsewhere))
+				}
+				if h := w.api.Hits(); len(h) == 0 || h[0].Origin != w.apiOrigin || h[0].Authorization != "Bearer "+redirectToken {
+					t.Errorf("the API's request: %+v", h)
+				}
+			})
+		}
 	}
 }
 
