@@ -60,7 +60,6 @@ type Server struct {
 	// Port is the server's port.
 	Port string
 
-	t       *testing.T
 	ln      net.Listener
 	srv     *http.Server
 	handler http.Handler
@@ -77,7 +76,7 @@ func NewServer(t *testing.T, h http.Handler) *Server {
 		t.Fatal(err)
 	}
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	s := &Server{Port: port, t: t, handler: h}
+	s := &Server{Port: port, handler: h}
 	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: 10 * time.Second}
 	s.ln = newSniffer(ln, &tls.Config{Certificates: []tls.Certificate{cert()}})
 	go s.srv.Serve(s.ln)
