@@ -44,11 +44,15 @@ const DefaultBaseURL = "https://api.github.com/"
 
 // Options configures New.
 type Options struct {
-	// HTTPClient sends the requests; nil means a client with Go's default transport.
+	// HTTPClient sends the requests; nil means a client with Go's default
+	// transport. New uses a copy of it: its transport wrapped to add the
+	// token, and retrywise's redirect policy (httpstep.FollowPolicy) when it
+	// has no CheckRedirect of its own.
 	HTTPClient *http.Client
 	// BaseURL is the REST API's root, as in GITHUB_API_URL; "" means DefaultBaseURL.
 	BaseURL string
-	// Token authenticates as "Authorization: Bearer TOKEN"; "" sends no credentials.
+	// Token authenticates as "Authorization: Bearer TOKEN", sent only to
+	// BaseURL's origin; "" sends no credentials.
 	Token string
 	// UserAgent is sent with every request; "" keeps go-github's.
 	UserAgent string
