@@ -21,6 +21,7 @@ import (
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/ghapi"
+	"github.com/retrywise/retrywise/internal/httpstep"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/retry"
 )
@@ -55,7 +56,9 @@ type Options struct {
 	// API is the GitHub API client (it carries the token).
 	API *ghapi.Client
 	// LogClient downloads the logs from the URL the API redirects to; it
-	// must carry no token. Nil means a client of Go's default transport.
+	// must carry no token, and should follow redirects by retrywise's
+	// policy (httpstep.NewClient). Nil means such a client of Go's default
+	// transport.
 	LogClient *http.Client
 	// Clock drives the retry loop's waits; nil means the wall clock.
 	Clock clock.Clock
@@ -128,7 +131,7 @@ func Explain(ctx context.Context, t Target, o Options) *Result {
 		o.Parallel = 4
 	}
 	if o.LogClient == nil {
-		o.LogClient = &http.Client{}
+		o.LogClient = httpstep.NewClient(http.DefaultTransport, true)
 	}
 	e := &explainer{o: o, t: t, clk: o.Clock}
 	return e.explain(ctx)
@@ -311,7 +314,7 @@ func (e *explainer) job(ctx context.Context, j *github.WorkflowJob, attempt int)
 
 	var logURL string
 	f := e.call(ctx, "get the job's log", func(ctx context.Context) (*github.Response, error) {
-		u, resp, err := e.o.API.GitHub().Actions.GetWorkflowJobLogs(ctx, t.Owner, t.Repo, j.GetID(), 1)
+		u, resp, err := e.o.API.JobLogURL(ctx, t.Owner, t.Repo, j.GetID())
 		if err == nil {
 			logURL = u.String()
 		}
@@ -417,6 +420,10 @@ func (e *explainer) download(ctx context.Context, url string, spans []StepSpan) 
 	if err != nil {
 		return nil, err
 	}
+	if sc := req.URL.Scheme; sc != "http" && sc != "https" {
+		// The URL is a redirect's Location: another scheme is never followed.
+		return nil, &failure.RedirectSchemeError{Scheme: sc}
+	}
 	resp, err := e.o.LogClient.Do(req)
 	if err != nil {
 		return nil, err
@@ -469,12 +476,16 @@ func (e *explainer) call(ctx context.Context, what string, fn func(ctx context.C
 }
 
 // classify turns an API error into a failure: go-github's errors through
-// ghapi.Classify; an answer GetWorkflowJobLogs did not want (it returns a
-// bare error) by its status and headers.
+// ghapi.Classify; an answer JobLogURL did not want (it returns a bare
+// error) by its status and headers.
 func (e *explainer) classify(err error, resp *github.Response) *failure.Failure {
 	var fl *failure.Failure
 	if errors.As(err, &fl) {
 		return fl
+	}
+	var rs *failure.RedirectSchemeError
+	if errors.As(err, &rs) {
+		return failure.FromError(err)
 	}
 	var er *github.ErrorResponse
 	var rl *github.RateLimitError

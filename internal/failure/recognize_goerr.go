@@ -117,6 +117,10 @@ func FromError(err error) *Failure {
 	if errors.As(err, &f) && f != nil {
 		return f
 	}
+	var rs *RedirectSchemeError
+	if errors.As(err, &rs) {
+		return redirectScheme(err, rs.Scheme)
+	}
 	out := classifyError(err)
 	out.Err = err
 	tr := errorTrace(err)

@@ -53,6 +53,29 @@ func FromRequest(err error, r Request) *Failure {
 	return FromError(err)
 }
 
+// RedirectSchemeError ends a redirect to a scheme other than http or https
+// (file://, ftp://, data:, gopher://): every client of retrywise that
+// follows redirects (an http step's, the GitHub API's, explain's log
+// download) returns it instead of following, and FromError reads it as
+// http-redirect-unsupported-scheme.
+type RedirectSchemeError struct {
+	// Scheme is the redirect's scheme, as written.
+	Scheme string
+}
+
+func (e *RedirectSchemeError) Error() string {
+	return "redirected to an unsupported scheme " + strconv.Quote(e.Scheme) + ": only http and https are followed"
+}
+
+// redirectScheme is the failure of a redirect to a scheme other than http
+// or https, outside an http step (whose own remedy names --no-follow).
+func redirectScheme(err error, scheme string) *Failure {
+	f := New(Structural, CodeRedirectScheme, fmt.Sprintf("redirected to a %s: URL, which is not followed", clip(strings.ToLower(scheme))),
+		"the server redirects to a scheme other than http or https, which retrywise never follows: fix the server's redirect, or request a URL that answers itself", EvidenceLine(err.Error()))
+	f.Err, f.Trace = err, Trace{URL: errorTrace(err).URL}
+	return f
+}
+
 // InvalidRequest is the failure of a request that cannot be built.
 func InvalidRequest(err error) *Failure {
 	f := New(Structural, CodeInvalidRequest, "invalid request: "+err.Error(), "fix the URL or method")

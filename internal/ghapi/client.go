@@ -1,6 +1,17 @@
 // Package ghapi talks to the GitHub REST API through
 // github.com/google/go-github/v60; for now it reads the rate-limit quota.
 //
+// Every GitHub API client of retrywise comes from New, and New alone adds
+// the token: per request, in a RoundTripper around the caller's transport,
+// and only to a request whose origin (scheme, host and port, the default
+// ports 80 and 443 written or not) is the API's (Options.BaseURL). A
+// redirect to another origin, followed by the client (retrywise's policy,
+// httpstep.FollowPolicy) or by go-github itself (the logs methods follow a
+// 301 past CheckRedirect), never carries it; nor does any other request
+// there carry an Authorization header. This is stricter than the rule for
+// other redirects (docs/reference/secrets.md): an upgrade from http to
+// https is another origin for the token.
+//
 // Two habits of go-github v60 need care, and Classify handles both: a 429
 // answer comes back as a plain *github.ErrorResponse (only a 403 with
 // X-RateLimit-Remaining: 0 becomes a *github.RateLimitError), and after a
@@ -14,6 +25,7 @@ package ghapi
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -22,6 +34,8 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	"github.com/retrywise/retrywise/internal/clock"
+	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/httpstep"
 	"github.com/retrywise/retrywise/internal/redact"
 )
 
@@ -30,11 +44,15 @@ const DefaultBaseURL = "https://api.github.com/"
 
 // Options configures New.
 type Options struct {
-	// HTTPClient sends the requests; nil means a client with Go's default transport.
+	// HTTPClient sends the requests; nil means a client with Go's default
+	// transport. New uses a copy of it: its transport wrapped to add the
+	// token, and retrywise's redirect policy (httpstep.FollowPolicy) when it
+	// has no CheckRedirect of its own.
 	HTTPClient *http.Client
 	// BaseURL is the REST API's root, as in GITHUB_API_URL; "" means DefaultBaseURL.
 	BaseURL string
-	// Token authenticates as "Authorization: Bearer TOKEN"; "" sends no credentials.
+	// Token authenticates as "Authorization: Bearer TOKEN", sent only to
+	// BaseURL's origin; "" sends no credentials.
 	Token string
 	// UserAgent is sent with every request; "" keeps go-github's.
 	UserAgent string
@@ -61,10 +79,7 @@ func New(opts Options) (*Client, error) {
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"
 	}
-	gh := github.NewClient(opts.HTTPClient)
-	if opts.Token != "" {
-		gh = gh.WithAuthToken(opts.Token)
-	}
+	gh := github.NewClient(apiHTTPClient(opts.HTTPClient, originOf(u), opts.Token))
 	gh.BaseURL = u
 	if opts.UserAgent != "" {
 		gh.UserAgent = opts.UserAgent
@@ -74,6 +89,138 @@ func New(opts Options) (*Client, error) {
 		clk = clock.Real{}
 	}
 	return &Client{gh: gh, clk: clk}, nil
+}
+
+// apiHTTPClient returns a copy of hc (nil: a client of Go's default
+// transport) whose transport adds the token to the requests bound for
+// origin, and whose redirects follow retrywise's policy unless hc has one.
+// hc itself is left as it was.
+func apiHTTPClient(hc *http.Client, origin, token string) *http.Client {
+	var c http.Client
+	if hc != nil {
+		c = *hc
+	}
+	base := c.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	c.Transport = &tokenTransport{base: base, origin: origin, token: token}
+	policy := c.CheckRedirect
+	if policy == nil {
+		policy = httpstep.FollowPolicy(nil)
+	}
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if err := policy(req, via); err != nil {
+			return err
+		}
+		if req.Context().Value(stopAwayKey{}) != nil && !isMove(req, origin) {
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}
+	return &c
+}
+
+// stopAwayKey marks the context of a request (JobLogURL's) whose client
+// stops at the first redirect that is not a move on the API's origin.
+type stopAwayKey struct{}
+
+// isMove reports whether req is a redirect by 301 or 308 (the resource
+// moved) to a URL on origin.
+func isMove(req *http.Request, origin string) bool {
+	if req.Response == nil || originOf(req.URL) != origin {
+		return false
+	}
+	st := req.Response.StatusCode
+	return st == http.StatusMovedPermanently || st == http.StatusPermanentRedirect
+}
+
+// tokenTransport adds "Authorization: Bearer token" to each request whose
+// origin is origin, and takes from every other request its Authorization
+// header and any header holding the token.
+type tokenTransport struct {
+	base   http.RoundTripper
+	origin string
+	token  string
+}
+
+// RoundTrip sends a copy of req, with or without the token.
+func (t *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.token == "" {
+		return t.base.RoundTrip(req)
+	}
+	r := req.Clone(req.Context())
+	if originOf(req.URL) == t.origin {
+		r.Header.Set("Authorization", "Bearer "+t.token)
+		return t.base.RoundTrip(r)
+	}
+	r.Header.Del("Authorization")
+	for name, vs := range r.Header {
+		for _, v := range vs {
+			if strings.Contains(v, t.token) {
+				r.Header.Del(name)
+				break
+			}
+		}
+	}
+	return t.base.RoundTrip(r)
+}
+
+// originOf is u's origin, as the token's rule compares it:
+// scheme://host:port, the scheme and host in lower case, a host's trailing
+// dot dropped, the scheme's default port (80, 443) written when u has none.
+func originOf(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	port := u.Port()
+	if port == "" {
+		switch scheme {
+		case "http":
+			port = "80"
+		case "https":
+			port = "443"
+		}
+	}
+	return scheme + "://" + net.JoinHostPort(host, port)
+}
+
+// JobLogURL asks the API where a job's log is (GET
+// /repos/{owner}/{repo}/actions/jobs/{id}/logs, which answers a redirect to
+// a signed URL) and returns that URL, without sending anything there: the
+// log is downloaded without the token. A move of the endpoint on the API's
+// origin (301, 308) is followed with the token, under retrywise's redirect
+// policy; any other redirect is the answer. It replaces go-github's
+// GetWorkflowJobLogs, which follows a 301 itself, past the client's policy.
+func (c *Client) JobLogURL(ctx context.Context, owner, repo string, jobID int64) (*url.URL, *github.Response, error) {
+	req, err := c.gh.NewRequest(http.MethodGet, fmt.Sprintf("repos/%s/%s/actions/jobs/%d/logs", url.PathEscape(owner), url.PathEscape(repo), jobID), nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	resp, err := c.gh.BareDo(context.WithValue(ctx, stopAwayKey{}, true), req)
+	if resp == nil || resp.Response == nil {
+		return nil, resp, err
+	}
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+	default:
+		if err == nil {
+			resp.Body.Close()
+			err = fmt.Errorf("unexpected status code: %s", resp.Status)
+		}
+		return nil, resp, err
+	}
+	loc := resp.Header.Get("Location")
+	if loc == "" {
+		return nil, resp, fmt.Errorf("unexpected status code: %s without a Location", resp.Status)
+	}
+	u, perr := resp.Request.URL.Parse(loc)
+	if perr != nil {
+		return nil, resp, fmt.Errorf("the job's log: invalid Location: %w", perr)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, resp, &failure.RedirectSchemeError{Scheme: u.Scheme}
+	}
+	return u, resp, nil
 }
 
 // GitHub returns the go-github client New configured (base URL, token, user

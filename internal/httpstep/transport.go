@@ -6,9 +6,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/redact"
 )
 
@@ -57,31 +57,39 @@ func NewClient(rt http.RoundTripper, follow bool) *http.Client {
 func NewClientSecrets(rt http.RoundTripper, follow bool, isSecret func(string) bool) *http.Client {
 	c := &http.Client{Transport: rt}
 	if follow {
-		c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-			if len(via) > MaxRedirects {
-				return errTooManyRedirects
-			}
-			if sc := strings.ToLower(req.URL.Scheme); sc != "http" && sc != "https" {
-				return &UnsupportedSchemeError{Scheme: req.URL.Scheme}
-			}
-			if !SameOrigin(via[0].URL, req.URL) {
-				StripCredentials(req.Header, isSecret)
-			}
-			return nil
-		}
+		c.CheckRedirect = FollowPolicy(isSecret)
 	} else {
 		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	}
 	return c
 }
 
-// UnsupportedSchemeError ends a redirect to a scheme other than http(s),
-// such as file://.
-type UnsupportedSchemeError struct{ Scheme string }
-
-func (e *UnsupportedSchemeError) Error() string {
-	return "redirected to an unsupported scheme " + strconv.Quote(e.Scheme) + ": only http and https are followed"
+// FollowPolicy is the redirect policy of retrywise's clients, an
+// http.Client's CheckRedirect: at most MaxRedirects redirects, only to http
+// or https (another scheme is an UnsupportedSchemeError, nothing is sent),
+// and the credential headers (StripCredentials, with isSecret) dropped when
+// the redirect leaves the first request's host (SameOrigin). The GitHub
+// API client adds its token per request, to the API's origin only
+// (internal/ghapi), on top of this.
+func FollowPolicy(isSecret func(string) bool) func(req *http.Request, via []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if len(via) > MaxRedirects {
+			return errTooManyRedirects
+		}
+		if sc := strings.ToLower(req.URL.Scheme); sc != "http" && sc != "https" {
+			return &UnsupportedSchemeError{Scheme: req.URL.Scheme}
+		}
+		if !SameOrigin(via[0].URL, req.URL) {
+			StripCredentials(req.Header, isSecret)
+		}
+		return nil
+	}
 }
+
+// UnsupportedSchemeError ends a redirect to a scheme other than http(s),
+// such as file://; failure.FromError reads it as
+// http-redirect-unsupported-scheme wherever it ends up.
+type UnsupportedSchemeError = failure.RedirectSchemeError
 
 // SameOrigin reports whether a redirect from a to b stays on the same
 // host: the same host name (case and a trailing dot aside; a subdomain is
