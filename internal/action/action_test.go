@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/retrywise/retrywise/internal/outputfile"
@@ -207,28 +208,45 @@ func TestCutText(t *testing.T) {
 	}
 }
 
-// TestReadSummaryReadsNoMoreThanItsLimit reads a summary from a FIFO that
-// gives more than the limit and is never closed: ReadSummary returns
-// after limit+1 bytes, which it could not if it read the whole.
+// TestReadSummaryReadsNoMoreThanItsLimit: a summary that grows while it
+// is read is read up to limit+1 bytes only.
 func TestReadSummaryReadsNoMoreThanItsLimit(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "summary")
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
+	os.WriteFile(path, []byte("line one\nline two\nline three\n"), 0o600)
+	text, cut, size, err := ReadSummary(path, 12)
+	if err != nil || !cut || text != "line one\n" || size != 29 {
+		t.Errorf("ReadSummary = %q, %v, %d, %v; want the first line, cut, 29", text, cut, size, err)
+	}
+}
+
+// TestReadFinalRefusesWhatIsNotARegularFile: a script that puts a FIFO
+// no one writes, or a device, in place of its file commands gets an error
+// at once, not a step that hangs or reads forever.
+func TestReadFinalRefusesWhatIsNotARegularFile(t *testing.T) {
+	dir := t.TempDir()
+	files := finalFiles(dir)
+	if err := syscall.Mkfifo(files["GITHUB_OUTPUT"], 0o600); err != nil {
 		t.Fatal(err)
 	}
-	stop := make(chan struct{})
-	defer close(stop)
+	if err := syscall.Mkfifo(files["GITHUB_STEP_SUMMARY"], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink("/dev/zero", files["GITHUB_ENV"])
+	done := make(chan struct{})
 	go func() {
-		w, err := os.OpenFile(path, os.O_WRONLY, 0)
-		if err != nil {
-			return
+		defer close(done)
+		fin, err := ReadFinal(files)
+		if err == nil || !strings.Contains(err.Error(), "$GITHUB_OUTPUT: not a regular file") || !strings.Contains(err.Error(), "$GITHUB_ENV: not a regular file") {
+			t.Errorf("ReadFinal = %v", err)
 		}
-		defer w.Close()
-		w.WriteString("line one\nline two\nline three\n")
-		<-stop
+		if _, _, _, err := ReadSummary(fin.SummaryFile, 100); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("ReadSummary of a FIFO = %v", err)
+		}
 	}()
-	text, cut, _, err := ReadSummary(path, 12)
-	if err != nil || !cut || text != "line one\n" {
-		t.Errorf("ReadSummary = %q, %v, %v; want the first line, cut", text, cut, err)
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("reading the file commands blocked on a FIFO")
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/retrywise/retrywise/internal/execstep"
@@ -79,9 +80,28 @@ func ReadFinal(files map[string]string) (Final, error) {
 	return fin, errors.Join(errs...)
 }
 
+// openFinal opens a file the script wrote for reading. It must be a
+// regular file: a FIFO or a device the script put in its place (mkfifo,
+// ln -s /dev/zero) is refused, never waited on.
+func openFinal(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("not a regular file (%s)", st.Mode().Type())
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
 // readFinal reads one file command file into fin.
 func readFinal(fin *Final, name, path string) error {
-	f, err := os.Open(path)
+	f, err := openFinal(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -118,9 +138,10 @@ func readFinal(fin *Final, name, path string) error {
 
 // ReadSummary reads at most limit bytes of the summary file at path, never
 // more: the text, cut by CutText when the file is longer (cut is true
-// then), and the file's size. A file that is not there holds nothing.
+// then), and the file's size. A file that is not there holds nothing; one
+// that is not a regular file is an error.
 func ReadSummary(path string, limit int) (text string, cut bool, size int64, err error) {
-	f, err := os.Open(path)
+	f, err := openFinal(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", false, 0, nil
 	}
