@@ -117,6 +117,7 @@ fi
 echo go > ` + fifos["release-A"] + `
 cat ` + fifos["done-A"] + ` > /dev/null
 echo ok=1 >> "$GITHUB_OUTPUT"
+printf 'multi<<EOF\nx\ny\nEOF\n' >> "$GITHUB_OUTPUT"
 echo OK=1 >> "$GITHUB_ENV"
 echo /ok/bin >> "$GITHUB_PATH"
 echo ok-summary >> "$GITHUB_STEP_SUMMARY"`
@@ -129,8 +130,8 @@ echo ok-summary >> "$GITHUB_STEP_SUMMARY"`
 	check := func(when string) {
 		t.Helper()
 		out := s.outputs()
-		if out["ok"] != "1" || out["attempts"] != "2" {
-			t.Errorf("%s: outputs ok=%q attempts=%q, want 1 and 2", when, out["ok"], out["attempts"])
+		if out["ok"] != "1" || out["multi"] != "x\ny" || out["attempts"] != "2" {
+			t.Errorf("%s: outputs ok=%q multi=%q attempts=%q, want 1, a heredoc's x\\ny and 2", when, out["ok"], out["multi"], out["attempts"])
 		}
 		if _, ok := out["late"]; ok || strings.Contains(out["outputs"], "late") {
 			t.Errorf("%s: a late writer of attempt 1 set the output late: %v", when, out)
