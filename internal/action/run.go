@@ -17,6 +17,7 @@ import (
 
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/environ"
+	"github.com/retrywise/retrywise/internal/execstep"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/ghissue"
 	"github.com/retrywise/retrywise/internal/gitpush"
@@ -141,6 +142,9 @@ type actionRun struct {
 	// why report-issue does nothing this time ("" when it acts).
 	issueRun  *ghissue.Run
 	issueSkip string
+	// scriptSummary is the final attempt's $GITHUB_STEP_SUMMARY of a run:
+	// script, "" when there is none.
+	scriptSummary string
 }
 
 // lockedWriter serialises the writes of several writers onto one stream.
@@ -309,7 +313,7 @@ func (a *actionRun) runStep(ctx context.Context) int {
 	if err := a.setFields(fields); err != nil {
 		return h.Fail(exitcode.Usage, err.Error())
 	}
-	var scriptFiles map[string]string
+	var scriptFiles *execstep.AttemptFiles
 	switch cfg := c.(type) {
 	case *step.PushConfig:
 		cfg.Args = strings.Fields(a.input("push-args"))
@@ -327,12 +331,13 @@ func (a *actionRun) runStep(ctx context.Context) int {
 				return h.Fail(exitcode.Config, fmt.Sprintf("invalid input working-directory %q: not a folder", cfg.Dir))
 			}
 		}
+		// A private folder (MkdirTemp's 0700), removed when the step ends.
 		dir, err := os.MkdirTemp(a.tempDir, "retrywise-files-")
 		if err != nil {
 			return h.Fail(exitcode.Config, "cannot create the script's file commands: "+err.Error())
 		}
 		defer os.RemoveAll(dir)
-		scriptFiles = AttemptFiles(dir)
+		scriptFiles = NewAttemptFiles(dir)
 		cfg.AttemptFiles = scriptFiles
 	}
 	p, err := step.Prepare(k, c)
@@ -368,7 +373,7 @@ func (a *actionRun) runStep(ctx context.Context) int {
 		outputs[n] = v
 	}
 	if scriptFiles != nil {
-		a.forwardScriptFiles(scriptFiles, outputs)
+		a.forwardScriptFiles(scriptFiles.Final(), outputs)
 	} else {
 		a.passOutputs(rep.Outputs)
 	}
@@ -437,12 +442,13 @@ func (a *actionRun) shared(path string) string {
 }
 
 // forwardScriptFiles hands the final attempt's file commands to the
-// workflow: outputs (the action's own names only inside outputs), env, path
-// and the script's own step summary.
+// workflow: outputs (the action's own names only inside outputs), env and
+// path; the script's own step summary is copied by finish, which knows the
+// size of retrywise's.
 func (a *actionRun) forwardScriptFiles(files map[string]string, outputs map[string]any) {
 	fin, err := ReadFinal(files)
 	if err != nil {
-		a.warn("retrywise: the script's file commands", err.Error())
+		a.warn("retrywise: the script's file commands", err.Error()+"; nothing of such a file reaches the workflow")
 	}
 	for _, e := range fin.Outputs {
 		outputs[e.Name] = e.Value
@@ -464,11 +470,7 @@ func (a *actionRun) forwardScriptFiles(files map[string]string, outputs map[stri
 			a.warn("retrywise: path", err.Error())
 		}
 	}
-	if fin.Summary != "" {
-		if err := a.files.AddStepSummary(a.red.String(fin.Summary)); err != nil {
-			a.warn("retrywise: step summary", err.Error())
-		}
-	}
+	a.scriptSummary = fin.SummaryFile
 }
 
 // passOutputs sets a kind's outputs (body-file, status, pushed, ...) as
@@ -641,11 +643,7 @@ func (a *actionRun) finish(ctx context.Context, run *report.Run, outputs map[str
 	var md strings.Builder
 	run.WriteMarkdown(&md)
 	markdown := a.red.String(md.String())
-	if a.summary && a.getenv("GITHUB_STEP_SUMMARY") != "" {
-		if err := a.files.AddStepSummary(markdown); err != nil {
-			a.line("cannot write the step summary: %v", err)
-		}
-	}
+	a.writeSummary(markdown)
 	a.annotate(run, failed, headline)
 	a.reportIssue(ctx, run, markdown)
 	code, msg := a.files.WriteFailureExit(run.Run.ExitCode)

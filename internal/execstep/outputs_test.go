@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -234,9 +235,9 @@ func TestOutputFileIsAbsolute(t *testing.T) {
 
 func TestAttemptFilesHoldTheFinalAttemptsWritesOnly(t *testing.T) {
 	dir, work := t.TempDir(), t.TempDir()
-	files := map[string]string{"GITHUB_OUTPUT": filepath.Join(dir, "out"), "GITHUB_ENV": filepath.Join(dir, "env")}
+	files := &AttemptFiles{Dir: dir, Vars: []string{"GITHUB_OUTPUT", "GITHUB_ENV"}}
 	// Attempt 1 writes and fails; attempt 2 writes other values and fails too:
-	// the files hold attempt 2's writes, success or not.
+	// the final files hold attempt 2's writes, success or not.
 	script := `n=$(cat n 2>/dev/null || echo 0); n=$((n+1)); echo $n > n
 echo "try=$n" >> "$GITHUB_OUTPUT"
 echo "ENV_$n=x" >> "$GITHUB_ENV"
@@ -248,8 +249,9 @@ exit 1`
 			t.Fatalf("attempt %d succeeded", n)
 		}
 	}
+	final := files.Final()
 	for name, want := range map[string]string{"GITHUB_OUTPUT": "try=2\n", "GITHUB_ENV": "ENV_2=x\n"} {
-		b, err := os.ReadFile(files[name])
+		b, err := os.ReadFile(final[name])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,26 +261,61 @@ exit 1`
 	}
 }
 
-func TestAttemptFilesAreNewFilesNotTruncatedOnes(t *testing.T) {
+func TestAttemptFilesArePrivateAndDifferPerAttempt(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, "out")
-	s := newShStep(t, `true`, Options{AttemptFiles: map[string]string{"GITHUB_OUTPUT": path}})
+	files := &AttemptFiles{Dir: dir, Vars: []string{"GITHUB_OUTPUT"}}
+	s := newShStep(t, `echo "path=$GITHUB_OUTPUT" >> "$GITHUB_OUTPUT"`, Options{AttemptFiles: files})
+	var paths []string
+	for n := 1; n <= 2; n++ {
+		if err := s.Attempt(context.Background(), n); err != nil {
+			t.Fatal(err)
+		}
+		p := files.Final()["GITHUB_OUTPUT"]
+		if b, _ := os.ReadFile(p); string(b) != "path="+p+"\n" {
+			t.Errorf("attempt %d: the child saw %q, want its own file %s", n, b, p)
+		}
+		st, err := os.Stat(filepath.Dir(p))
+		if err != nil || st.Mode().Perm() != 0o700 || filepath.Dir(filepath.Dir(p)) != dir {
+			t.Errorf("attempt %d's folder %s: %v %v, want a 0700 folder in %s", n, filepath.Dir(p), st.Mode(), err, dir)
+		}
+		if st, err := os.Stat(p); err != nil || st.Mode().Perm() != 0o600 {
+			t.Errorf("attempt %d's file: %v %v, want 0600", n, st.Mode(), err)
+		}
+		paths = append(paths, p)
+	}
+	if paths[0] == paths[1] {
+		t.Errorf("both attempts were given %s", paths[0])
+	}
+}
+
+// TestAttemptFilesLateWriterKeepsItsOwnAttempts: a process attempt 1 left
+// behind writes, by path and through a descriptor it holds, after attempt 2
+// began: neither write reaches the final attempt's file.
+func TestAttemptFilesLateWriterKeepsItsOwnAttempts(t *testing.T) {
+	dir := t.TempDir()
+	files := &AttemptFiles{Dir: dir, Vars: []string{"GITHUB_OUTPUT"}}
+	s := newShStep(t, `echo "path=$GITHUB_OUTPUT" >> "$GITHUB_OUTPUT"`, Options{AttemptFiles: files})
 	if err := s.Attempt(context.Background(), 1); err != nil {
 		t.Fatal(err)
 	}
-	// A process of attempt 1 still holding the file open.
-	old, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	first := files.Final()["GITHUB_OUTPUT"]
+	held, err := os.OpenFile(first, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer old.Close()
+	defer held.Close()
 	if err := s.Attempt(context.Background(), 2); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := old.WriteString("late=1\n"); err != nil {
+	if _, err := held.WriteString("late=fd\n"); err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(path); strings.Contains(string(b), "late") {
-		t.Errorf("a write through attempt 1's open file reached attempt 2's file: %q", b)
+	late := exec.Command("sh", "-c", `echo late=path >> "$1"`, "sh", first)
+	if out, err := late.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	final := files.Final()["GITHUB_OUTPUT"]
+	if b, _ := os.ReadFile(final); strings.Contains(string(b), "late") || string(b) != "path="+final+"\n" {
+		t.Errorf("the final attempt's file holds %q: a late write of attempt 1 reached it", b)
 	}
 }

@@ -157,11 +157,12 @@ type Options struct {
 	// OutputDir, when set, is where each attempt gets a fresh $RETRYWISE_OUTPUT
 	// file; give each step its own directory (see the package documentation).
 	OutputDir string
-	// AttemptFiles maps environment variables to the files whose paths they
-	// give the command (GITHUB_OUTPUT, GITHUB_ENV, ...): each attempt starts
-	// with every one of them fresh and empty, so after the loop they hold
-	// the final attempt's writes alone, whether it succeeded or not.
-	AttemptFiles map[string]string
+	// AttemptFiles, when set, gives each attempt file commands of its own
+	// (GITHUB_OUTPUT, GITHUB_ENV, ...), in a new folder per attempt, so that
+	// after the loop AttemptFiles.Final holds the final attempt's writes
+	// alone, whether it succeeded or not, and a process an earlier attempt
+	// left behind cannot write into them.
+	AttemptFiles *AttemptFiles
 	// StdoutMode is live ("" too) or final: see StdoutFinal and WriteStdout.
 	StdoutMode StdoutMode
 	// StdoutMax bounds an attempt's spooled stdout in final mode; 0 means DefaultStdoutMax.
@@ -364,16 +365,16 @@ func (s *Step) Attempt(ctx context.Context, n int) error {
 		fmt.Fprintf(s.opts.Stderr, "--- attempt %d (stdout of attempt %d above is incomplete) ---\n", n, n-1)
 		s.notes = append(s.notes, fmt.Sprintf("stdout of attempt %d was relayed before it failed, so stdout holds its incomplete output before attempt %d's (--stdout live); use --stdout final to keep only the succeeding attempt's", n-1, n))
 	}
-	if len(s.opts.AttemptFiles) > 0 {
+	if s.opts.AttemptFiles != nil {
 		if env == nil {
 			env = os.Environ()
 		}
-		for _, name := range slices.Sorted(maps.Keys(s.opts.AttemptFiles)) {
-			path := s.opts.AttemptFiles[name]
-			if err := freshFile(path); err != nil {
-				return fmt.Errorf("$%s file: %w", name, err)
-			}
-			env = setEnv(env, name, path)
+		files, err := s.opts.AttemptFiles.fresh(n)
+		if err != nil {
+			return err
+		}
+		for _, name := range slices.Sorted(maps.Keys(files)) {
+			env = setEnv(env, name, files[name])
 		}
 	}
 	if s.opts.OutputDir == "" {

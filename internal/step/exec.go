@@ -64,9 +64,9 @@ type ExecConfig struct {
 	// Dir is the command's working directory; "" means the current one
 	// (the action's working-directory).
 	Dir string
-	// AttemptFiles are files given fresh to every attempt, by the variable
-	// naming them (the action's $GITHUB_OUTPUT and the like).
-	AttemptFiles map[string]string
+	// AttemptFiles gives every attempt file commands of its own (the
+	// action's $GITHUB_OUTPUT and the like); nil means none.
+	AttemptFiles *execstep.AttemptFiles
 
 	tool        failure.Tool
 	rules       failure.Rules
