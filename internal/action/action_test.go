@@ -2,6 +2,7 @@ package action
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -94,7 +95,7 @@ func TestOutputsJSON(t *testing.T) {
 func TestFilesWriteWhatTheRunnerReads(t *testing.T) {
 	dir := t.TempDir()
 	env := map[string]string{"GITHUB_OUTPUT": filepath.Join(dir, "out"), "GITHUB_ENV": filepath.Join(dir, "env")}
-	f := NewFiles(func(k string) string { return env[k] })
+	f := NewFiles(context.Background(), func(k string) string { return env[k] })
 	if err := f.SetOutput("multi", "line one\nline two"); err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func TestReadFinal(t *testing.T) {
 	os.WriteFile(files["GITHUB_PATH"], []byte("/one\r\n\n/two\n"), 0o600)
 	os.WriteFile(files["GITHUB_STEP_SUMMARY"], []byte("# hi\n"), 0o600)
 	// GITHUB_ENV: removed by the script, which means nothing was written.
-	fin, err := ReadFinal(files)
+	fin, err := ReadFinal(context.Background(), files)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +133,7 @@ func TestReadFinal(t *testing.T) {
 		t.Errorf("final = %+v", fin)
 	}
 	os.WriteFile(files["GITHUB_ENV"], []byte("no separator here\n"), 0o600)
-	if _, err := ReadFinal(files); err == nil || !strings.Contains(err.Error(), "$GITHUB_ENV") {
+	if _, err := ReadFinal(context.Background(), files); err == nil || !strings.Contains(err.Error(), "$GITHUB_ENV") {
 		t.Errorf("a malformed $GITHUB_ENV = %v", err)
 	}
 }
@@ -178,7 +179,7 @@ func TestFilesWriteFailureIsRecordedOnceAnd78OnSuccess(t *testing.T) {
 		"GITHUB_OUTPUT":       filepath.Join(dir, "gone", "set_output"),
 		"GITHUB_STEP_SUMMARY": filepath.Join(dir, "summary"),
 	}
-	f := NewFiles(func(k string) string { return env[k] })
+	f := NewFiles(context.Background(), func(k string) string { return env[k] })
 	for _, n := range []string{"a", "b", "c"} {
 		if err := f.SetOutput(n, "v"); err != nil {
 			t.Errorf("SetOutput(%s) = %v, want nil (recorded, not returned)", n, err)
@@ -197,7 +198,7 @@ func TestFilesWriteFailureIsRecordedOnceAnd78OnSuccess(t *testing.T) {
 	if code, msg := f.WriteFailureExit(75); code != 75 || msg == "" {
 		t.Errorf("WriteFailureExit(75) = %d, %q; a failed step keeps its code", code, msg)
 	}
-	ok := NewFiles(func(k string) string { return env[k] })
+	ok := NewFiles(context.Background(), func(k string) string { return env[k] })
 	if code, msg := ok.WriteFailureExit(0); code != 0 || msg != "" {
 		t.Errorf("nothing failed: %d %q", code, msg)
 	}

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/retrywise/retrywise/internal/outputfile"
+	"github.com/retrywise/retrywise/internal/userfile"
 )
 
 // ScriptFileVars are the file commands a run: script may write to; each
@@ -38,11 +40,16 @@ type Final struct {
 }
 
 // ReadFinal reads the files AttemptFiles named after the loop; a file the
-// script removed holds nothing, as the runner treats it.
-func ReadFinal(files map[string]string) (Final, error) {
+// script removed holds nothing, as the runner treats it. The script may
+// have put a FIFO in a file's place: ctx abandons the read
+// (userfile.ReadFile).
+func ReadFinal(ctx context.Context, files map[string]string) (Final, error) {
 	var fin Final
 	read := func(name string) (string, error) {
-		b, err := os.ReadFile(files[name])
+		if files[name] == "" {
+			return "", nil
+		}
+		b, err := userfile.ReadFile(ctx, files[name], -1)
 		if errors.Is(err, fs.ErrNotExist) || files[name] == "" {
 			return "", nil
 		}

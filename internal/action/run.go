@@ -26,6 +26,7 @@ import (
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/retry"
 	"github.com/retrywise/retrywise/internal/step"
+	"github.com/retrywise/retrywise/internal/userfile"
 )
 
 // FlagExceptions are the flags of a mode that are not inputs: the action
@@ -188,7 +189,7 @@ func Main(ctx context.Context, h *Host) int {
 	}
 	a.env = a.gitIdentity(ctx, a.env)
 	a.out = &lockedWriter{w: h.Stdout}
-	a.files = NewFiles(a.getenv)
+	a.files = NewFiles(ctx, a.getenv)
 	switch a.mode {
 	case ModeJob:
 		return a.runJob(ctx)
@@ -335,7 +336,11 @@ func (a *actionRun) runStep(ctx context.Context) int {
 		scriptFiles = AttemptFiles(dir)
 		cfg.AttemptFiles = scriptFiles
 	}
-	p, err := step.Prepare(k, c)
+	p, err := step.Prepare(ctx, k, c)
+	if err != nil && ctx.Err() != nil {
+		// A file an input names (rules) waited: a FIFO no one writes.
+		return h.Fail(exitForCause(ctx), step.FieldErrors(err)[0].Render(step.InputName))
+	}
 	if err != nil {
 		return h.Fail(exitcode.Usage, step.FieldErrors(err)[0].Render(step.InputName))
 	}
@@ -368,7 +373,7 @@ func (a *actionRun) runStep(ctx context.Context) int {
 		outputs[n] = v
 	}
 	if scriptFiles != nil {
-		a.forwardScriptFiles(scriptFiles, outputs)
+		a.forwardScriptFiles(ctx, scriptFiles, outputs)
 	} else {
 		a.passOutputs(rep.Outputs)
 	}
@@ -439,8 +444,10 @@ func (a *actionRun) shared(path string) string {
 // forwardScriptFiles hands the final attempt's file commands to the
 // workflow: outputs (the action's own names only inside outputs), env, path
 // and the script's own step summary.
-func (a *actionRun) forwardScriptFiles(files map[string]string, outputs map[string]any) {
-	fin, err := ReadFinal(files)
+func (a *actionRun) forwardScriptFiles(ctx context.Context, files map[string]string, outputs map[string]any) {
+	ctx, cancel := userfile.Finishing(ctx) // a cancelled run's files are still forwarded
+	defer cancel()
+	fin, err := ReadFinal(ctx, files)
 	if err != nil {
 		a.warn("retrywise: the script's file commands", err.Error())
 	}
@@ -651,6 +658,11 @@ func (a *actionRun) finish(ctx context.Context, run *report.Run, outputs map[str
 	code, msg := a.files.WriteFailureExit(run.Run.ExitCode)
 	if msg != "" {
 		a.warn("retrywise: outputs not written", msg)
+	}
+	if userfile.IsWait(a.files.Failures()) {
+		// A signal abandoned a file command that waited (a FIFO no one
+		// reads): the step was stopped before it was recorded.
+		code = exitForCause(ctx)
 	}
 	a.flush()
 	return code
