@@ -659,9 +659,10 @@ func (a *actionRun) finish(ctx context.Context, run *report.Run, outputs map[str
 	if msg != "" {
 		a.warn("retrywise: outputs not written", msg)
 	}
-	if userfile.IsWait(a.files.Failures()) {
-		// A signal abandoned a file command that waited (a FIFO no one
-		// reads): the step was stopped before it was recorded.
+	if _, ok := interrupt.FromContext(ctx); ok {
+		// A signal came, during the step or while it was recorded (a
+		// file command that waited on a FIFO no one reads): the exit is
+		// the signal's.
 		code = exitForCause(ctx)
 	}
 	a.flush()

@@ -69,6 +69,8 @@ func TestFIFOOpenStopsOnSignal(t *testing.T) {
 	t.Parallel()
 	bin := buildBinary(t)
 	job := "version: 1\njobs:\n  j:\n    steps:\n      - id: a\n        exec: {run: \"true\"}\n"
+	// A step whose command puts a FIFO in its outputs file's place.
+	fifoJob := "version: 1\njobs:\n  j:\n    steps:\n      - id: a\n        exec: {run: 'rm \"$RETRYWISE_OUTPUT\" && mkfifo \"$RETRYWISE_OUTPUT\"'}\n"
 	for _, tc := range []struct {
 		name string
 		// args are the command line; FIFO is replaced by the FIFO's path.
@@ -89,6 +91,7 @@ func TestFIFOOpenStopsOnSignal(t *testing.T) {
 		{"run --summary", []string{"run", "--config", "job.yml", "--summary", "FIFO"}, "", syscall.SIGTERM, "cannot create the summary file"},
 		{"run --config", []string{"run", "--config", "FIFO"}, "", syscall.SIGTERM, ""},
 		{"validate --config/INT", []string{"validate", "--config", "FIFO"}, "", syscall.SIGINT, ""},
+		{"run: a step's outputs file made a FIFO", []string{"run", "--config", "fifo-job.yml"}, "", syscall.SIGTERM, "cancelled"},
 		{"explain --report", []string{"explain", "--report", "FIFO", "--repo", "o/r", "--run", "7"}, "", syscall.SIGTERM, "cannot create the report file"},
 		{"explain --summary", []string{"explain", "--summary", "FIFO", "--repo", "o/r", "--run", "7"}, "", syscall.SIGTERM, "cannot create the summary file"},
 	} {
@@ -96,6 +99,9 @@ func TestFIFOOpenStopsOnSignal(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			if err := os.WriteFile(filepath.Join(dir, "job.yml"), []byte(job), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "fifo-job.yml"), []byte(fifoJob), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			fifo := mkfifo(t, dir, "fifo")
@@ -130,6 +136,63 @@ func TestFIFOOpenStopsOnSignal(t *testing.T) {
 	}
 }
 
+// TestFIFOReadStopsOnSignal: a FIFO whose writer opened it and never
+// writes, as --rules and --data-file: retrywise, blocked reading it, exits
+// 143 on SIGTERM within the bound.
+func TestFIFOReadStopsOnSignal(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	for _, args := range [][]string{
+		{"exec", "--rules", "FIFO", "--", "true"},
+		{"classify", "--rules", "FIFO"},
+		{"http", "--data-file", "FIFO", "--method", "POST", "http://127.0.0.1:9/"},
+	} {
+		t.Run(args[0]+" "+args[1], func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			fifo := mkfifo(t, dir, "fifo")
+			w, err := os.OpenFile(fifo, os.O_RDWR, 0) // a writer that never writes
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			for i := range args {
+				args[i] = strings.ReplaceAll(args[i], "FIFO", fifo)
+			}
+			cmd := exec.Command(bin, args...)
+			cmd.Stdin = strings.NewReader("x")
+			stderr := &syncBuffer{}
+			cmd.Stdout, cmd.Stderr = io.Discard, stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { cmd.Process.Kill() })
+			waitHolds(t, cmd.Process.Pid, fifo, stderr)
+			if code := stopWithin(t, cmd, stderr, syscall.SIGTERM, fifoLimit); code != exitcode.Terminated {
+				t.Errorf("exit %d, want 143:\n%s", code, stderr.String())
+			}
+		})
+	}
+}
+
+// waitHolds waits until process pid has path open (polling /proc, at most 30 s).
+func waitHolds(t *testing.T, pid int, path string, stderr *syncBuffer) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		fds, _ := filepath.Glob(fmt.Sprintf("/proc/%d/fd/*", pid))
+		for _, fd := range fds {
+			if l, _ := os.Readlink(fd); l == path {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d never opened %s:\n%s", pid, path, stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond) // polling /proc, not waiting for behaviour
+	}
+}
+
 // TestFIFOActionFileCommandsStopOnSignal: the runner's file commands
 // ($GITHUB_OUTPUT, $GITHUB_ENV, $GITHUB_STEP_SUMMARY) may be FIFOs no one
 // reads; the action, blocked opening one after its step ran, exits 143 on
@@ -137,14 +200,20 @@ func TestFIFOOpenStopsOnSignal(t *testing.T) {
 func TestFIFOActionFileCommandsStopOnSignal(t *testing.T) {
 	t.Parallel()
 	bin := buildBinary(t)
-	for _, v := range []string{"GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_STEP_SUMMARY"} {
+	for _, v := range []string{"GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_STEP_SUMMARY", "script"} {
 		t.Run(v, func(t *testing.T) {
 			t.Parallel()
 			s := newActionStep(t)
 			fifo := mkfifo(t, s.dir, "fifo")
-			env := []string{action.InputVar("run") + `=echo a=1 >> "$GITHUB_OUTPUT"; echo B=2 >> "$GITHUB_ENV"`, action.InputVar("step-summary") + "=true", action.InputVar("report-issue") + "=false"}
+			script, runner := `echo a=1 >> "$GITHUB_OUTPUT"; echo B=2 >> "$GITHUB_ENV"`, v
+			if v == "script" {
+				// The script puts a FIFO in its own $GITHUB_OUTPUT's place;
+				// the runner's files are files.
+				script, runner, v = `rm "$GITHUB_OUTPUT" && mkfifo "$GITHUB_OUTPUT"`, "", "GITHUB_OUTPUT"
+			}
+			env := []string{action.InputVar("run") + "=" + script, action.InputVar("step-summary") + "=true", action.InputVar("report-issue") + "=false"}
 			for _, kv := range s.env {
-				if strings.HasPrefix(kv, v+"=") {
+				if runner != "" && strings.HasPrefix(kv, runner+"=") {
 					kv = v + "=" + fifo
 				}
 				env = append(env, kv)
