@@ -91,6 +91,7 @@ func TestFIFOOpenStopsOnSignal(t *testing.T) {
 		{"run --summary", []string{"run", "--config", "job.yml", "--summary", "FIFO"}, "", syscall.SIGTERM, "cannot create the summary file"},
 		{"run --config", []string{"run", "--config", "FIFO"}, "", syscall.SIGTERM, ""},
 		{"validate --config/INT", []string{"validate", "--config", "FIFO"}, "", syscall.SIGINT, ""},
+		{"validate --workflow", []string{"validate", "--workflow", "FIFO"}, "", syscall.SIGTERM, ""},
 		{"run: a step's outputs file made a FIFO", []string{"run", "--config", "fifo-job.yml"}, "", syscall.SIGTERM, "cancelled"},
 		{"explain --report", []string{"explain", "--report", "FIFO", "--repo", "o/r", "--run", "7"}, "", syscall.SIGTERM, "cannot create the report file"},
 		{"explain --summary", []string{"explain", "--summary", "FIFO", "--repo", "o/r", "--run", "7"}, "", syscall.SIGTERM, "cannot create the summary file"},
