@@ -396,3 +396,37 @@ func TestExplainStopsOnSignal(t *testing.T) {
 		})
 	}
 }
+
+// TestActionExplainStopsOnSignal: the action's explain mode, waiting for
+// a GitHub that does not answer, exits 143 on SIGTERM within the bound,
+// and its outputs say cancelled.
+func TestActionExplainStopsOnSignal(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	api, arrived := stallingGitHub(t, "/repos/o/r/actions/jobs/70/logs")
+	s := newActionStep(t)
+	env := append(append([]string(nil), s.env...), "GITHUB_API_URL="+api,
+		action.InputVar("explain")+"=https://github.com/o/r/actions/runs/7", action.InputVar("token")+"="+explainToken,
+		action.InputVar("report-issue")+"=false")
+	cmd := exec.Command(bin, "action")
+	cmd.Env, cmd.Dir = env, s.workspace
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	select {
+	case <-arrived:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the stalled call never came:\n%s", out.String())
+	}
+	if code := stopWithin(t, cmd, out, syscall.SIGTERM, fifoLimit); code != exitcode.Terminated {
+		t.Fatalf("exit %d, want 143:\n%s", code, out.String())
+	}
+	o := s.outputs()
+	if o["result"] != "cancelled" || o["exit-code"] != "143" {
+		t.Errorf("outputs = %v", o)
+	}
+	reporttest.ValidateFile(t, o["report"])
+}
