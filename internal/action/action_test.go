@@ -2,6 +2,7 @@ package action
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -97,7 +98,7 @@ func TestOutputsJSON(t *testing.T) {
 func TestFilesWriteWhatTheRunnerReads(t *testing.T) {
 	dir := t.TempDir()
 	env := map[string]string{"GITHUB_OUTPUT": filepath.Join(dir, "out"), "GITHUB_ENV": filepath.Join(dir, "env")}
-	f := NewFiles(func(k string) string { return env[k] })
+	f := NewFiles(context.Background(), func(k string) string { return env[k] })
 	if err := f.SetOutput("multi", "line one\nline two"); err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestReadFinal(t *testing.T) {
 	os.WriteFile(files["GITHUB_PATH"], []byte("/one\r\n\n/two\n"), 0o600)
 	os.WriteFile(files["GITHUB_STEP_SUMMARY"], []byte("# hi\n"), 0o600)
 	// GITHUB_ENV: removed by the script, which means nothing was written.
-	fin, err := ReadFinal(files)
+	fin, err := ReadFinal(context.Background(), files)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func TestReadFinal(t *testing.T) {
 		t.Errorf("final = %+v", fin)
 	}
 	os.WriteFile(files["GITHUB_ENV"], []byte("no separator here\n"), 0o600)
-	if _, err := ReadFinal(files); err == nil || !strings.Contains(err.Error(), "$GITHUB_ENV") {
+	if _, err := ReadFinal(context.Background(), files); err == nil || !strings.Contains(err.Error(), "$GITHUB_ENV") {
 		t.Errorf("a malformed $GITHUB_ENV = %v", err)
 	}
 }
@@ -164,7 +165,7 @@ func TestReadFinalRefusesAFileOverTheBound(t *testing.T) {
 				big = strings.Repeat("/some/bin\n", MaxFileCommand/10+1)
 			}
 			os.WriteFile(files[name], []byte(big), 0o600)
-			fin, err := ReadFinal(files)
+			fin, err := ReadFinal(context.Background(), files)
 			var tl *outputfile.TooLargeError
 			if !errors.As(err, &tl) || !strings.Contains(err.Error(), "$"+name) || strings.Contains(err.Error(), "s3cr3t") {
 				t.Errorf("err = %v, want a TooLargeError naming $%s", err, name)
@@ -235,7 +236,7 @@ func TestReadFinalRefusesWhatIsNotARegularFile(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		fin, err := ReadFinal(files)
+		fin, err := ReadFinal(context.Background(), files)
 		if err == nil || !strings.Contains(err.Error(), "$GITHUB_OUTPUT: not a regular file") || !strings.Contains(err.Error(), "$GITHUB_ENV: not a regular file") {
 			t.Errorf("ReadFinal = %v", err)
 		}
@@ -298,7 +299,7 @@ func TestFilesWriteFailureIsRecordedOnceAnd78OnSuccess(t *testing.T) {
 		"GITHUB_OUTPUT":       filepath.Join(dir, "gone", "set_output"),
 		"GITHUB_STEP_SUMMARY": filepath.Join(dir, "summary"),
 	}
-	f := NewFiles(func(k string) string { return env[k] })
+	f := NewFiles(context.Background(), func(k string) string { return env[k] })
 	for _, n := range []string{"a", "b", "c"} {
 		if err := f.SetOutput(n, "v"); err != nil {
 			t.Errorf("SetOutput(%s) = %v, want nil (recorded, not returned)", n, err)
@@ -317,7 +318,7 @@ func TestFilesWriteFailureIsRecordedOnceAnd78OnSuccess(t *testing.T) {
 	if code, msg := f.WriteFailureExit(75); code != 75 || msg == "" {
 		t.Errorf("WriteFailureExit(75) = %d, %q; a failed step keeps its code", code, msg)
 	}
-	ok := NewFiles(func(k string) string { return env[k] })
+	ok := NewFiles(context.Background(), func(k string) string { return env[k] })
 	if code, msg := ok.WriteFailureExit(0); code != 0 || msg != "" {
 		t.Errorf("nothing failed: %d %q", code, msg)
 	}
@@ -356,7 +357,7 @@ func summaryRun(t *testing.T, sum, script, secret string, log *bytes.Buffer) *ac
 	env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": sum}
 	getenv := func(k string) string { return env[k] }
 	red := redact.New(redact.Options{Values: []string{secret}})
-	a := &actionRun{getenv: getenv, summary: true, red: red, files: NewFiles(getenv), scriptSummary: script}
+	a := &actionRun{getenv: getenv, summary: true, red: red, files: NewFiles(context.Background(), getenv), scriptSummary: script}
 	a.log = NewLog(log, getenv, red.String, nil)
 	return a
 }

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -59,14 +60,20 @@ type Final struct {
 
 // ReadFinal reads the files of the final attempt (execstep.AttemptFiles.Final)
 // after the loop, each within MaxFileCommand; a file the script removed
-// holds nothing, as the runner treats it. An error names the variable and
-// never quotes a value.
-func ReadFinal(files map[string]string) (Final, error) {
+// holds nothing, as the runner treats it. Only regular files are read, and
+// they are opened without blocking (openFinal), so a FIFO the script put in
+// a file's place is refused, not waited on; ctx ends the reading between
+// files. An error names the variable and never quotes a value.
+func ReadFinal(ctx context.Context, files map[string]string) (Final, error) {
 	var fin Final
 	var errs []error
 	for _, name := range ScriptFileVars {
 		path := files[name]
 		if path == "" {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			errs = append(errs, fmt.Errorf("$%s: %w", name, context.Cause(ctx)))
 			continue
 		}
 		if name == "GITHUB_STEP_SUMMARY" {

@@ -27,6 +27,7 @@ import (
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/retry"
 	"github.com/retrywise/retrywise/internal/step"
+	"github.com/retrywise/retrywise/internal/userfile"
 )
 
 // FlagExceptions are the flags of a mode that are not inputs: the action
@@ -192,7 +193,7 @@ func Main(ctx context.Context, h *Host) int {
 	}
 	a.env = a.gitIdentity(ctx, a.env)
 	a.out = &lockedWriter{w: h.Stdout}
-	a.files = NewFiles(a.getenv)
+	a.files = NewFiles(ctx, a.getenv)
 	switch a.mode {
 	case ModeJob:
 		return a.runJob(ctx)
@@ -340,7 +341,11 @@ func (a *actionRun) runStep(ctx context.Context) int {
 		scriptFiles = NewAttemptFiles(dir)
 		cfg.AttemptFiles = scriptFiles
 	}
-	p, err := step.Prepare(k, c)
+	p, err := step.Prepare(ctx, k, c)
+	if err != nil && ctx.Err() != nil {
+		// A file an input names (rules) waited: a FIFO no one writes.
+		return h.Fail(exitForCause(ctx), step.FieldErrors(err)[0].Render(step.InputName))
+	}
 	if err != nil {
 		return h.Fail(exitcode.Usage, step.FieldErrors(err)[0].Render(step.InputName))
 	}
@@ -373,7 +378,7 @@ func (a *actionRun) runStep(ctx context.Context) int {
 		outputs[n] = v
 	}
 	if scriptFiles != nil {
-		a.forwardScriptFiles(scriptFiles.Final(), outputs)
+		a.forwardScriptFiles(ctx, scriptFiles.Final(), outputs)
 	} else {
 		a.passOutputs(rep.Outputs)
 	}
@@ -445,8 +450,10 @@ func (a *actionRun) shared(path string) string {
 // workflow: outputs (the action's own names only inside outputs), env and
 // path; the script's own step summary is copied by finish, which knows the
 // size of retrywise's.
-func (a *actionRun) forwardScriptFiles(files map[string]string, outputs map[string]any) {
-	fin, err := ReadFinal(files)
+func (a *actionRun) forwardScriptFiles(ctx context.Context, files map[string]string, outputs map[string]any) {
+	ctx, cancel := userfile.Finishing(ctx) // a cancelled run's files are still forwarded
+	defer cancel()
+	fin, err := ReadFinal(ctx, files)
 	if err != nil {
 		a.warn("retrywise: the script's file commands", err.Error()+"; nothing of such a file reaches the workflow")
 	}
@@ -649,6 +656,12 @@ func (a *actionRun) finish(ctx context.Context, run *report.Run, outputs map[str
 	code, msg := a.files.WriteFailureExit(run.Run.ExitCode)
 	if msg != "" {
 		a.warn("retrywise: outputs not written", msg)
+	}
+	if _, ok := interrupt.FromContext(ctx); ok {
+		// A signal came, during the step or while it was recorded (a
+		// file command that waited on a FIFO no one reads): the exit is
+		// the signal's.
+		code = exitForCause(ctx)
 	}
 	a.flush()
 	return code

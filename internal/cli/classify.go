@@ -49,6 +49,8 @@ type classifyOptions struct {
 	input failure.Input
 	// json prints one JSON object instead of the explanation.
 	json bool
+	// rulesFile is --rules, read by run (a FIFO's wait is the signal's to end).
+	rulesFile string
 }
 
 // parseClassify parses `retrywise classify`'s flags into its options.
@@ -81,20 +83,23 @@ func parseClassify(f *factory, args []string) (*classifyOptions, int, bool) {
 		return nil, f.fail(exitcode.Usage, fmt.Sprintf("invalid --status %d: want an HTTP status such as 503", *status)), true
 	}
 	in := failure.Input{Tool: t, ExitCode: *exitCode, Status: *status, Header: h, Method: strings.ToUpper(*method), Env: f.env, Command: *command}
-	if *rulesFile != "" {
-		rs, err := failure.LoadTeamRules(*rulesFile)
-		if err != nil {
-			return nil, f.fail(exitcode.Usage, "invalid --rules:\n  "+strings.ReplaceAll(err.Error(), "\n", "\n  ")), true
-		}
-		in.Rules = rs
-	}
-	return &classifyOptions{f: f, input: in, json: *asJSON}, 0, false
+	return &classifyOptions{f: f, input: in, json: *asJSON, rulesFile: *rulesFile}, 0, false
 }
 
 // runClassify reads the failure text from stdin and prints its
 // classification, masked; it exits 0 unless stdin cannot be read.
 func runClassify(ctx context.Context, opts *classifyOptions) int {
 	f := opts.f
+	if opts.rulesFile != "" {
+		rs, err := failure.LoadTeamRules(ctx, opts.rulesFile)
+		if ctx.Err() != nil {
+			return f.fail(exitForCause(ctx), "cancelled while reading --rules: "+err.Error())
+		}
+		if err != nil {
+			return f.fail(exitcode.Usage, "invalid --rules:\n  "+strings.ReplaceAll(err.Error(), "\n", "\n  "))
+		}
+		opts.input.Rules = rs
+	}
 	var text string
 	var total int64
 	err := interrupt.Do(ctx, func() error {

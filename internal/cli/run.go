@@ -190,12 +190,12 @@ func (f *factory) runJob(ctx context.Context, l *jobs.Loaded, o runOptions) int 
 		return js.Plan()
 	}
 	// Create the report files first, so that a bad path fails before anything runs.
-	files, err := jobs.CreateReportFiles(o.reportPath, o.summaryPath)
+	files, err := jobs.CreateReportFiles(ctx, o.reportPath, o.summaryPath)
 	if err != nil {
-		return f.fail(exitcode.Config, err.Error())
+		return f.failOpen(ctx, err)
 	}
 	rep := js.Run(ctx)
-	files.Write(rep, js.Red, js.Stderr)
+	files.Write(ctx, rep, js.Red, js.Stderr)
 	js.Finish(rep)
 	return rep.Run.ExitCode
 }

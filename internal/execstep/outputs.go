@@ -1,6 +1,7 @@
 package execstep
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/outputfile"
+	"github.com/retrywise/retrywise/internal/userfile"
 )
 
 // OutputVar is the environment variable naming an attempt's outputs file.
@@ -47,9 +49,14 @@ func freshFile(path string) error {
 
 // readOutputs parses a succeeded attempt's outputs file. A file the command
 // removed holds no outputs, as the runner treats a missing $GITHUB_OUTPUT; a
-// file that cannot be parsed fails the attempt as structural.
-func (s *Step) readOutputs(path string) (map[string]string, error) {
-	f, err := os.Open(path)
+// file that cannot be parsed fails the attempt as structural. The command
+// may have put a FIFO in its place: ctx abandons the open and the reads
+// (userfile).
+func (s *Step) readOutputs(ctx context.Context, path string) (map[string]string, error) {
+	f, err := userfile.Open(ctx, path, os.O_RDONLY, 0)
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]string{}, nil
 	}
@@ -57,7 +64,11 @@ func (s *Step) readOutputs(path string) (map[string]string, error) {
 		return nil, failure.OutputFileInvalid(s.opts.Args[0], OutputVar, err)
 	}
 	defer f.Close()
+	defer userfile.Abandon(ctx, f)()
 	entries, err := outputfile.Parse(f)
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
 	if err != nil {
 		return nil, failure.OutputFileInvalid(s.opts.Args[0], OutputVar, err)
 	}

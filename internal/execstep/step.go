@@ -389,7 +389,7 @@ func (s *Step) Attempt(ctx context.Context, n int) error {
 	}
 	err = s.run(ctx, n, setEnv(env, OutputVar, path))
 	if err == nil {
-		s.outputs, err = s.readOutputs(path)
+		s.outputs, err = s.readOutputs(ctx, path)
 	}
 	if err != nil {
 		os.Remove(path)

@@ -1,10 +1,9 @@
 package failure
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
+	"github.com/retrywise/retrywise/internal/userfile"
 )
 
 // Team rules: a list of rules a team writes for the tools no recogniser
@@ -181,17 +181,13 @@ func (e *RuleError) Error() string {
 }
 
 // LoadTeamRules reads and validates the rules file at path; its errors
-// are *RuleError values, joined.
-func LoadTeamRules(path string) (*TeamRules, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, &RuleError{File: path, Msg: "cannot read the rules file: " + strings.TrimPrefix(err.Error(), "open "+path+": ")}
-	}
-	defer f.Close()
-	buf, err := io.ReadAll(io.LimitReader(f, MaxRulesFileSize+1))
+// are *RuleError values, joined. ctx abandons the read (a FIFO no one
+// writes, userfile.ReadFile): the error then wraps ctx's cause.
+func LoadTeamRules(ctx context.Context, path string) (*TeamRules, error) {
+	buf, err := userfile.ReadFile(ctx, path, MaxRulesFileSize)
 	n := len(buf)
 	if err != nil {
-		return nil, &RuleError{File: path, Msg: "cannot read the rules file: " + err.Error()}
+		return nil, &RuleError{File: path, Msg: "cannot read the rules file: " + strings.TrimPrefix(strings.TrimPrefix(err.Error(), "open "+path+": "), path+": ")}
 	}
 	if n > MaxRulesFileSize {
 		return nil, &RuleError{File: path, Msg: fmt.Sprintf("the rules file is over %d KiB", MaxRulesFileSize>>10), Fix: "keep rules files short: one rule per kind of failure"}

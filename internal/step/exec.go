@@ -115,10 +115,10 @@ var execTools = sync.OnceValue(func() string {
 	return strings.Join(names, ", ")
 })
 
-func (c *ExecConfig) validate() error {
+func (c *ExecConfig) validate(ctx context.Context) error {
 	errs := c.validateCommon()
 	var err error
-	if err := c.loadRules(); err != nil {
+	if err := c.loadRules(ctx); err != nil {
 		errs = append(errs, err)
 	}
 	for _, h := range c.Hosts {
