@@ -162,13 +162,20 @@ func (t *TeamRules) decide(ctx context.Context, in teamInput) *Failure {
 	budget := rulesMatchBudget
 	mctx, cancel := context.WithTimeoutCause(ctx, budget, errRulesBudget)
 	defer cancel()
+	type result struct {
+		f        *Failure
+		complete bool
+	}
 	var at atomic.Int64
-	done := make(chan *Failure, 1)
-	go func() { done <- t.match(mctx, in, &at) }()
+	done := make(chan result, 1)
+	go func() {
+		f, complete := t.match(mctx, in, &at)
+		done <- result{f, complete}
+	}()
 	select {
-	case f := <-done:
-		if f != nil || mctx.Err() == nil {
-			return f
+	case r := <-done:
+		if r.complete {
+			return r.f
 		}
 	case <-mctx.Done():
 	}
@@ -186,15 +193,15 @@ func (t *TeamRules) decide(ctx context.Context, in teamInput) *Failure {
 const textCheckEvery = 4 << 10
 
 // match is decide's loop: it returns the verdict of the first rule that
-// matches, or nil when none does or ctx ended. at is the index of the rule
-// being matched.
-func (t *TeamRules) match(ctx context.Context, in teamInput, at *atomic.Int64) *Failure {
+// matches, or nil when none does; complete is false when ctx ended first.
+// at is the index of the rule being matched.
+func (t *TeamRules) match(ctx context.Context, in teamInput, at *atomic.Int64) (f *Failure, complete bool) {
 	status, statusRead := in.status, in.status != 0
 	cmd := filepath.Base(in.command)
 	lower := sync.OnceValue(func() string { return asciiLower(in.text) })
 	for i := range t.Rules {
 		if ctx.Err() != nil {
-			return nil
+			return nil, false
 		}
 		at.Store(int64(i))
 		r := &t.Rules[i]
@@ -218,6 +225,9 @@ func (t *TeamRules) match(ctx context.Context, in teamInput, at *atomic.Int64) *
 		var evidence []string
 		if r.Match != nil {
 			line, ok := r.matchLine(ctx, in.text, lower)
+			if ctx.Err() != nil {
+				return nil, false
+			}
 			if !ok {
 				continue
 			}
@@ -235,9 +245,9 @@ func (t *TeamRules) match(ctx context.Context, in teamInput, at *atomic.Int64) *
 		}
 		f := New(r.Class, r.Code, reason, r.Remedy, evidence...)
 		f.Rule = r.Source
-		return f
+		return f, true
 	}
-	return nil
+	return nil, true
 }
 
 // matchLine matches r.Match against each line of text (split at \r and \n,

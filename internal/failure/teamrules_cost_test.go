@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // ruleInsts is the size of s's compiled program, as the loader counts it.
@@ -291,6 +293,47 @@ func BenchmarkTeamRulesRealistic(b *testing.B) {
 	for b.Loop() {
 		if f := rs.decide(context.Background(), in); f == nil || f.Code != "tool-x198" {
 			b.Fatal(f)
+		}
+	}
+}
+
+// TestTeamRuleLiteralGate: a rule is skipped only for a text its literal
+// proves it cannot match: a (?i) literal is found in any case, with the
+// Kelvin sign and the long s that k and s also match, and U+FFFD matches
+// an invalid byte.
+func TestTeamRuleLiteralGate(t *testing.T) {
+	for _, c := range []struct {
+		re, text string
+		match    bool
+	}{
+		{`lock held by run \d+`, "x\nLOCK: lock held by run 12\n", true},
+		{`lock held by run \d+`, "LOCK HELD BY RUN 12\n", false},
+		{`(?i)lock held by run \d+`, "LOCK HELD BY RUN 12\n", true},
+		{`(?i)kelvin scale`, "\u212AELVIN SCALE\n", true},
+		{`(?i)status: busy`, "\u017FTATU\u017F: BU\u017FY\n", true},
+		{`(?i)error: (a|b)`, "Error: B\n", true},
+		{`(?i)error: (a|b)`, "Error: C\n", false},
+		{"\ufffdbad", "x\xffbad\n", true},
+		{`(?:abc)+def`, "abcabcdef", true},
+		{`(?:abc)+def`, "abdef", false},
+		{`(?:abc)?def`, "def", true},
+		{`^$`, "a\n\nb", true},
+	} {
+		rs, err := ParseTeamRules("r.yml", []byte(fmt.Sprintf("- match: %q\n  class: policy\n  code: tool-x\n", c.re)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := rs.Decide(Input{Text: c.text, ExitCode: 1})
+		if (f != nil) != c.match {
+			t.Errorf("%s on %q: matched %v, want %v (literal %q)", c.re, c.text, f != nil, c.match, rs.Rules[0].lit)
+		}
+	}
+	// k and s are the only ASCII letters that fold with a letter outside ASCII.
+	for c := 'A'; c <= 'z'; c++ {
+		for r := unicode.SimpleFold(c); r != c; r = unicode.SimpleFold(r) {
+			if r >= utf8.RuneSelf && !strings.ContainsRune("KkSs", c) {
+				t.Errorf("%q folds with %q", c, r)
+			}
 		}
 	}
 }
