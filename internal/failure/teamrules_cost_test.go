@@ -249,7 +249,9 @@ func TestTeamRulesMatchingStopsWithTheContext(t *testing.T) {
 
 // BenchmarkTeamRulesAtTheBounds measures matching the heaviest accepted
 // file against a 64 KiB line without the budget: the cost the bounds
-// allow (MaxRulesProgram × 64 KiB steps of regexp's machine).
+// allow (MaxRulesProgram × 64 KiB steps of regexp's machine): about 20 s
+// an operation, so run it as go test ./internal/failure -run '^$' -bench
+// TeamRules -benchtime 3x.
 func BenchmarkTeamRulesAtTheBounds(b *testing.B) {
 	old := rulesMatchBudget
 	rulesMatchBudget = time.Hour
