@@ -117,8 +117,11 @@ func runClassify(ctx context.Context, opts *classifyOptions) int {
 		fmt.Fprintf(f.stderr, "retrywise: classify read %s of input and classified its last %s (from the first whole line)\n", sizeText(total), sizeText(classifyTail))
 	}
 	in := opts.input
-	in.Text = text
+	in.Text, in.Ctx = text, ctx
 	fl := failure.Classify(in)
+	if ctx.Err() != nil {
+		return f.fail(exitForCause(ctx), "cancelled while classifying: "+context.Cause(ctx).Error())
+	}
 	red := f.redactor()
 	out := Classification{Class: fl.Class.String(), Code: string(fl.Code), Decision: string(fl.Class.Decision()), Reason: red.String(fl.Reason), Remedy: red.String(fl.Remedy), Evidence: []string{}, Rule: fl.Rule}
 	for _, e := range fl.Evidence {
