@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/retrywise/retrywise/internal/exitcode"
+)
+
+// ifSecret is a 59-byte secret whose 3-byte pieces (an upper-case letter, a
+// digit and a lower-case letter in turn, with { and } in it so that format
+// reads it as a format) occur in no report's ordinary text.
+const ifSecret = "Q7vK2mX9pL4w{R8tY3bN6cJ5hF1dG7sA2eU9oI4uV8xW3}qM6nB1kH5jD9g"
+
+// TestJobIfErrorQuotesNoSecret: an if: whose function fails on a value
+// made from a secret (fromJSON of it, format with it as the format, the
+// output of format, toJSON and join read by fromJSON) quotes that value cut;
+// neither stderr, the JSON report nor the Markdown summary shows 3 bytes of
+// the secret in a row, the promise of docs/reference/secrets.md.
+func TestJobIfErrorQuotesNoSecret(t *testing.T) {
+	if len(ifSecret) != 59 {
+		t.Fatalf("the secret is %d bytes", len(ifSecret))
+	}
+	for _, cond := range []string{
+		"fromJSON(env.API_TOKEN)",
+		"format(env.API_TOKEN, 'x')",
+		"fromJSON(format('{0}', env.API_TOKEN))",
+		"fromJSON(format('x{0}', env.API_TOKEN))",
+		"fromJSON(format('{0}y', toJSON(env.API_TOKEN)))",
+		"fromJSON(format('[{0}', toJSON(fromJSON(format('[{0}]', toJSON(env.API_TOKEN))))))",
+		"fromJSON(join(fromJSON('[\"a\",\"b\"]'), env.API_TOKEN))",
+		"format(format('{0}{{', env.API_TOKEN))",
+		"format(join(fromJSON('[\"{\",\"b\"]'), env.API_TOKEN))",
+	} {
+		t.Run(cond, func(t *testing.T) {
+			dir := t.TempDir()
+			job := fmt.Sprintf("version: 1\njobs:\n  j:\n    steps:\n      - id: a\n        if: %q\n        exec: {run: \"true\"}\n", cond)
+			os.WriteFile(filepath.Join(dir, "retrywise.yml"), []byte(job), 0o644)
+			r := jobRun(t, newProc(t, "API_TOKEN="+ifSecret), dir, "run", "--report", "r.json", "--summary", "s.md")
+			if r.code != exitcode.Config {
+				t.Fatalf("exit %d, want %d:\n%s", r.code, exitcode.Config, r.stderr)
+			}
+			raw, _ := os.ReadFile(filepath.Join(dir, "r.json"))
+			md, _ := os.ReadFile(filepath.Join(dir, "s.md"))
+			if !strings.Contains(string(raw), "if: ") || !strings.Contains(string(md), "if: ") {
+				t.Fatalf("the if: error is not reported:\n%s\n%s", raw, md)
+			}
+			for name, text := range map[string]string{"stderr": r.stderr, "stdout": r.stdout, "report": string(raw), "summary": string(md)} {
+				for i := 0; i+3 <= len(ifSecret); i++ {
+					if p := ifSecret[i : i+3]; strings.Contains(text, p) {
+						t.Errorf("%s shows %q of the secret:\n%s", name, p, text)
+						break
+					}
+				}
+			}
+		})
+	}
+}
