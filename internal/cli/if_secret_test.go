@@ -15,15 +15,26 @@ import (
 // reads it as a format) occur in no report's ordinary text.
 const ifSecret = "Q7vK2mX9pL4w{R8tY3bN6cJ5hF1dG7sA2eU9oI4uV8xW3}qM6nB1kH5jD9g"
 
+// ifSecretEscaped is 59 bytes holding what JSON, Go and URLs escape.
+const ifSecretEscaped = `Q7v"K2m\X9p<L4w>R8t&Y3b{N6c}J5h/F1d%2G7s+A2e U9oäI4uV8xW3q`
+
 // TestJobIfErrorQuotesNoSecret: an if: whose function fails on a value
 // made from a secret (fromJSON of it, format with it as the format, the
 // output of format, toJSON and join read by fromJSON) quotes that value cut;
 // neither stderr, the JSON report nor the Markdown summary shows 3 bytes of
 // the secret in a row, the promise of docs/reference/secrets.md.
 func TestJobIfErrorQuotesNoSecret(t *testing.T) {
-	if len(ifSecret) != 59 {
-		t.Fatalf("the secret is %d bytes", len(ifSecret))
+	for _, secret := range []string{ifSecret, ifSecretEscaped} {
+		if len(secret) != 59 {
+			t.Fatalf("the secret %q is %d bytes", secret, len(secret))
+		}
+		testIfErrorQuotesNoSecret(t, secret)
 	}
+}
+
+// testIfErrorQuotesNoSecret runs TestJobIfErrorQuotesNoSecret's conditions
+// with secret.
+func testIfErrorQuotesNoSecret(t *testing.T, secret string) {
 	for _, cond := range []string{
 		"fromJSON(env.API_TOKEN)",
 		"format(env.API_TOKEN, 'x')",
@@ -39,7 +50,7 @@ func TestJobIfErrorQuotesNoSecret(t *testing.T) {
 			dir := t.TempDir()
 			job := fmt.Sprintf("version: 1\njobs:\n  j:\n    steps:\n      - id: a\n        if: %q\n        exec: {run: \"true\"}\n", cond)
 			os.WriteFile(filepath.Join(dir, "retrywise.yml"), []byte(job), 0o644)
-			r := jobRun(t, newProc(t, "API_TOKEN="+ifSecret), dir, "run", "--report", "r.json", "--summary", "s.md")
+			r := jobRun(t, newProc(t, "API_TOKEN="+secret), dir, "run", "--report", "r.json", "--summary", "s.md")
 			if r.code != exitcode.Config {
 				t.Fatalf("exit %d, want %d:\n%s", r.code, exitcode.Config, r.stderr)
 			}
@@ -49,8 +60,8 @@ func TestJobIfErrorQuotesNoSecret(t *testing.T) {
 				t.Fatalf("the if: error is not reported:\n%s\n%s", raw, md)
 			}
 			for name, text := range map[string]string{"stderr": r.stderr, "stdout": r.stdout, "report": string(raw), "summary": string(md)} {
-				for i := 0; i+3 <= len(ifSecret); i++ {
-					if p := ifSecret[i : i+3]; strings.Contains(text, p) {
+				for i := 0; i+3 <= len(secret); i++ {
+					if p := secret[i : i+3]; strings.Contains(text, p) {
 						t.Errorf("%s shows %q of the secret:\n%s", name, p, text)
 						break
 					}
