@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -88,6 +89,30 @@ func TestStringCutVariants(t *testing.T) {
 				got := r.String(in)
 				if p := showsTriple(got, cutSecret); p != "" {
 					t.Fatalf("%d bytes, %s, %s: String(%q) = %q shows %q", n, cname, wname, in, got, p)
+				}
+			}
+		}
+	}
+}
+
+// TestStringCutBase64: basic credentials made from the secret, of any
+// user, cut with or without a mark, show no 3 bytes of the secret's
+// base64 either.
+func TestStringCutBase64(t *testing.T) {
+	r := New(Options{Env: []string{"API_TOKEN=" + cutSecret}})
+	for _, user := range []string{"", "x-access-token:", "alice:", "bo:"} {
+		enc := base64.StdEncoding.EncodeToString([]byte(user + cutSecret))
+		core := base64.StdEncoding.EncodeToString([]byte(cutSecret))[4:40]
+		for n := len(enc) / 3; n < len(enc)-4; n += 5 {
+			for _, in := range []string{
+				"Authorization: Basic " + enc[:n] + Cut,
+				"Authorization: Basic " + enc[:n] + "...",
+				"Authorization: Basic " + enc[:n] + "\n",
+				`{"auth": "` + enc[:n] + `"}`,
+			} {
+				got := r.String(in)
+				if strings.Contains(got, enc[n-8:n]) || user == "" && strings.Contains(got, core[:8]) {
+					t.Errorf("user %q, %d bytes: String(%q) = %q", user, n, in, got)
 				}
 			}
 		}
