@@ -70,3 +70,24 @@ func testIfErrorQuotesNoSecret(t *testing.T, secret string) {
 		})
 	}
 }
+
+// TestClassifyTailStartsInsideASecret: classify keeps the last 64 KiB of
+// one long line, which starts inside a secret; the cut is marked, and the
+// evidence shows no 3 bytes of the secret's end.
+func TestClassifyTailStartsInsideASecret(t *testing.T) {
+	head := strings.Repeat("x", 1000) + " " + ifSecret
+	fail := " fatal: unable to access 'https://github.com/o/r.git/': The requested URL returned error: 403 "
+	// the tail starts 30 bytes before the secret's end
+	line := head + fail + strings.Repeat("y", classifyTail-30-len(fail)-1) + "\n"
+	for _, args := range [][]string{{"classify"}, {"classify", "--json"}} {
+		r := runCLI(t, line, []string{"API_TOKEN=" + ifSecret}, args...)
+		if r.code != exitcode.OK || !strings.Contains(r.stdout, "403") {
+			t.Fatalf("%v: exit %d:\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+		for i := 0; i+3 <= len(ifSecret); i++ {
+			if p := ifSecret[i : i+3]; strings.Contains(r.stdout+r.stderr, p) {
+				t.Fatalf("%v shows %q of the secret:\n%s%s", args, p, r.stdout, r.stderr)
+			}
+		}
+	}
+}
