@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/retrywise/retrywise/internal/exitcode"
 )
@@ -88,6 +90,44 @@ func TestClassifyTailStartsInsideASecret(t *testing.T) {
 			if p := ifSecret[i : i+3]; strings.Contains(r.stdout+r.stderr, p) {
 				t.Fatalf("%v shows %q of the secret:\n%s%s", args, p, r.stdout, r.stderr)
 			}
+		}
+	}
+}
+
+// TestJobIfStopsAtItsBoundWhileBuilding: the if:, toJSON of 8,000
+// levels of arrays (16 KB of file, which took 858 MB and 3.9 s), stops the
+// step with 78 at fromJSON's nesting bound, in little memory and time; so
+// does a MiB built over and over, at the bound of one evaluation.
+func TestJobIfStopsAtItsBoundWhileBuilding(t *testing.T) {
+	mib := "'xxxx'"
+	for range 6 {
+		mib = "format('{0}{0}{0}{0}{0}{0}{0}{0}', " + mib + ")"
+	}
+	many := mib + " == " + mib
+	for len(many) < 20000-len(mib)*2-10 {
+		many += " && " + mib + " == " + mib
+	}
+	for _, tt := range []struct{ cond, bound string }{
+		{"toJSON(fromJSON('" + strings.Repeat("[", 8000) + strings.Repeat("]", 8000) + "'))", "nests deeper than the limit of 64 levels"},
+		{many, "the limit of 16777216 bytes in all"},
+	} {
+		dir := t.TempDir()
+		job := fmt.Sprintf("version: 1\njobs:\n  j:\n    steps:\n      - id: a\n        if: %q\n        exec: {run: \"true\"}\n", tt.cond)
+		os.WriteFile(filepath.Join(dir, "retrywise.yml"), []byte(job), 0o644)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		start := time.Now()
+		r := jobRun(t, newProc(t), dir, "run")
+		took := time.Since(start)
+		runtime.ReadMemStats(&after)
+		alloc := after.TotalAlloc - before.TotalAlloc
+		t.Logf("%d bytes of if: exit %d in %v, %.1f MB allocated", len(tt.cond), r.code, took, float64(alloc)/1e6)
+		if r.code != exitcode.Config || !strings.Contains(r.stderr, tt.bound) {
+			t.Errorf("exit %d, want %d and an error naming %q:\n%.2000s", r.code, exitcode.Config, tt.bound, r.stderr)
+		}
+		if alloc > 50<<20 || took > 2*time.Second {
+			t.Errorf("%.1f MB allocated in %v, want under 50 MB and 2 s", float64(alloc)/1e6, took)
 		}
 	}
 }
