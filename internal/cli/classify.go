@@ -14,6 +14,7 @@ import (
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/interrupt"
+	"github.com/retrywise/retrywise/internal/redact"
 )
 
 const classifySynopsis = `Usage: retrywise classify [flags] < failure.txt
@@ -160,8 +161,10 @@ const classifyTail = execstep.TailSize
 
 // readTail reads r to its end and returns its last limit bytes or fewer: when
 // r held more, the kept text starts after the first line break in them, so
-// that its first line is whole. total is how many bytes r held. It holds at
-// most 2*limit bytes plus a read buffer, whatever r's size.
+// that its first line is whole; when they hold none, inside a line, marked
+// with redact.Cut so that the redactor masks what the cut left of a secret.
+// total is how many bytes r held. It holds at most 2*limit bytes plus a read
+// buffer, whatever r's size.
 func readTail(r io.Reader, limit int) (text string, total int64, err error) {
 	buf := make([]byte, 0, 2*limit)
 	chunk := make([]byte, 32<<10)
@@ -190,9 +193,12 @@ func readTail(r io.Reader, limit int) (text string, total int64, err error) {
 	}
 	kept := buf[len(buf)-limit:]
 	if i := bytes.IndexByte(kept, '\n'); i >= 0 && i < len(kept)-1 {
-		kept = kept[i+1:]
+		return string(kept[i+1:]), total, nil
 	}
-	return string(kept), total, nil
+	if len(buf) > limit && buf[len(buf)-limit-1] == '\n' {
+		return string(kept), total, nil // a whole line after all
+	}
+	return redact.Cut + string(kept), total, nil
 }
 
 // sizeText renders n bytes for people: "200 MiB", "64 KiB", "512 bytes".
