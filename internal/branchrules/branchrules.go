@@ -24,6 +24,7 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
+	"github.com/retrywise/retrywise/internal/ghapi"
 	"github.com/retrywise/retrywise/internal/redact"
 )
 
@@ -48,6 +49,9 @@ const maxPages = 10
 // reading every page. The branch is path-escaped whole, so feature/x is
 // sent as feature%2Fx, as go-github sends it for the branch endpoints.
 func Get(ctx context.Context, gh *github.Client, owner, repo, branch string) ([]Rule, error) {
+	if err := ghapi.CheckRepo(owner, repo); err != nil {
+		return nil, err
+	}
 	var all []Rule
 	for page := 1; page <= maxPages; page++ {
 		u := fmt.Sprintf("repos/%s/%s/rules/branches/%s?per_page=100&page=%d",

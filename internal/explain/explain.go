@@ -135,6 +135,10 @@ func (e *explainer) explain(ctx context.Context) *Result {
 	}
 	gh := e.o.API.GitHub().Actions
 	t := e.t
+	if err := ghapi.CheckRepo(t.Owner, t.Repo); err != nil {
+		// Checked when the target was parsed; never a request to another path.
+		return finish(exitcode.Usage, err.Error())
+	}
 
 	// The run.
 	var run *github.WorkflowRun
