@@ -562,6 +562,9 @@ func (a *actionRun) runJob(ctx context.Context) int {
 		Services: h.Services(), Clock: h.Clock, Preflight: preflight,
 	})
 	js.Red.Add(a.input("token"))
+	// A step's child may ask the runner to mask a value, as a run: script may.
+	js.Stdout.ForwardAddMask()
+	js.Stderr.ForwardAddMask()
 	a.streams(js.Red)
 	defer a.close()
 	defer js.Close()

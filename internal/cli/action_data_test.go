@@ -184,3 +184,72 @@ jobs:
 	checkOnlyOwnCommands(t, s.stdout, true)
 	checkOwnOutputs(t, s, "policy")
 }
+
+// TestActionConfigHostileNamesAreData: a job file whose job and step names
+// carry commands, and a job input that does, run nothing and print them
+// only as data: no output is set, and no line of the log is a command.
+func TestActionConfigHostileNamesAreData(t *testing.T) {
+	s := newActionStep(t)
+	cfg := filepath.Join(s.dir, "job.yml")
+	var b strings.Builder
+	b.WriteString("version: 1\njobs:\n")
+	for i, h := range hostile {
+		fmt.Fprintf(&b, "  %q:\n    steps:\n      - id: %q\n        exec: {command: [sh, -c, \"exit 3\"]}\n", "build"+h, fmt.Sprint("s", i, h))
+	}
+	b.WriteString("  ok:\n    steps:\n      - id: first\n        exec: {command: [sh, -c, \"exit 3\"]}\n")
+	os.WriteFile(cfg, []byte(b.String()), 0o644)
+	s.inputs["config"] = cfg
+	s.run()
+	if s.code != exitcode.Config {
+		t.Fatalf("exit %d, want 78:\n%s", s.code, s.stdout)
+	}
+	checkOnlyOwnCommands(t, s.stdout, false)
+	if out := s.outputs(); out["evil"] != "" {
+		t.Errorf("outputs = %v", out)
+	}
+
+	os.WriteFile(cfg, []byte("version: 1\njobs:\n  ok:\n    steps:\n      - id: first\n        exec: {command: [sh, -c, \"exit 3\"]}\n"), 0o644)
+	for _, h := range hostile {
+		s := newActionStep(t)
+		s.inputs["config"], s.inputs["job"] = cfg, "ok"+h
+		s.run()
+		if s.code != exitcode.Usage {
+			t.Errorf("job %q: exit %d, want 64:\n%s", h, s.code, s.stdout)
+		}
+		checkOnlyOwnCommands(t, s.stdout, false)
+	}
+}
+
+// TestActionConfigStepAddMaskReachesTheRunner: in config mode a step's
+// child may still ask the runner to mask a value: its own ::add-mask:: line
+// reaches the runner as written, and the value shows nowhere else.
+func TestActionConfigStepAddMaskReachesTheRunner(t *testing.T) {
+	s := newActionStep(t)
+	cfg := filepath.Join(s.dir, "job.yml")
+	os.WriteFile(cfg, []byte(`version: 1
+jobs:
+  j:
+    steps:
+      - id: child
+        exec:
+          run: |
+            v=$(printf 'Job-Step-%s' V4lue)
+            echo "::add-mask::$v"
+            echo "value is $v"
+            exit 3
+`), 0o644)
+	s.inputs["config"] = cfg
+	s.run()
+	if s.code == exitcode.OK {
+		t.Fatalf("exit 0:\n%s", s.stdout)
+	}
+	if !strings.Contains(s.stdout, "\n::add-mask::Job-Step-V4lue\n") {
+		t.Errorf("the child's add-mask did not reach the runner:\n%s", s.stdout)
+	}
+	if n := strings.Count(s.stdout, "Job-Step-V4lue"); n != 1 {
+		t.Errorf("the value shows %d times, want in its add-mask line alone:\n%s", n, s.stdout)
+	}
+	if out := s.outputs(); out["class"] != "unknown" {
+		t.Errorf("outputs = %v", out)
+	}
+}
