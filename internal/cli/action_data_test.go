@@ -253,3 +253,29 @@ jobs:
 		t.Errorf("outputs = %v", out)
 	}
 }
+
+// TestActionCommandsStartTheirOwnLine: output that ends in the middle of
+// a line cannot swallow the command that follows it (the group's end, the
+// resume of commands, the annotation): each of retrywise's commands starts
+// a line of its own.
+func TestActionCommandsStartTheirOwnLine(t *testing.T) {
+	s := newActionStep(t)
+	s.inputs["run"] = `printf 'left open'; printf 'also open' >&2; exit 3`
+	s.run()
+	if !strings.Contains(s.stdout, "left open") {
+		t.Fatalf("the output is not in the log:\n%s", s.stdout)
+	}
+	stops, resumes := 0, 0
+	for _, line := range strings.Split(s.stdout, "\n") {
+		if strings.HasPrefix(line, "::stop-commands::") {
+			stops++
+		}
+		if regexp.MustCompile(`^::[0-9a-f]{32}::$`).MatchString(line) {
+			resumes++
+		}
+	}
+	if stops != 1 || resumes != 1 || commands(s.stdout, "group") != 1 || commands(s.stdout, "endgroup") != 1 || commands(s.stdout, "error") != 1 {
+		t.Errorf("%d stop-commands, %d resumes, %d groups, %d ends, %d errors, each on a line of its own:\n%s",
+			stops, resumes, commands(s.stdout, "group"), commands(s.stdout, "endgroup"), commands(s.stdout, "error"), s.stdout)
+	}
+}
