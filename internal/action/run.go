@@ -574,7 +574,17 @@ func (a *actionRun) runJob(ctx context.Context) int {
 	// The runner's progress lines quote the steps' targets and reasons.
 	js.Runner.Log = func(line string) { js.Log(Neutral(js.Red.String(line))) }
 	if dryRun {
-		return js.Plan()
+		// Plan's text, each line defused: it quotes the job file.
+		plans, err := js.Runner.DryPlan()
+		if err != nil {
+			js.Runner.Log(err.Error())
+			return exitcode.Config
+		}
+		text := &neutralLines{w: js.Stdout}
+		jobs.WritePlan(text, l.File, job, plans)
+		text.Flush()
+		js.Stdout.Flush()
+		return exitcode.OK
 	}
 	js.Runner.Attempting = func(id, kind string, n, max int) func() {
 		flushAll := func() { js.Stdout.Flush(); js.Stderr.Flush() }

@@ -279,3 +279,30 @@ func TestActionCommandsStartTheirOwnLine(t *testing.T) {
 			stops, resumes, commands(s.stdout, "group"), commands(s.stdout, "endgroup"), commands(s.stdout, "error"), s.stdout)
 	}
 }
+
+// TestActionDryRunPlanIsData: the plan of a dry run quotes the job file;
+// none of its lines is a command.
+func TestActionDryRunPlanIsData(t *testing.T) {
+	s := newActionStep(t)
+	cfg := filepath.Join(s.dir, "job.yml")
+	os.WriteFile(cfg, []byte(`version: 1
+jobs:
+  j:
+    env:
+      NOTE: "x\n::set-output name=evil::1"
+    steps:
+      - id: first
+        exec:
+          command: ["::error::x", "\n::add-mask::transient", "##[warning]y"]
+      - id: second
+        http:
+          url: "http://127.0.0.1:9/::error::x"
+          header: ["X-Note: a\n::warning::b"]
+`), 0o644)
+	s.inputs["config"], s.inputs["dry-run"] = cfg, "true"
+	s.run()
+	if s.code != exitcode.OK || !strings.Contains(s.stdout, "plan of job j") {
+		t.Fatalf("exit %d:\n%s", s.code, s.stdout)
+	}
+	checkOnlyOwnCommands(t, s.stdout, false)
+}
