@@ -110,7 +110,10 @@ func (a *actionRun) explainTarget(ctx context.Context) (explain.Target, error) {
 	var t explain.Target
 	if t, err = explain.ParseURL(ev.WorkflowRun.HTMLURL); err != nil {
 		owner, repo, rerr := explain.ParseRepo(ev.Repository.FullName)
-		if rerr != nil || ev.WorkflowRun.ID <= 0 {
+		switch {
+		case rerr != nil && ev.Repository.FullName != "":
+			return explain.Target{}, fmt.Errorf("explain: event: the payload's repository: %v", rerr)
+		case rerr != nil || ev.WorkflowRun.ID <= 0:
 			return explain.Target{}, fmt.Errorf("explain: event: the payload names no run: %v", err)
 		}
 		t = explain.Target{Host: "github.com", Owner: owner, Repo: repo, RunID: ev.WorkflowRun.ID}

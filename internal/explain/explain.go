@@ -155,6 +155,10 @@ func (e *explainer) explain(ctx context.Context) *Result {
 		return res
 	}
 	gh := e.o.API.GitHub().Actions
+	if err := ghapi.CheckRepo(t.Owner, t.Repo); err != nil {
+		// Checked when the target was parsed; never a request to another path.
+		return finish(exitcode.Usage, err.Error())
+	}
 
 	// The run.
 	var run *github.WorkflowRun
