@@ -319,3 +319,39 @@ func TestAttemptFilesLateWriterKeepsItsOwnAttempts(t *testing.T) {
 		t.Errorf("the final attempt's file holds %q: a late write of attempt 1 reached it", b)
 	}
 }
+
+// TestOnRetryWritesToTheFailedAttemptsFiles: --on-retry runs between
+// attempts with the failed attempt's file commands, never the runner's
+// (the step's own environment) nor the next attempt's, so what it
+// writes, now or from the background later, reaches no one.
+func TestOnRetryWritesToTheFailedAttemptsFiles(t *testing.T) {
+	dir, work := t.TempDir(), t.TempDir()
+	runner := filepath.Join(work, "runner-output")
+	if err := os.WriteFile(runner, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	files := &AttemptFiles{Dir: dir, Vars: []string{"GITHUB_OUTPUT"}}
+	s := newShStep(t, `echo "try=1" >> "$GITHUB_OUTPUT"; [ -e ok ]`, Options{
+		Dir: work, Env: append(os.Environ(), "GITHUB_OUTPUT="+runner), AttemptFiles: files,
+		OnRetry: `echo hook=1 >> "$GITHUB_OUTPUT"; echo "$GITHUB_OUTPUT" > hook-path; touch ok`,
+	})
+	if err := s.Attempt(context.Background(), 1); err == nil {
+		t.Fatal("attempt 1 succeeded")
+	}
+	first := files.Final()["GITHUB_OUTPUT"]
+	if err := s.BeforeRetry(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Attempt(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(runner); len(b) != 0 {
+		t.Errorf("--on-retry wrote to the runner's file: %q", b)
+	}
+	if b, _ := os.ReadFile(files.Final()["GITHUB_OUTPUT"]); string(b) != "try=1\n" {
+		t.Errorf("the final attempt's file holds %q, want its own try=1 only", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(work, "hook-path")); strings.TrimSpace(string(b)) != first {
+		t.Errorf("--on-retry was given %q, want the failed attempt's %s", b, first)
+	}
+}
