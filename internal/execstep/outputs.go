@@ -49,7 +49,7 @@ func freshFile(path string) error {
 // removed holds no outputs, as the runner treats a missing $GITHUB_OUTPUT; a
 // file that cannot be parsed fails the attempt as structural.
 func (s *Step) readOutputs(path string) (map[string]string, error) {
-	f, err := os.Open(path)
+	f, err := outputfile.OpenRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]string{}, nil
 	}

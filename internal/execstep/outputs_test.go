@@ -9,7 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/retrywise/retrywise/internal/failure"
 )
@@ -353,5 +355,31 @@ func TestOnRetryWritesToTheFailedAttemptsFiles(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(work, "hook-path")); strings.TrimSpace(string(b)) != first {
 		t.Errorf("--on-retry was given %q, want the failed attempt's %s", b, first)
+	}
+}
+
+// TestOutputFileReplacedByAFIFOFailsAtOnce: a command that puts a FIFO no
+// one writes in place of its $RETRYWISE_OUTPUT gets a structural failure
+// at once, not a step that waits forever.
+func TestOutputFileReplacedByAFIFOFailsAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	s := newShStep(t, `rm "$RETRYWISE_OUTPUT" && mkfifo "$RETRYWISE_OUTPUT"`, Options{OutputDir: dir})
+	done := make(chan error, 1)
+	go func() { done <- s.Attempt(context.Background(), 1) }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("Attempt = %v, want a failure naming what is not a regular file", err)
+		}
+	case <-time.After(30 * time.Second):
+		unblockFIFO(OutputFile(dir, 1))
+		t.Fatal("reading $RETRYWISE_OUTPUT blocked on a FIFO")
+	}
+}
+
+// unblockFIFO opens a FIFO for writing, so a reader blocked on it goes on.
+func unblockFIFO(path string) {
+	if f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+		f.Close()
 	}
 }

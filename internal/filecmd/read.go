@@ -15,9 +15,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/retrywise/retrywise/internal/outputfile"
@@ -80,28 +78,9 @@ func ReadFinal(files map[string]string) (Final, error) {
 	return fin, errors.Join(errs...)
 }
 
-// OpenRegular opens a file a command wrote, for reading. It must be a
-// regular file: a FIFO or a device the command put in its place (mkfifo,
-// ln -s /dev/zero) is refused, never waited on.
-func OpenRegular(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err == nil && !st.Mode().IsRegular() {
-		err = fmt.Errorf("not a regular file (%s)", st.Mode().Type())
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
-}
-
 // readFinal reads one file command file into fin.
 func readFinal(fin *Final, name, path string) error {
-	f, err := OpenRegular(path)
+	f, err := outputfile.OpenRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -141,7 +120,7 @@ func readFinal(fin *Final, name, path string) error {
 // then), and the file's size. A file that is not there holds nothing; one
 // that is not a regular file is an error.
 func ReadSummary(path string, limit int) (text string, cut bool, size int64, err error) {
-	f, err := OpenRegular(path)
+	f, err := outputfile.OpenRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", false, 0, nil
 	}
