@@ -191,23 +191,26 @@ func workflowCommand(t *testing.T, s *actionStep, args ...string) (int, string) 
 }
 
 // TestCommandsInAWorkflowLateWriterNeverReachesTheWorkflow: retrywise
-// exec and retrywise run as a workflow's step give each attempt file
-// commands of its own, as the action does.
+// exec, retrywise run and schedule --once as a workflow's step give each
+// attempt file commands of its own, as the action does.
 func TestCommandsInAWorkflowLateWriterNeverReachesTheWorkflow(t *testing.T) {
-	for _, cmd := range []string{"exec", "run"} {
+	for _, cmd := range []string{"exec", "run", "schedule"} {
 		t.Run(cmd, func(t *testing.T) {
 			s := newActionStep(t)
 			fifos := lateFIFOs(t, s.dir)
 			args := []string{"exec", "--max-attempts", "2", "--schedule", "1s", "--", "sh", "-c", lateScript(s.dir)}
-			if cmd == "run" {
+			switch cmd {
+			case "run":
 				args = []string{"run", "--config", jobFile(t, s.dir, lateJob(s.dir))}
+			case "schedule":
+				args = []string{"schedule", "--once", "--job", "j", "--history", t.TempDir(), "--config", jobFile(t, s.dir, lateJob(s.dir))}
 			}
 			code, log := workflowCommand(t, s, args...)
 			if code != exitcode.OK {
 				t.Fatalf("exit %d:\n%s", code, log)
 			}
 			checkNoLateWrite(t, s, "after the run")
-			if cmd == "run" {
+			if cmd != "exec" {
 				if out := s.outputs(); out["first"] != "1" || out["after"] != "2" {
 					t.Errorf("outputs first=%q after=%q, want 1 and 2", out["first"], out["after"])
 				}
@@ -330,4 +333,21 @@ func TestExecInAWorkflowStepSummaryIsBounded(t *testing.T) {
 		t.Fatalf("%v:\n%s", err, tail(string(out), 4000))
 	}
 	checkBoundedSummary(t, s, cmd, string(out), "the command")
+}
+
+// TestExecInAWorkflowUnwritableRunnerFileExits78: when the runner's
+// $GITHUB_OUTPUT cannot be written, an exec that succeeded exits 78 with a
+// warning: its outputs are lost, so the step is not green.
+func TestExecInAWorkflowUnwritableRunnerFileExits78(t *testing.T) {
+	s := newActionStep(t)
+	gone := filepath.Join(s.dir, "gone", "set_output")
+	for i, kv := range s.env {
+		if strings.HasPrefix(kv, "GITHUB_OUTPUT=") {
+			s.env[i] = "GITHUB_OUTPUT=" + gone
+		}
+	}
+	code, log := workflowCommand(t, s, "exec", "--", "sh", "-c", `echo ok=1 >> "$GITHUB_OUTPUT"`)
+	if code != exitcode.Config || !strings.Contains(log, "::warning title=retrywise%3A file commands not written::cannot write to $GITHUB_OUTPUT") {
+		t.Errorf("exit %d, want 78 and a warning:\n%s", code, log)
+	}
 }
