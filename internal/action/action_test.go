@@ -2,6 +2,7 @@ package action
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -94,7 +95,7 @@ func TestOutputsJSON(t *testing.T) {
 func TestFilesWriteWhatTheRunnerReads(t *testing.T) {
 	dir := t.TempDir()
 	env := map[string]string{"GITHUB_OUTPUT": filepath.Join(dir, "out"), "GITHUB_ENV": filepath.Join(dir, "env")}
-	f := NewFiles(func(k string) string { return env[k] })
+	f := NewFiles(context.Background(), func(k string) string { return env[k] })
 	if err := f.SetOutput("multi", "line one\nline two"); err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +159,7 @@ func TestFilesWriteFailureIsRecordedOnceAnd78OnSuccess(t *testing.T) {
 		"GITHUB_OUTPUT":       filepath.Join(dir, "gone", "set_output"),
 		"GITHUB_STEP_SUMMARY": filepath.Join(dir, "summary"),
 	}
-	f := NewFiles(func(k string) string { return env[k] })
+	f := NewFiles(context.Background(), func(k string) string { return env[k] })
 	for _, n := range []string{"a", "b", "c"} {
 		if err := f.SetOutput(n, "v"); err != nil {
 			t.Errorf("SetOutput(%s) = %v, want nil (recorded, not returned)", n, err)
@@ -177,7 +178,7 @@ func TestFilesWriteFailureIsRecordedOnceAnd78OnSuccess(t *testing.T) {
 	if code, msg := f.WriteFailureExit(75); code != 75 || msg == "" {
 		t.Errorf("WriteFailureExit(75) = %d, %q; a failed step keeps its code", code, msg)
 	}
-	ok := NewFiles(func(k string) string { return env[k] })
+	ok := NewFiles(context.Background(), func(k string) string { return env[k] })
 	if code, msg := ok.WriteFailureExit(0); code != 0 || msg != "" {
 		t.Errorf("nothing failed: %d %q", code, msg)
 	}

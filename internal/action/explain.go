@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"strconv"
 
 	"github.com/retrywise/retrywise/internal/exitcode"
@@ -17,6 +16,7 @@ import (
 	"github.com/retrywise/retrywise/internal/httpstep"
 	"github.com/retrywise/retrywise/internal/retry"
 	"github.com/retrywise/retrywise/internal/step"
+	"github.com/retrywise/retrywise/internal/userfile"
 )
 
 // runExplain runs the explain mode: the run the explain input names (a
@@ -35,7 +35,7 @@ func (a *actionRun) runExplain(ctx context.Context) int {
 			return h.Fail(exitcode.Usage, fmt.Sprintf("invalid input max-reruns %q: want a whole number, 0 or more", v))
 		}
 	}
-	t, err := a.explainTarget()
+	t, err := a.explainTarget(ctx)
 	if err != nil {
 		return h.Fail(exitcode.Usage, err.Error())
 	}
@@ -78,7 +78,7 @@ func (a *actionRun) runExplain(ctx context.Context) int {
 // explainTarget is the run the explain input names: a run URL, or event
 // for the run of the workflow_run event at $GITHUB_EVENT_PATH (the
 // attempt that completed).
-func (a *actionRun) explainTarget() (explain.Target, error) {
+func (a *actionRun) explainTarget(ctx context.Context) (explain.Target, error) {
 	v := a.input("explain")
 	if v != "event" {
 		return explain.ParseURL(v)
@@ -87,9 +87,9 @@ func (a *actionRun) explainTarget() (explain.Target, error) {
 	if path == "" {
 		return explain.Target{}, errors.New("explain: event needs $GITHUB_EVENT_PATH (a workflow_run event)")
 	}
-	b, err := os.ReadFile(path)
+	b, err := userfile.ReadFile(ctx, path, -1)
 	if err != nil {
-		return explain.Target{}, fmt.Errorf("explain: event: cannot read the event payload: %v", err)
+		return explain.Target{}, fmt.Errorf("explain: event: cannot read the event payload: %w", err)
 	}
 	var ev struct {
 		WorkflowRun *struct {
@@ -110,7 +110,10 @@ func (a *actionRun) explainTarget() (explain.Target, error) {
 	var t explain.Target
 	if t, err = explain.ParseURL(ev.WorkflowRun.HTMLURL); err != nil {
 		owner, repo, rerr := explain.ParseRepo(ev.Repository.FullName)
-		if rerr != nil || ev.WorkflowRun.ID <= 0 {
+		switch {
+		case rerr != nil && ev.Repository.FullName != "":
+			return explain.Target{}, fmt.Errorf("explain: event: the payload's repository: %v", rerr)
+		case rerr != nil || ev.WorkflowRun.ID <= 0:
 			return explain.Target{}, fmt.Errorf("explain: event: the payload names no run: %v", err)
 		}
 		t = explain.Target{Host: "github.com", Owner: owner, Repo: repo, RunID: ev.WorkflowRun.ID}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/google/go-github/v60/github"
@@ -104,8 +103,13 @@ func (a *actionRun) explainRefusal(ctx context.Context, rep *report.Step) {
 	if err != nil || gh == nil {
 		return
 	}
-	owner, repo, ok := strings.Cut(a.getenv("GITHUB_REPOSITORY"), "/")
-	if !ok {
+	full := a.getenv("GITHUB_REPOSITORY")
+	if full == "" {
+		return
+	}
+	owner, repo, err := ghapi.ParseRepo(full)
+	if err != nil {
+		rep.Notes = append(rep.Notes, "the branch rules were not read: GITHUB_REPOSITORY: "+err.Error())
 		return
 	}
 	var branches []string

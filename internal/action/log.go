@@ -23,27 +23,40 @@ type Log struct {
 	// inActions is true under the runner (GITHUB_ACTIONS=true), the only
 	// place where an add-mask line means anything.
 	inActions bool
+	// endLine ends the line the stream is in the middle of; nil when the
+	// stream cannot tell.
+	endLine func() error
 }
 
 // NewLog returns the log of a step writing to w, under the runner when
-// getenv("GITHUB_ACTIONS") is "true"; mask and flush may be nil.
+// getenv("GITHUB_ACTIONS") is "true"; mask and flush may be nil. When w
+// has an EndLine method, each command starts a line of its own.
 func NewLog(w io.Writer, getenv Getenv, mask func(string) string, flush func()) *Log {
 	if mask == nil {
 		mask = func(s string) string { return s }
 	}
-	return &Log{
+	l := &Log{
 		gh:        githubactions.New(githubactions.WithWriter(w), githubactions.WithGetenv(githubactions.GetenvFunc(getenv))),
 		mask:      mask,
 		flush:     flush,
 		inActions: getenv("GITHUB_ACTIONS") == "true",
 	}
+	if e, ok := w.(interface{ EndLine() error }); ok {
+		l.endLine = e.EndLine
+	}
+	return l
 }
 
-// issue writes one command, turning the toolkit's panic on a failed write
-// into an error.
+// issue writes one command at the start of a line, turning the toolkit's
+// panic on a failed write into an error.
 func (l *Log) issue(cmd func(gh *githubactions.Action)) (err error) {
 	if l.flush != nil {
 		l.flush()
+	}
+	if l.endLine != nil {
+		if err := l.endLine(); err != nil {
+			return fmt.Errorf("cannot write to the log: %v", err)
+		}
 	}
 	defer func() {
 		if r := recover(); r != nil {

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/retrywise/retrywise/internal/userfile"
 	"github.com/sethvargo/go-githubactions"
 )
 
@@ -28,7 +30,11 @@ const MaxOutputsJSON = 1<<20 - 64<<10
 const toolkitDelimiter = "_GitHubActionsFileCommandDelimeter_"
 
 // Files writes the workflow's file commands: outputs, env, path and the
-// step summary, through go-githubactions.
+// step summary, in go-githubactions' format (its EOF and the toolkit's
+// delimiter), appended through userfile: the runner's files may be FIFOs
+// or devices, and a signal abandons an open or a write that waits on one
+// (the context of NewFiles; once it has ended, userfile.Finishing's
+// grace, shared by every write).
 //
 // A file command whose file cannot be written (a full disk, a file the
 // step's user may not write, a folder that is not there, as act's can be)
@@ -36,16 +42,33 @@ const toolkitDelimiter = "_GitHubActionsFileCommandDelimeter_"
 // variable are not tried, and Failures reports them all once, so the step
 // says it in one warning instead of one line per output.
 type Files struct {
-	gh     *githubactions.Action
+	ctx    context.Context
+	grace  context.Context
 	getenv Getenv
 	// failed is the first write failure of each variable, in order.
 	failed []error
 	broken map[string]bool
 }
 
-// NewFiles returns the file commands of the step whose environment getenv reads.
-func NewFiles(getenv Getenv) *Files {
-	return &Files{gh: githubactions.New(githubactions.WithGetenv(githubactions.GetenvFunc(getenv))), getenv: getenv}
+// NewFiles returns the file commands of the step whose environment getenv
+// reads; ctx abandons their writes (nil: never).
+func NewFiles(ctx context.Context, getenv Getenv) *Files {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return &Files{ctx: ctx, getenv: getenv}
+}
+
+// writeContext is the context of a write: NewFiles' while it runs; once
+// it has ended, one grace (userfile.Finishing) for all the writes left.
+func (f *Files) writeContext() context.Context {
+	if f.ctx.Err() == nil {
+		return f.ctx
+	}
+	if f.grace == nil {
+		f.grace, _ = userfile.Finishing(f.ctx) // ends by itself after the grace
+	}
+	return f.grace
 }
 
 // MissingError is a file command whose variable the runner did not set.
@@ -56,9 +79,10 @@ func (e *MissingError) Error() string {
 	return fmt.Sprintf("$%s is not set: retrywise action runs as a step of a GitHub Actions workflow (or under act)", e.Var)
 }
 
-// issue writes one file command, turning the toolkit's panic (a file that
-// cannot be written; a variable that is not set) into an error.
-func (f *Files) issue(variable, name, value string, cmd func(gh *githubactions.Action)) (err error) {
+// issue appends one file command, msg, to the variable's file; a variable
+// that is not set, or a value holding the delimiter, is an error, a file
+// that cannot be written is recorded (Failures).
+func (f *Files) issue(variable, name, value, msg string) error {
 	if f.getenv(variable) == "" {
 		return &MissingError{Var: variable}
 	}
@@ -68,17 +92,19 @@ func (f *Files) issue(variable, name, value string, cmd func(gh *githubactions.A
 	if f.broken[variable] {
 		return nil
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			if f.broken == nil {
-				f.broken = map[string]bool{}
-			}
-			f.broken[variable] = true
-			f.failed = append(f.failed, fmt.Errorf("cannot write to $%s (%s): %v", variable, f.getenv(variable), r))
+	if err := userfile.Append(f.writeContext(), f.getenv(variable), []byte(msg+githubactions.EOF)); err != nil {
+		if f.broken == nil {
+			f.broken = map[string]bool{}
 		}
-	}()
-	cmd(f.gh)
+		f.broken[variable] = true
+		f.failed = append(f.failed, fmt.Errorf("cannot write to $%s (%s): %w", variable, f.getenv(variable), err))
+	}
 	return nil
+}
+
+// multiline is a name=value file command, as go-githubactions writes it.
+func multiline(name, value string) string {
+	return name + "<<" + toolkitDelimiter + githubactions.EOF + value + githubactions.EOF + toolkitDelimiter
 }
 
 // Failures returns the file commands that could not be written, one error
@@ -104,22 +130,22 @@ func (f *Files) WriteFailureExit(code int) (int, string) {
 
 // SetOutput sets the step's output name.
 func (f *Files) SetOutput(name, value string) error {
-	return f.issue("GITHUB_OUTPUT", name, value, func(gh *githubactions.Action) { gh.SetOutput(name, value) })
+	return f.issue("GITHUB_OUTPUT", name, value, multiline(name, value))
 }
 
 // SetEnv sets name in the environment of the job's later steps.
 func (f *Files) SetEnv(name, value string) error {
-	return f.issue("GITHUB_ENV", name, value, func(gh *githubactions.Action) { gh.SetEnv(name, value) })
+	return f.issue("GITHUB_ENV", name, value, multiline(name, value))
 }
 
 // AddPath puts dir first on the PATH of the job's later steps.
 func (f *Files) AddPath(dir string) error {
-	return f.issue("GITHUB_PATH", "", dir, func(gh *githubactions.Action) { gh.AddPath(dir) })
+	return f.issue("GITHUB_PATH", "", dir, dir)
 }
 
 // AddStepSummary appends markdown to the step's summary.
 func (f *Files) AddStepSummary(markdown string) error {
-	return f.issue("GITHUB_STEP_SUMMARY", "", markdown, func(gh *githubactions.Action) { gh.AddStepSummary(markdown) })
+	return f.issue("GITHUB_STEP_SUMMARY", "", markdown, markdown)
 }
 
 // OutputsJSON renders outputs as a JSON object of at most limit bytes, for

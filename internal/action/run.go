@@ -151,12 +151,35 @@ type actionRun struct {
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer
+	// midLine is true when the last byte written ended no line.
+	midLine bool
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	n, err := l.w.Write(p)
+	if n > 0 {
+		l.midLine = p[n-1] != '\n' && p[n-1] != '\r'
+	}
+	return n, err
+}
+
+// EndLine ends the line the stream is in the middle of, if any: a command
+// must start its own line, whatever a step printed last (a line of a
+// server's output left open would otherwise swallow the command that
+// resumes the reading of commands).
+func (l *lockedWriter) EndLine() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.midLine {
+		return nil
+	}
+	_, err := io.WriteString(l.w, "\n")
+	if err == nil {
+		l.midLine = false
+	}
+	return err
 }
 
 // Main runs the action's mode, as `retrywise action` (the flags already
@@ -165,6 +188,17 @@ func Main(ctx context.Context, h *Host) int {
 	envMap := environ.Map(h.Env)
 	a := &actionRun{h: h, getenv: func(k string) string { return envMap[k] }}
 	a.input = func(name string) string { return strings.TrimSpace(a.getenv(InputVar(name))) }
+	// Every reason Fail prints is one line of data: it may quote an input,
+	// a job file or an API's message.
+	host, fail, red := *h, h.Fail, h.Redactor
+	host.Fail = func(code int, msg string) int {
+		if red != nil {
+			msg = red().String(msg)
+		}
+		return fail(code, Neutral(msg))
+	}
+	h = &host
+	a.h = h
 	if a.getenv("GITHUB_OUTPUT") == "" {
 		return h.Fail(exitcode.Config, (&MissingError{Var: "GITHUB_OUTPUT"}).Error()+"; elsewhere use retrywise exec, push, http or run")
 	}
@@ -192,7 +226,7 @@ func Main(ctx context.Context, h *Host) int {
 	}
 	a.env = a.gitIdentity(ctx, a.env)
 	a.out = &lockedWriter{w: h.Stdout}
-	a.files = NewFiles(a.getenv)
+	a.files = NewFiles(ctx, a.getenv)
 	switch a.mode {
 	case ModeJob:
 		return a.runJob(ctx)
@@ -266,10 +300,13 @@ func (a *actionRun) close() {
 	a.stderr.Close()
 }
 
-// line prints one of retrywise's own lines on the log, after what the step wrote.
+// line prints one of retrywise's own lines on the log, after what the step
+// wrote: masked, then Neutral, since it may quote a name, a server's or an
+// API's message, or a log line.
 func (a *actionRun) line(format string, args ...any) {
 	a.flush()
-	fmt.Fprintf(a.stderr, "retrywise: "+format+"\n", args...)
+	a.out.EndLine()
+	io.WriteString(a.stderr, Neutral(a.red.String("retrywise: "+fmt.Sprintf(format, args...)))+"\n")
 	a.stderr.Flush()
 }
 
@@ -331,7 +368,11 @@ func (a *actionRun) runStep(ctx context.Context) int {
 			}
 		}
 	}
-	p, err := step.Prepare(k, c)
+	p, err := step.Prepare(ctx, k, c)
+	if err != nil && ctx.Err() != nil {
+		// A file an input names (rules) waited: a FIFO no one writes.
+		return h.Fail(exitForCause(ctx), step.FieldErrors(err)[0].Render(step.InputName))
+	}
 	if err != nil {
 		return h.Fail(exitcode.Usage, step.FieldErrors(err)[0].Render(step.InputName))
 	}
@@ -506,7 +547,9 @@ func (a *actionRun) runJob(ctx context.Context) int {
 	}
 	if len(errs) > 0 {
 		w := h.Redactor().Writer(a.out)
-		errs.WriteText(w)
+		text := &neutralLines{w: w}
+		errs.WriteText(text)
+		text.Flush()
 		w.Close()
 		return h.Fail(exitcode.Config, fmt.Sprintf("%s is invalid (%d error(s)): nothing ran", errs[0].Path, len(errs)))
 	}
@@ -520,14 +563,29 @@ func (a *actionRun) runJob(ctx context.Context) int {
 		Services: svc, Clock: h.Clock, Preflight: preflight,
 	})
 	js.Red.Add(a.input("token"))
+	// A step's child may ask the runner to mask a value, as a run: script may.
+	js.Stdout.ForwardAddMask()
+	js.Stderr.ForwardAddMask()
 	a.streams(js.Red)
 	defer a.close()
 	defer js.Close()
 	if err := a.log.Mask(a.red.Given()...); err != nil {
 		return h.Fail(exitcode.Config, err.Error())
 	}
+	// The runner's progress lines quote the steps' targets and reasons.
+	js.Runner.Log = func(line string) { js.Log(Neutral(js.Red.String(line))) }
 	if dryRun {
-		return js.Plan()
+		// Plan's text, each line defused: it quotes the job file.
+		plans, err := js.Runner.DryPlan()
+		if err != nil {
+			js.Runner.Log(err.Error())
+			return exitcode.Config
+		}
+		text := &neutralLines{w: js.Stdout}
+		jobs.WritePlan(text, l.File, job, plans)
+		text.Flush()
+		js.Stdout.Flush()
+		return exitcode.OK
 	}
 	// Each exec step's attempts get file commands of their own; a step's
 	// output named like one of the action's own is left out.
@@ -578,7 +636,7 @@ func (a *actionRun) finish(ctx context.Context, run *report.Run, outputs map[str
 	run.Mask(a.red.String)
 	a.flush()
 	if resume, err := a.log.StopCommands(); err == nil {
-		run.WriteText(a.stderr)
+		writeNeutralText(a.stderr, run)
 		a.flush()
 		resume()
 	}
@@ -654,6 +712,12 @@ func (a *actionRun) finish(ctx context.Context, run *report.Run, outputs map[str
 	code, msg := a.files.WriteFailureExit(run.Run.ExitCode)
 	if msg != "" {
 		a.warn("retrywise: outputs not written", msg)
+	}
+	if _, ok := interrupt.FromContext(ctx); ok {
+		// A signal came, during the step or while it was recorded (a
+		// file command that waited on a FIFO no one reads): the exit is
+		// the signal's.
+		code = exitForCause(ctx)
 	}
 	a.flush()
 	return code

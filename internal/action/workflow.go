@@ -13,6 +13,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 
 	"github.com/retrywise/retrywise/internal/jobs"
+	"github.com/retrywise/retrywise/internal/userfile"
 )
 
 // MaxWorkflowSize bounds a workflow file CheckWorkflow reads (1 MiB).
@@ -37,9 +38,14 @@ func CheckWorkflow(ctx context.Context, path string, env []string) (jobs.Errors,
 	if st.Size() > MaxWorkflowSize {
 		return nil, fmt.Errorf("%s is %d bytes, over the limit of %d for a workflow", path, st.Size(), MaxWorkflowSize)
 	}
-	src, err := os.ReadFile(path)
+	// A FIFO or device passes the size check: read at most one byte past
+	// the limit, abandoned when ctx ends (userfile.ReadFile).
+	src, err := userfile.ReadFile(ctx, path, MaxWorkflowSize)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the workflow: %w", err)
+	}
+	if len(src) > MaxWorkflowSize {
+		return nil, fmt.Errorf("%s is over the limit of %d bytes for a workflow", path, MaxWorkflowSize)
 	}
 	f, err := parser.ParseBytes(src, 0)
 	if err != nil {
@@ -59,7 +65,7 @@ func CheckWorkflow(ctx context.Context, path string, env []string) (jobs.Errors,
 				return
 			}
 			ref := strings.TrimSpace(scalarText(uses))
-			if !usesRetrywise.MatchString(ref) && !(strings.HasPrefix(ref, "./") && isRetrywiseAction(filepath.Join(root, ref))) {
+			if !usesRetrywise.MatchString(ref) && !(strings.HasPrefix(ref, "./") && isRetrywiseAction(ctx, filepath.Join(root, ref))) {
 				return
 			}
 			errs = append(errs, checkStep(ctx, path, root, uses, with, inputs, env)...)
@@ -116,8 +122,8 @@ func checkStep(ctx context.Context, path, root string, uses, with ast.Node, inpu
 }
 
 // isRetrywiseAction reports whether the action.yml in dir is this action's.
-func isRetrywiseAction(dir string) bool {
-	b, err := os.ReadFile(filepath.Join(dir, "action.yml"))
+func isRetrywiseAction(ctx context.Context, dir string) bool {
+	b, err := userfile.ReadFile(ctx, filepath.Join(dir, "action.yml"), MaxWorkflowSize)
 	if err != nil {
 		return false
 	}

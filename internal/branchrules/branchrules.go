@@ -54,6 +54,9 @@ const (
 // included). The branch is path-escaped whole, so feature/x is sent as
 // feature%2Fx, as go-github sends it for the branch endpoints.
 func Get(ctx context.Context, gh *github.Client, owner, repo, branch string) (rules []Rule, cut *ghapi.Cut, err error) {
+	if err := ghapi.CheckRepo(owner, repo); err != nil {
+		return nil, nil, err
+	}
 	return ghapi.Walk(ctx, ghapi.Pages{What: "the rules", PerPage: 100, MaxPages: MaxPages, MaxItems: MaxRules},
 		func(ctx context.Context, page int) ([]Rule, *github.Response, error) {
 			u := fmt.Sprintf("repos/%s/%s/rules/branches/%s?per_page=100&page=%d",

@@ -45,3 +45,18 @@ exit 1
 		}
 	}
 }
+
+// TestOnRetryLearnsAddMask: the --on-retry command is the user's child too:
+// a value it asks to mask is masked in all that follows, though no Writer
+// learns from what passes through it.
+func TestOnRetryLearnsAddMask(t *testing.T) {
+	s := script(t, "echo \"attempt with $(cat \"$0.seen\" 2>/dev/null)\"; echo x >> \"$0.seen\"; exit 1\n")
+	r := runCLI(t, "", nil, "exec", "--retry-on-exit", "1", "--schedule", "1s", "--max-attempts", "2",
+		"--on-retry", `v=$(printf 'Hook-%s' V4lue); echo "::add-mask::$v"; echo "cleaning $v"`, "--", s)
+	if strings.Contains(r.stdout+r.stderr, "Hook-V4lue") {
+		t.Errorf("the hook's value shows:\nstdout: %s\nstderr: %s", r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "cleaning ***") {
+		t.Errorf("the hook's output is not relayed, masked:\n%s", r.stderr)
+	}
+}

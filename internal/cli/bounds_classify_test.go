@@ -11,6 +11,7 @@ import (
 
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/redact"
 )
 
 // noise is a reader of n bytes of unrecognisable lines ending with tail.
@@ -75,8 +76,9 @@ func TestReadTail(t *testing.T) {
 		{"under the limit", "abc\n", 8, "abc\n", 4},
 		{"at the limit", "1234567\n", 8, "1234567\n", 8},
 		{"over: from the first whole line", "aaaa\nbbbb\ncc\n", 8, "cc\n", 13},
-		{"over, no line break in the tail", "aaaaaaaaaaaaaaaaaaaa", 8, "aaaaaaaa", 20},
-		{"over, the line break ends the tail", "aaaaaaaaaaaaaaaaaaa\n", 8, "aaaaaaa\n", 20},
+		{"over, no line break in the tail: the cut marked", "aaaaaaaaaaaaaaaaaaaa", 8, redact.Cut + "aaaaaaaa", 20},
+		{"over, the line break ends the tail: the cut marked", "aaaaaaaaaaaaaaaaaaa\n", 8, redact.Cut + "aaaaaaa\n", 20},
+		{"over, the tail starts a line", "aaaaaaaaaaa\nbbbbbbb", 8, "bbbbbbb", 19},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/interrupt"
+	"github.com/retrywise/retrywise/internal/redact"
 )
 
 const classifySynopsis = `Usage: retrywise classify [flags] < failure.txt
@@ -49,6 +50,8 @@ type classifyOptions struct {
 	input failure.Input
 	// json prints one JSON object instead of the explanation.
 	json bool
+	// rulesFile is --rules, read by run (a FIFO's wait is the signal's to end).
+	rulesFile string
 }
 
 // parseClassify parses `retrywise classify`'s flags into its options.
@@ -81,20 +84,23 @@ func parseClassify(f *factory, args []string) (*classifyOptions, int, bool) {
 		return nil, f.fail(exitcode.Usage, fmt.Sprintf("invalid --status %d: want an HTTP status such as 503", *status)), true
 	}
 	in := failure.Input{Tool: t, ExitCode: *exitCode, Status: *status, Header: h, Method: strings.ToUpper(*method), Env: f.env, Command: *command}
-	if *rulesFile != "" {
-		rs, err := failure.LoadTeamRules(*rulesFile)
-		if err != nil {
-			return nil, f.fail(exitcode.Usage, "invalid --rules:\n  "+strings.ReplaceAll(err.Error(), "\n", "\n  ")), true
-		}
-		in.Rules = rs
-	}
-	return &classifyOptions{f: f, input: in, json: *asJSON}, 0, false
+	return &classifyOptions{f: f, input: in, json: *asJSON, rulesFile: *rulesFile}, 0, false
 }
 
 // runClassify reads the failure text from stdin and prints its
 // classification, masked; it exits 0 unless stdin cannot be read.
 func runClassify(ctx context.Context, opts *classifyOptions) int {
 	f := opts.f
+	if opts.rulesFile != "" {
+		rs, err := failure.LoadTeamRules(ctx, opts.rulesFile)
+		if ctx.Err() != nil {
+			return f.fail(exitForCause(ctx), "cancelled while reading --rules: "+err.Error())
+		}
+		if err != nil {
+			return f.fail(exitcode.Usage, "invalid --rules:\n  "+strings.ReplaceAll(err.Error(), "\n", "\n  "))
+		}
+		opts.input.Rules = rs
+	}
 	var text string
 	var total int64
 	err := interrupt.Do(ctx, func() error {
@@ -112,8 +118,11 @@ func runClassify(ctx context.Context, opts *classifyOptions) int {
 		fmt.Fprintf(f.stderr, "retrywise: classify read %s of input and classified its last %s (from the first whole line)\n", sizeText(total), sizeText(classifyTail))
 	}
 	in := opts.input
-	in.Text = text
+	in.Text, in.Ctx = text, ctx
 	fl := failure.Classify(in)
+	if ctx.Err() != nil {
+		return f.fail(exitForCause(ctx), "cancelled while classifying: "+context.Cause(ctx).Error())
+	}
 	red := f.redactor()
 	out := Classification{Class: fl.Class.String(), Code: string(fl.Code), Decision: string(fl.Class.Decision()), Reason: red.String(fl.Reason), Remedy: red.String(fl.Remedy), Evidence: []string{}, Rule: fl.Rule}
 	for _, e := range fl.Evidence {
@@ -152,8 +161,10 @@ const classifyTail = execstep.TailSize
 
 // readTail reads r to its end and returns its last limit bytes or fewer: when
 // r held more, the kept text starts after the first line break in them, so
-// that its first line is whole. total is how many bytes r held. It holds at
-// most 2*limit bytes plus a read buffer, whatever r's size.
+// that its first line is whole; when they hold none, inside a line, marked
+// with redact.Cut so that the redactor masks what the cut left of a secret.
+// total is how many bytes r held. It holds at most 2*limit bytes plus a read
+// buffer, whatever r's size.
 func readTail(r io.Reader, limit int) (text string, total int64, err error) {
 	buf := make([]byte, 0, 2*limit)
 	chunk := make([]byte, 32<<10)
@@ -182,9 +193,12 @@ func readTail(r io.Reader, limit int) (text string, total int64, err error) {
 	}
 	kept := buf[len(buf)-limit:]
 	if i := bytes.IndexByte(kept, '\n'); i >= 0 && i < len(kept)-1 {
-		kept = kept[i+1:]
+		return string(kept[i+1:]), total, nil
 	}
-	return string(kept), total, nil
+	if len(buf) > limit && buf[len(buf)-limit-1] == '\n' {
+		return string(kept), total, nil // a whole line after all
+	}
+	return redact.Cut + string(kept), total, nil
 }
 
 // sizeText renders n bytes for people: "200 MiB", "64 KiB", "512 bytes".

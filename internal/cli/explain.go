@@ -107,9 +107,9 @@ func runExplain(ctx context.Context, o *explainOptions) int {
 	stdout, stderr := red.Writer(f.stdout), red.Writer(f.stderr)
 	defer stdout.Close()
 	defer stderr.Close()
-	files, err := jobs.CreateReportFiles(o.reportPath, o.summaryPath)
+	files, err := jobs.CreateReportFiles(ctx, o.reportPath, o.summaryPath)
 	if err != nil {
-		return f.fail(exitcode.Config, err.Error())
+		return f.failOpen(ctx, err)
 	}
 	tr := step.Transport(f.env)
 	defer tr.CloseIdleConnections()
@@ -132,7 +132,7 @@ func runExplain(ctx context.Context, o *explainOptions) int {
 	res.Report.Mask(red.String)
 	res.WriteText(stdout, o.target.String())
 	stdout.Flush()
-	files.Write(res.Report, red, stderr)
+	files.Write(ctx, res.Report, red, stderr)
 	fmt.Fprintf(stderr, "retrywise: %s\n", res.Headline)
 	return res.ExitCode
 }

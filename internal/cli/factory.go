@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -10,8 +11,10 @@ import (
 	"github.com/retrywise/retrywise/internal/breaker"
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/egress"
+	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/redact"
 	"github.com/retrywise/retrywise/internal/step"
+	"github.com/retrywise/retrywise/internal/userfile"
 )
 
 // factory gives every command the services of the process, each built in
@@ -60,6 +63,16 @@ func (c *Command) factory() *factory {
 	return f
 }
 
+// failOpen is fail for a file that could not be opened: 78, or the
+// signal's code when a signal abandoned the wait (a FIFO no one opened).
+func (f *factory) failOpen(ctx context.Context, err error) int {
+	code := exitcode.Config
+	if userfile.IsWait(err) {
+		code = exitForCause(ctx)
+	}
+	return f.fail(code, err.Error())
+}
+
 // fail prints the one-line reason, masked by usageRedactor, last on stderr
 // and returns code.
 func (f *factory) fail(code int, msg string) int {
@@ -83,11 +96,12 @@ func (f *factory) redactor(masks ...string) *redact.Redactor {
 
 // output masks a step command's streams with f.redactor(masks...), and
 // creates the JSON report file when reportPath is set, so that a bad path
-// fails before anything runs.
-func (f *factory) output(masks []string, reportPath string) (*output, error) {
+// fails before anything runs. A FIFO is opened once its reader comes; ctx
+// abandons the wait (userfile.Open).
+func (f *factory) output(ctx context.Context, masks []string, reportPath string) (*output, error) {
 	o := &output{start: f.clock.Now(), red: f.redactor(masks...)}
 	if reportPath != "" {
-		file, err := os.OpenFile(reportPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		file, err := userfile.Open(ctx, reportPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 		if err != nil {
 			return nil, fmt.Errorf("cannot create the report file: %w", err)
 		}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"os"
 
 	"github.com/retrywise/retrywise/internal/action"
@@ -22,8 +23,9 @@ type workflowFiles struct {
 
 // workflowFiles returns the command's file commands; nil outside a
 // workflow or when the runner set none. Its warnings are workflow
-// commands on stderr, masked by red.
-func (f *factory) workflowFiles(red *redact.Redactor, stderr *redact.Writer) (*workflowFiles, error) {
+// commands on stderr, masked by red; ctx abandons the writes to the
+// runner's files (action.NewFiles).
+func (f *factory) workflowFiles(ctx context.Context, red *redact.Redactor, stderr *redact.Writer) (*workflowFiles, error) {
 	env := environ.Map(f.env)
 	getenv := func(k string) string { return env[k] }
 	if getenv("GITHUB_ACTIONS") != "true" {
@@ -33,7 +35,7 @@ func (f *factory) workflowFiles(red *redact.Redactor, stderr *redact.Writer) (*w
 	if st, err := os.Stat(tmp); tmp == "" || err != nil || !st.IsDir() {
 		tmp = ""
 	}
-	w := &workflowFiles{files: action.NewFiles(getenv), log: action.NewLog(stderr, getenv, red.String, func() { stderr.Flush() })}
+	w := &workflowFiles{files: action.NewFiles(ctx, getenv), log: action.NewLog(stderr, getenv, red.String, func() { stderr.Flush() })}
 	fw, done, err := action.NewForwarder(getenv, tmp, w.files, red.String, w.warn)
 	if err != nil || fw == nil {
 		return nil, err

@@ -171,7 +171,7 @@ func prepare(t *testing.T, k *step.Kind, settings ...string) *step.Prepared {
 			t.Fatal(err)
 		}
 	}
-	p, err := step.Prepare(k, c)
+	p, err := step.Prepare(context.Background(), k, c)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 
 // parseKind parses a step command's flags and positional arguments into a
 // prepared step; a usage error is printed and exits 64.
-func parseKind(f *factory, k *step.Kind, args []string) (*step.Prepared, int, bool) {
+func parseKind(ctx context.Context, f *factory, k *step.Kind, args []string) (*step.Prepared, int, bool) {
 	fs := newFlagSet(k.Name, k.Synopsis)
 	c := k.New()
 	fields := c.Fields()
@@ -37,7 +37,11 @@ func parseKind(f *factory, k *step.Kind, args []string) (*step.Prepared, int, bo
 	if msg := setArgs(k, fields, pos); msg != "" {
 		return nil, f.fail(exitcode.Usage, msg), true
 	}
-	p, err := step.Prepare(k, c)
+	p, err := step.Prepare(ctx, k, c)
+	if err != nil && ctx.Err() != nil {
+		// A file a setting names (--rules) waited: a FIFO no one writes.
+		return nil, f.fail(exitForCause(ctx), step.FieldErrors(err)[0].Render(step.FlagName)), true
+	}
 	if err != nil {
 		return nil, f.fail(exitcode.Usage, step.FieldErrors(err)[0].Render(step.FlagName)), true
 	}
@@ -72,15 +76,15 @@ func setArgs(k *step.Kind, fields []*step.Field, pos []string) string {
 // and JSON report, and returns the exit code.
 func runKind(ctx context.Context, f *factory, p *step.Prepared) int {
 	c := p.Config.Shared()
-	o, err := f.output(c.Masks, c.Report)
+	o, err := f.output(ctx, c.Masks, c.Report)
 	if err != nil {
-		return f.fail(exitcode.Config, err.Error())
+		return f.failOpen(ctx, err)
 	}
 	defer o.close()
 	svc := f.services()
 	var wf *workflowFiles
 	if p.Kind == step.ExecKind {
-		if wf, err = f.workflowFiles(o.red, o.stderr); err != nil {
+		if wf, err = f.workflowFiles(ctx, o.red, o.stderr); err != nil {
 			return o.fail(exitcode.Config, err.Error())
 		}
 		svc.FileCommands = wf.forwarder()
@@ -90,13 +94,13 @@ func runKind(ctx context.Context, f *factory, p *step.Prepared) int {
 	if serr != nil {
 		return wf.exit(o.fail(serr.Code, serr.Msg))
 	}
-	return wf.exit(o.finish(rep, f.clock.Now()))
+	return wf.exit(o.finish(ctx, rep, f.clock.Now()))
 }
 
 // stepCommand is a kind's subcommand: parse with the kind's flags, run.
 func stepCommand(k *step.Kind) func(context.Context, *factory, []string) int {
 	return func(ctx context.Context, f *factory, args []string) int {
-		p, code, done := parseKind(f, k, args)
+		p, code, done := parseKind(ctx, f, k, args)
 		if done {
 			return code
 		}

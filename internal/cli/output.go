@@ -1,8 +1,8 @@
 package cli
 
 import (
+	"context"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
@@ -12,6 +12,7 @@ import (
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/retry"
 	"github.com/retrywise/retrywise/internal/step"
+	"github.com/retrywise/retrywise/internal/userfile"
 )
 
 // output is what a step command prints and writes: its masked streams and its
@@ -31,7 +32,7 @@ func (o *output) close() {
 	o.stderr.Close()
 	if o.report != nil {
 		o.report.Close()
-		os.Remove(o.report.Name())
+		userfile.RemoveIfRegular(o.report.Name())
 	}
 }
 
@@ -56,8 +57,11 @@ func (o *output) progress(a retry.Attempt, maxAttempts int) {
 }
 
 // finish writes the report to stderr and the JSON file, then the one-line
-// reason last on a non-zero exit; it returns the report's exit code.
-func (o *output) finish(rep *report.Step, end time.Time) int {
+// reason last on a non-zero exit; it returns the report's exit code. The
+// file's write is abandoned on a signal, or FinishGrace after one that
+// came before (userfile.Finishing): a FIFO whose reader does not read
+// cannot hold the process.
+func (o *output) finish(ctx context.Context, rep *report.Step, end time.Time) int {
 	o.stdout.Flush()
 	o.stderr.Flush()
 	rep.WriteText(o.stderr)
@@ -67,10 +71,9 @@ func (o *output) finish(rep *report.Step, end time.Time) int {
 		run := report.Single(rep, o.start, end)
 		run.Mask(o.red.String)
 		run.WriteJSON(&b)
-		_, werr := io.WriteString(f, o.red.String(b.String()))
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
+		wctx, cancel := userfile.Finishing(ctx)
+		werr := userfile.WriteClose(wctx, f, []byte(o.red.String(b.String())))
+		cancel()
 		if werr != nil {
 			fmt.Fprintf(o.stderr, "retrywise: cannot write the JSON report: %v\n", werr)
 		}

@@ -23,7 +23,7 @@ type probeLine struct {
 // runProbeCommand probes every target and prints one line (or one JSON
 // object) of results, masked; the worst finding decides the exit code.
 func runProbeCommand(ctx context.Context, f *factory, args []string) int {
-	p, code, done := parseKind(f, step.ProbeKind, args)
+	p, code, done := parseKind(ctx, f, step.ProbeKind, args)
 	if done {
 		return code
 	}

@@ -2,14 +2,19 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/gittest"
 )
 
@@ -179,5 +184,54 @@ func TestPushRulesNameTheGatekeeper(t *testing.T) {
 	r := runPushCLI(t, env, "--dir", work, "--rules", rules, "--", "origin", "main")
 	if r.code != exitcode.Policy || !strings.Contains(r.stderr, "gatekeeper-freeze") || !strings.Contains(r.stderr, "push after the freeze") {
 		t.Fatalf("exit %d stderr:\n%s", r.code, r.stderr)
+	}
+}
+
+// heaviestRules is the costliest rules file the loader accepts: rules of
+// failure.MaxRuleProgram instructions, up to failure.MaxRulesProgram in
+// all, each keeping all its threads alive on a line of letters.
+func heaviestRules() string {
+	var b strings.Builder
+	re := fmt.Sprintf(`[\pL\pN]{1000}[\pL\pN]{%d}[.!]`, failure.MaxRuleProgram-1003)
+	for i := range failure.MaxRulesProgram / failure.MaxRuleProgram {
+		fmt.Fprintf(&b, "- match: '%s'\n  class: policy\n  code: tool-heavy%d\n", re, i)
+	}
+	return b.String()
+}
+
+// TestBinarySIGTERMDuringRuleMatching runs the real binary with the
+// heaviest rules file it accepts; the command prints a 64 KiB line of
+// letters and fails, and SIGTERM comes while the rules are matched against
+// it: retrywise exits 143 at once (the rules once took minutes and
+// ignored the signal). Without a signal, the run ends within its
+// --max-elapsed of 2s, the matching cut by its budget.
+func TestBinarySIGTERMDuringRuleMatching(t *testing.T) {
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	rules := writeFile(t, dir, "rules.yml", heaviestRules())
+	script := "head -c 65536 /dev/zero | tr '\\0' a; echo; echo exiting >&2; exit 1"
+	cmd := exec.Command(bin, "exec", "--rules", rules, "--max-elapsed", "2s", "--", "sh", "-c", script)
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, &stderr, "exiting")
+	start := time.Now()
+	if code := stopWithin(t, cmd, &stderr, syscall.SIGTERM, 3*time.Second); code != exitcode.Terminated {
+		t.Fatalf("exit %d, want 143:\n%s", code, stderr.String())
+	}
+	t.Logf("exited %v after SIGTERM", time.Since(start))
+
+	start = time.Now()
+	cmd = exec.Command(bin, "exec", "--rules", rules, "--max-elapsed", "2s", "--", "sh", "-c", script)
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	cmd.Run()
+	took := time.Since(start)
+	code := cmd.ProcessState.ExitCode()
+	t.Logf("without a signal: exit %d after %v", code, took)
+	if took > 4*time.Second || code != exitcode.Unknown || !strings.Contains(errOut.String(), "rule-match-too-slow") {
+		t.Errorf("exit %d after %v:\n%s", code, took, errOut.String())
 	}
 }

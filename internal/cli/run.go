@@ -190,19 +190,19 @@ func (f *factory) runJob(ctx context.Context, l *jobs.Loaded, o runOptions) int 
 		return js.Plan()
 	}
 	// Create the report files first, so that a bad path fails before anything runs.
-	files, err := jobs.CreateReportFiles(o.reportPath, o.summaryPath)
+	files, err := jobs.CreateReportFiles(ctx, o.reportPath, o.summaryPath)
 	if err != nil {
-		return f.fail(exitcode.Config, err.Error())
+		return f.failOpen(ctx, err)
 	}
 	// Inside a workflow, each exec step's attempts get file commands of
 	// their own, and the final attempts' reach the runner's.
-	wf, err := f.workflowFiles(js.Red, js.Stderr)
+	wf, err := f.workflowFiles(ctx, js.Red, js.Stderr)
 	if err != nil {
 		return f.fail(exitcode.Config, err.Error())
 	}
 	js.Runner.Services.FileCommands = wf.forwarder()
 	rep := js.Run(ctx)
-	files.Write(rep, js.Red, js.Stderr)
+	files.Write(ctx, rep, js.Red, js.Stderr)
 	wf.writeSummary()
 	js.Finish(rep)
 	return wf.exit(rep.Run.ExitCode)

@@ -119,7 +119,7 @@ func runSchedule(ctx context.Context, f *factory, args []string) int {
 			defer js.Close()
 			// Inside a workflow (a cron workflow's --once), each exec
 			// step's attempts get file commands of their own, as in run.
-			wf, err := f.workflowFiles(js.Red, js.Stderr)
+			wf, err := f.workflowFiles(ctx, js.Red, js.Stderr)
 			if err != nil {
 				logf(err.Error())
 				return exitcode.Config, nil

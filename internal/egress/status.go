@@ -10,7 +10,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/retrywise/retrywise/internal/redact"
 )
 
 // The status endpoint of a sandbox egress gateway ($HTTPS_PROXY/__agentproxy/status)
@@ -197,15 +198,8 @@ func (d *statusDoc) inNoProxy(target Target) bool {
 	return false
 }
 
-// clipLine keeps a value quoted from the status document short and on one line.
+// clipLine keeps a value quoted from the status document short (with the
+// one cut, redact.Clip) and on one line.
 func clipLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= 160 {
-		return s
-	}
-	i := 160
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
+	return redact.Clip(strings.Join(strings.Fields(s), " "), 160)
 }

@@ -159,7 +159,7 @@ func (s *Step) BeforeRetry(ctx context.Context, n int) error {
 		}
 	}
 	hook, err := New(Options{
-		Args: []string{"sh", "-c", s.opts.OnRetry}, Env: env, Dir: s.opts.Dir,
+		Args: []string{"sh", "-c", s.opts.OnRetry}, Env: env, Dir: s.opts.Dir, LearnMask: s.opts.LearnMask,
 		Stdout: s.opts.Stderr, Stderr: s.opts.Stderr, Timeout: s.opts.Timeout, KillGrace: s.opts.KillGrace, Clock: s.opts.Clock, Tool: failure.ToolExec,
 	})
 	if err != nil {

@@ -1,6 +1,7 @@
 package execstep
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -47,8 +48,14 @@ func freshFile(path string) error {
 
 // readOutputs parses a succeeded attempt's outputs file. A file the command
 // removed holds no outputs, as the runner treats a missing $GITHUB_OUTPUT; a
-// file that cannot be parsed fails the attempt as structural.
-func (s *Step) readOutputs(path string) (map[string]string, error) {
+// file that cannot be parsed fails the attempt as structural. The command
+// may have put a FIFO or a device in its place: it is opened without
+// blocking and refused (outputfile.OpenRegular), never waited on; ctx, ended,
+// stops the reading before the open and after the parse.
+func (s *Step) readOutputs(ctx context.Context, path string) (map[string]string, error) {
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
 	f, err := outputfile.OpenRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]string{}, nil
@@ -58,6 +65,9 @@ func (s *Step) readOutputs(path string) (map[string]string, error) {
 	}
 	defer f.Close()
 	entries, err := outputfile.Parse(f)
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
 	if err != nil {
 		return nil, failure.OutputFileInvalid(s.opts.Args[0], OutputVar, err)
 	}

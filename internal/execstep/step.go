@@ -389,7 +389,7 @@ func (s *Step) Attempt(ctx context.Context, n int) error {
 	}
 	err = s.run(ctx, n, setEnv(env, OutputVar, path))
 	if err == nil {
-		s.outputs, err = s.readOutputs(path)
+		s.outputs, err = s.readOutputs(ctx, path)
 	}
 	if err != nil {
 		os.Remove(path)
@@ -503,7 +503,7 @@ func (s *Step) run(ctx context.Context, n int, env []string) error {
 	if s.opts.Classify == nil || !exitedOnItsOwn(ctx, cmd.ProcessState, st) {
 		// With Classify set, an exit status is the caller's to read: the
 		// output is scanned once, by the caller's recogniser.
-		verdict = s.classify(cmd.ProcessState, werr, st)
+		verdict = s.classify(ctx, cmd.ProcessState, werr, st)
 	}
 	if sp != nil && sp.overflowed {
 		verdict = failure.StdoutTooLarge(s.opts.Args[0], s.opts.StdoutMax)
@@ -681,8 +681,9 @@ func groupAlive(pgid int) bool {
 	return syscall.Kill(-pgid, 0) != syscall.ESRCH
 }
 
-// classify hands how the process ended to failure.FromProcess.
-func (s *Step) classify(ps *os.ProcessState, werr error, st stopped) error {
+// classify hands how the process ended to failure.FromProcess; ctx ends
+// the matching of the team rules (a signal, --max-elapsed).
+func (s *Step) classify(ctx context.Context, ps *os.ProcessState, werr error, st stopped) error {
 	name := s.opts.Args[0]
 	if ps == nil {
 		return failure.NotRun(name, werr)
@@ -695,7 +696,7 @@ func (s *Step) classify(ps *os.ProcessState, werr error, st stopped) error {
 	p := failure.Process{
 		Name: name, Tool: s.opts.Tool, Text: s.lastOutput, ExitCode: failure.NoExitCode, Rules: s.opts.Rules, Team: s.opts.Team,
 		Env: s.classifyEnv(), MaxElapsed: s.opts.MaxElapsed,
-		TimedOut: st.timedOut, Timeout: s.opts.Timeout,
+		TimedOut: st.timedOut, Timeout: s.opts.Timeout, Ctx: ctx,
 	}
 	switch {
 	case ws.Exited():

@@ -3,6 +3,7 @@
 package exitcode
 
 import (
+	"context"
 	"errors"
 
 	"github.com/retrywise/retrywise/internal/failure"
@@ -69,6 +70,17 @@ func ForProbe(findings []*failure.Failure) int {
 		}
 	}
 	return code
+}
+
+// ForCause is the exit code of work its context stopped: 128 plus the
+// signal's number (130 for SIGINT, 143 for SIGTERM) when a signal did
+// (the context's cause, internal/interrupt), else Interrupted.
+func ForCause(ctx context.Context) int {
+	var s *interrupt.Signal
+	if errors.As(context.Cause(ctx), &s) {
+		return s.ExitCode()
+	}
+	return Interrupted
 }
 
 // For maps a loop's outcome to the process exit code.

@@ -138,16 +138,27 @@ func Explain(ctx context.Context, t Target, o Options) *Result {
 }
 
 func (e *explainer) explain(ctx context.Context) *Result {
+	t := e.t
 	start := e.clk.Now()
 	rep := report.NewRun(Kind, start)
 	res := &Result{Report: rep}
 	finish := func(code int, headline string) *Result {
+		if ctx.Err() != nil {
+			// A signal stopped it: the run's record says cancelled, as
+			// every command's does (Finish), and the exit is the signal's.
+			code = exitcode.ForCause(ctx)
+			headline = fmt.Sprintf("explain of %s cancelled (%v)", t, context.Cause(ctx))
+			res.Rerun, res.RerunWhy = false, ""
+		}
 		res.ExitCode, res.Headline = code, headline
 		rep.Finish(e.clk.Now(), code, headline)
 		return res
 	}
 	gh := e.o.API.GitHub().Actions
-	t := e.t
+	if err := ghapi.CheckRepo(t.Owner, t.Repo); err != nil {
+		// Checked when the target was parsed; never a request to another path.
+		return finish(exitcode.Usage, err.Error())
+	}
 
 	// The run.
 	var run *github.WorkflowRun
@@ -162,7 +173,7 @@ func (e *explainer) explain(ctx context.Context) *Result {
 		return resp, err
 	})
 	if f != nil {
-		row := e.apiRow("run", "read the run "+t.String(), f)
+		row := e.apiRow(ctx, "run", "read the run "+t.String(), f)
 		rep.Steps = append(rep.Steps, row)
 		res.Worst = row
 		return finish(row.ExitCode, "cannot read the run: "+row.Reason)
@@ -204,7 +215,7 @@ func (e *explainer) explain(ctx context.Context) *Result {
 		if !errors.As(err, &f) {
 			f = failure.FromError(err)
 		}
-		row := e.apiRow("jobs", "list the jobs of "+t.String(), f)
+		row := e.apiRow(ctx, "jobs", "list the jobs of "+t.String(), f)
 		rep.Steps = append(rep.Steps, row)
 		res.Worst = row
 		return finish(row.ExitCode, "cannot list the run's jobs: "+row.Reason)
@@ -256,7 +267,7 @@ func (e *explainer) explain(ctx context.Context) *Result {
 	if cut != nil {
 		headline += "; " + cut.Error()
 	}
-	if e.o.Rerun {
+	if e.o.Rerun && ctx.Err() == nil {
 		res.Rerun, res.RerunWhy = e.rerun(ctx, rep.Steps, attempt, cut)
 		if res.Rerun {
 			code = exitcode.OK
@@ -330,7 +341,7 @@ func (e *explainer) job(ctx context.Context, j *github.WorkflowJob, attempt int)
 	}
 	if f != nil {
 		f = logFailure(f)
-		row := e.apiRow(j.GetName(), target, f)
+		row := e.apiRow(ctx, j.GetName(), target, f)
 		row.Outputs = map[string]any{"job": j.GetName(), "job_id": j.GetID(), "step": "", "attempt": attempt}
 		return []*report.Step{row}
 	}
@@ -498,8 +509,17 @@ func (e *explainer) classify(err error, resp *github.Response) *failure.Failure 
 	return ghapi.Classify(err, e.clk.Now())
 }
 
-// apiRow is the row of an API call that failed.
-func (e *explainer) apiRow(id, target string, f *failure.Failure) *report.Step {
+// apiRow is the row of an API call that failed; of one the context stopped
+// (a signal during the call, or before it), the row is cancelled, with the
+// signal's exit code and no class: what failed was the wait, not the run.
+func (e *explainer) apiRow(ctx context.Context, id, target string, f *failure.Failure) *report.Step {
+	if ctx.Err() != nil {
+		return &report.Step{
+			ID: id, Kind: Kind, Target: target, Result: report.Cancelled, Stop: retry.StopCancelled,
+			Detail: "cancelled (" + context.Cause(ctx).Error() + ")", ExitCode: exitcode.ForCause(ctx),
+			Attempts: []retry.Attempt{}, Outputs: map[string]any{},
+		}
+	}
 	f = permission(f)
 	r := &report.Step{
 		ID: id, Kind: Kind, Target: target, Result: report.Failure,

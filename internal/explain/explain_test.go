@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"runtime"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/retry"
 )
@@ -199,6 +201,10 @@ func TestParseURL(t *testing.T) {
 		"https://github.com/o/r/pull/42":                     "",
 		"github.com/o/r/actions/runs/42":                     "",
 		"https://github.com/o/r/actions/runs/x":              "",
+		"https://github.com/o/../actions/runs/42":            "",
+		"https://github.com/%2e%2e/x/actions/runs/42":        "",
+		"https://github.com/o/r%2F..%2Fx/actions/runs/42":    "",
+		"https://github.com/o.x/r/actions/runs/42":           "",
 	} {
 		tg, err := ParseURL(in)
 		got := ""
@@ -211,6 +217,22 @@ func TestParseURL(t *testing.T) {
 	}
 	if APIBase("github.com", "") != "https://api.github.com/" || APIBase("ghe.example", "") != "https://ghe.example/api/v3/" || APIBase("github.com", "http://x/") != "http://x/" {
 		t.Error("APIBase")
+	}
+}
+
+// TestExplainChecksTheRepository: Explain itself refuses a target whose
+// owner or repository is no GitHub name (exit 64), before any request.
+func TestExplainChecksTheRepository(t *testing.T) {
+	g := newFake(t)
+	clk := clock.NewFake(t0, true)
+	for _, tg := range []Target{{Owner: "..", Repo: "x", RunID: 42}, {Owner: "o", Repo: "..", RunID: 42}, {Owner: "o", Repo: "r/../../x", RunID: 42}} {
+		res := Explain(context.Background(), tg, Options{API: g.client(t, clk), Clock: clk, LogClient: g.logs.Client(), Rerun: true})
+		if res.ExitCode != 64 || !strings.Contains(res.Headline, "invalid repository") {
+			t.Errorf("%+v: exit %d, %q", tg, res.ExitCode, res.Headline)
+		}
+	}
+	if len(g.apiAuth) != 0 {
+		t.Errorf("%d requests reached the API", len(g.apiAuth))
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/retrywise/retrywise/internal/redact"
 )
 
 // StepSpan is one step of a job as the API lists it: what SplitLog needs
@@ -79,16 +81,20 @@ func (t *Tail) Total() int64 { return t.total }
 func (t *Tail) Truncated() bool { return t.total > int64(t.Limit) }
 
 // String returns the last Limit bytes, from the first whole line in them
-// when more was written.
+// when more was written; when they hold no whole line, they start with
+// redact.Cut, so that the redactor masks what the cut left of a secret.
 func (t *Tail) String() string {
 	if t.total <= int64(t.Limit) {
 		return string(t.buf)
 	}
 	kept := t.buf[len(t.buf)-t.Limit:]
 	if i := bytes.IndexByte(kept, '\n'); i >= 0 && i < len(kept)-1 {
-		kept = kept[i+1:]
+		return string(kept[i+1:])
 	}
-	return string(kept)
+	if len(t.buf) > t.Limit && t.buf[len(t.buf)-t.Limit-1] == '\n' {
+		return string(kept) // a whole line after all
+	}
+	return redact.Cut + string(kept)
 }
 
 // maxLine is the longest line SplitLog reads whole; a longer one is read

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/retrywise/retrywise/internal/ghapi"
 )
 
 // Target names one workflow run: the web host it lives on, its repository,
@@ -52,6 +54,9 @@ func ParseURL(s string) (Target, error) {
 	if err != nil || id <= 0 {
 		return bad("the run id is not a positive number")
 	}
+	if err := ghapi.CheckRepo(parts[0], parts[1]); err != nil {
+		return bad(err.Error())
+	}
 	t := Target{Host: u.Host, Owner: parts[0], Repo: parts[1], RunID: id}
 	rest := parts[5:]
 	switch {
@@ -75,13 +80,10 @@ func ParseURL(s string) (Target, error) {
 	return t, nil
 }
 
-// ParseRepo parses OWNER/REPO.
+// ParseRepo parses OWNER/REPO, checked against GitHub's name rules
+// (ghapi.ParseRepo).
 func ParseRepo(s string) (owner, repo string, err error) {
-	owner, repo, ok := strings.Cut(strings.TrimSpace(s), "/")
-	if !ok || owner == "" || repo == "" || strings.Contains(repo, "/") {
-		return "", "", fmt.Errorf("invalid repository %q: want OWNER/REPO", s)
-	}
-	return owner, repo, nil
+	return ghapi.ParseRepo(s)
 }
 
 // APIBase returns the REST API root for a run on host: apiURL (the

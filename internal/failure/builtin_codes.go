@@ -273,6 +273,7 @@ var builtinCodes = map[Code]bool{
 	"quota-unclear":                        true,
 	"rate-limited":                         true,
 	"resource-not-accessible":              true,
+	"rule-match-too-slow":                  true,
 	"rule-retry-on":                        true,
 	"rule-retry-on-exit":                   true,
 	"rule-stop-on":                         true,

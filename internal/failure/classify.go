@@ -1,6 +1,7 @@
 package failure
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -73,6 +74,9 @@ type Input struct {
 	// Command is the command that printed Text (its argv[0]), which a
 	// team rule's tool: may name; "" when not known.
 	Command string
+	// Ctx ends the matching of Rules (a signal, --max-elapsed): once it is
+	// done no rule decides; nil means it never ends.
+	Ctx context.Context
 }
 
 // DefaultMaxElapsed is exec's default --max-elapsed, the bound assumed when

@@ -137,6 +137,9 @@ const (
 	CodeRuleRetryOnExit    Code = "rule-retry-on-exit"
 	CodeRuleStopOnExit     Code = "rule-stop-on-exit"
 	CodeMaxElapsed         Code = "max-elapsed"
+	// CodeRuleMatchTooSlow: matching the team rules (--rules) against a
+	// failure took over MaxRulesMatchTime.
+	CodeRuleMatchTooSlow Code = "rule-match-too-slow"
 )
 
 // HTTPCode returns the code of an HTTP status answer, "http-NNN".

@@ -138,6 +138,7 @@ var codeDocs = []struct{ code, class, kind string }{
 	{"rule-stop-on", "unknown", "output matched `--stop-on`"},
 	{"rule-retry-on-exit", "transient", "the exit status matched `--retry-on-exit`"},
 	{"rule-stop-on-exit", "unknown", "the exit status matched `--stop-on-exit`"},
+	{"rule-match-too-slow", "unknown", "matching the team rules (`--rules`) against the failure took over 1 s: the rules past the one it stopped at were not tried"},
 	{"max-elapsed", "transient", "the loop's `--max-elapsed` cut an attempt short"},
 	{"gemini-unavailable", "transient", "Google's API answered UNAVAILABLE (503): the model or service is overloaded"},
 	{"gemini-internal-error", "transient", "Google's API answered INTERNAL (500): \"An internal error has occurred. Please retry\""},

@@ -1,6 +1,7 @@
 package failure
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -37,6 +38,8 @@ type Process struct {
 	// Team are a team's rules (--rules): the first that matches decides,
 	// before the built-in recognisers and the --retry-on/--stop-on rules.
 	Team *TeamRules
+	// Ctx ends the matching of Team (see Input.Ctx); nil means it never ends.
+	Ctx context.Context
 }
 
 // FromProcess classifies a command that did not succeed. A process stopped
@@ -56,7 +59,7 @@ func FromProcess(p Process) *Failure {
 		code = NoExitCode
 	}
 	ro := newRunOpts(p.Env, p.MaxElapsed)
-	if f := p.Team.decide(teamInput{tool: p.Tool, command: p.Name, text: p.Text, exitCode: code, statusOf: func() int {
+	if f := p.Team.decide(p.Ctx, teamInput{tool: p.Tool, command: p.Name, text: p.Text, exitCode: code, statusOf: func() int {
 		return statusRead(classifyTextRun(p.Tool, p.Text, code, "", ro))
 	}}); f != nil {
 		if p.Signal != "" {

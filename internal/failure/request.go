@@ -153,6 +153,16 @@ func BodyTooLarge(limit, declared int64) *Failure {
 		"raise --max-body if the body is meant to be that large, or request a smaller document (filter, paginate)", ev)
 }
 
+// APIResponseTooLarge is the failure of an API answer whose body is over
+// limit bytes (a page of a list, an error's message): structural, since the
+// same request gets the same document; nothing past the limit is read.
+func APIResponseTooLarge(url string, limit int64) *Failure {
+	f := New(Structural, CodeBodyTooLarge, fmt.Sprintf("the API's answer is over %s, more than any answer it documents", byteSize(limit)),
+		"check the API URL (GITHUB_API_URL): the server that answered does not answer as GitHub's API does", fmt.Sprintf("more than %d bytes of body read", limit))
+	f.Trace.URL = url
+	return f
+}
+
 // OutputWrite is the failure to write what a step produced (its body, an
 // --output file): unknown, since it is local and says nothing of the server.
 func OutputWrite(what string, err error, remedy string) *Failure {

@@ -505,8 +505,8 @@ next:
 	return keys
 }
 
-// clip shortens a value quoted from the input into a reason or remedy and
-// keeps it on one line.
+// clip shortens a value quoted from the input into a reason or remedy, with
+// the one cut (redact.Clip), and keeps it on one line.
 func clip(s string) string {
 	s = strings.TrimSpace(strings.Map(func(r rune) rune {
 		if r == '\r' || r == '\n' {
@@ -514,14 +514,7 @@ func clip(s string) string {
 		}
 		return r
 	}, s))
-	if len(s) <= maxName {
-		return s
-	}
-	i := maxName
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
+	return redact.Clip(s, maxName)
 }
 
 // hostOf returns the host of a URL or scp-like git address, or s itself.

@@ -1,18 +1,23 @@
 package failure
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
+	"github.com/retrywise/retrywise/internal/userfile"
 )
 
 // Team rules: a list of rules a team writes for the tools no recogniser
@@ -21,13 +26,40 @@ import (
 // built-in recognisers.
 
 // The bounds of a rules file: its size, its number of rules, the length of
-// a rule's regular expression and of its reason and remedy.
+// a rule's regular expression and of its reason and remedy, the size of a
+// rule's compiled program and of all its rules' programs.
 const (
 	MaxRulesFileSize = 64 << 10
 	MaxTeamRules     = 200
 	MaxRuleRegexLen  = 1000
 	MaxRuleTextLen   = 1000
+	// MaxRuleProgram is the most instructions a rule's match: may compile
+	// to (regexp/syntax's program of the simplified expression). A rule of
+	// 1,000 characters of words, classes and alternatives compiles to about
+	// 1,000; the built-in recognisers' largest is 603. Only counted
+	// repetitions ({n}, {n,m}) of a broad class or group go past it: they
+	// are what makes matching slow, since Go's regexp runs in time
+	// proportional to the program's size times the text's.
+	MaxRuleProgram = 2000
+	// MaxRulesProgram is the most instructions all the rules of one file
+	// (or one job file's defaults.rules) may compile to: 200 realistic
+	// rules compile to about 9,500. With the 64 KiB of text a failure is
+	// classified from, it bounds the work of matching the rules to
+	// MaxRulesProgram × 64 Ki steps of regexp's machine.
+	MaxRulesProgram = 20000
+	// MaxRulesMatchTime is how long matching the team rules against one
+	// failure may take. Realistic rules take milliseconds; rules at the
+	// bounds above may take seconds on a slow machine, so matching stops
+	// at this budget and the failure is unknown, rule-match-too-slow.
+	MaxRulesMatchTime = time.Second
 )
+
+// rulesMatchBudget is MaxRulesMatchTime; tests lengthen it.
+var rulesMatchBudget = MaxRulesMatchTime
+
+// errRulesBudget is the cause of the context of matching that ran out of
+// its budget.
+var errRulesBudget = errors.New("the team rules' matching budget is spent")
 
 // TeamRule is one rule: a regular expression matched against each line of
 // the failure's text, optionally gated by the tool (or the command's name),
@@ -47,6 +79,16 @@ type TeamRule struct {
 	Reason, Remedy string
 	// Source is where the rule is written: "FILE:LINE".
 	Source string
+
+	// insts is the size of Match's compiled program (MaxRuleProgram).
+	insts int
+	// lit is a literal every match of Match contains, or "": a text
+	// without it is not matched line by line. With litFold, it is looked
+	// for in the text with its ASCII letters lower-cased.
+	lit     string
+	litFold bool
+	// line and col are the position of match: in the file.
+	line, col int
 }
 
 // TeamRules are a team's rules in order; the first that matches decides.
@@ -88,24 +130,79 @@ type teamInput struct {
 
 // Decide returns the verdict of the first rule that matches in (its tool,
 // command, text, exit status and HTTP status), or nil when none does.
+// Matching ends with in.Ctx (nil when none does) and at MaxRulesMatchTime;
+// see decide.
 func (t *TeamRules) Decide(in Input) *Failure {
 	if t.Len() == 0 {
 		return nil
 	}
 	ro := newRunOpts(in.Env, in.MaxElapsed)
-	return t.decide(teamInput{tool: in.Tool, command: in.Command, text: in.Text, exitCode: in.ExitCode, status: in.Status, statusOf: func() int {
+	return t.decide(in.Ctx, teamInput{tool: in.Tool, command: in.Command, text: in.Text, exitCode: in.ExitCode, status: in.Status, statusOf: func() int {
 		return statusRead(classifyTextRun(in.Tool, in.Text, in.ExitCode, in.Method, ro))
 	}})
 }
 
-// decide returns the verdict of the first rule that matches, or nil.
-func (t *TeamRules) decide(in teamInput) *Failure {
+// decide returns the verdict of the first rule that matches, or nil. The
+// rules are matched on a goroutine of their own, which checks ctx and the
+// budget between rules and every few KiB of text: decide returns as soon
+// as ctx ends (nil: the caller learns why from ctx) or the budget is spent
+// (the rule-match-too-slow verdict), even while one expression is still
+// running over one long line; that goroutine then stops at its next check.
+func (t *TeamRules) decide(ctx context.Context, in teamInput) *Failure {
 	if t.Len() == 0 {
 		return nil
 	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	budget := rulesMatchBudget
+	mctx, cancel := context.WithTimeoutCause(ctx, budget, errRulesBudget)
+	defer cancel()
+	type result struct {
+		f        *Failure
+		complete bool
+	}
+	var at atomic.Int64
+	done := make(chan result, 1)
+	go func() {
+		f, complete := t.match(mctx, in, &at)
+		done <- result{f, complete}
+	}()
+	select {
+	case r := <-done:
+		if r.complete {
+			return r.f
+		}
+	case <-mctx.Done():
+	}
+	if ctx.Err() != nil || !errors.Is(context.Cause(mctx), errRulesBudget) {
+		return nil
+	}
+	r := &t.Rules[at.Load()]
+	return New(Unknown, CodeRuleMatchTooSlow,
+		fmt.Sprintf("matching the team rules took over %s, the bound of one failure's classification: it stopped at the rule at %s, and the rules from there on were not tried", budget, r.Source),
+		fmt.Sprintf("make the rules cheaper: counted repetitions ({n}, {n,m}) of broad classes such as \\pL or . cost the most; a rule may compile to %d instructions and a file to %d", MaxRuleProgram, MaxRulesProgram))
+}
+
+// textCheckEvery is how much text is matched between two checks of the
+// context: a few KiB of lines, a moment even for the costliest rule.
+const textCheckEvery = 4 << 10
+
+// match is decide's loop: it returns the verdict of the first rule that
+// matches, or nil when none does; complete is false when ctx ended first.
+// at is the index of the rule being matched.
+func (t *TeamRules) match(ctx context.Context, in teamInput, at *atomic.Int64) (f *Failure, complete bool) {
 	status, statusRead := in.status, in.status != 0
 	cmd := filepath.Base(in.command)
+	lower := sync.OnceValue(func() string { return asciiLower(in.text) })
 	for i := range t.Rules {
+		if ctx.Err() != nil {
+			return nil, false
+		}
+		at.Store(int64(i))
 		r := &t.Rules[i]
 		if r.Tool != "" && !strings.EqualFold(r.Tool, string(in.tool)) && !strings.EqualFold(r.Tool, cmd) {
 			continue
@@ -126,7 +223,10 @@ func (t *TeamRules) decide(in teamInput) *Failure {
 		}
 		var evidence []string
 		if r.Match != nil {
-			line, _, ok := matchLine(in.text, []*regexp.Regexp{r.Match})
+			line, ok := r.matchLine(ctx, in.text, lower)
+			if ctx.Err() != nil {
+				return nil, false
+			}
 			if !ok {
 				continue
 			}
@@ -144,9 +244,50 @@ func (t *TeamRules) decide(in teamInput) *Failure {
 		}
 		f := New(r.Class, r.Code, reason, r.Remedy, evidence...)
 		f.Rule = r.Source
-		return f
+		return f, true
 	}
-	return nil
+	return nil, true
+}
+
+// matchLine matches r.Match against each line of text (split at \r and \n,
+// as matchLine does) and returns the evidence of the first line it
+// matches. It checks ctx every textCheckEvery bytes and returns false once
+// ctx has ended. A text without r.lit (lower is the text with its ASCII
+// letters lower-cased) is not matched line by line, and an empty line is
+// matched once for all.
+func (r *TeamRule) matchLine(ctx context.Context, text string, lower func() string) (string, bool) {
+	switch {
+	case r.lit == "":
+	case !r.litFold && !strings.Contains(text, r.lit), r.litFold && !strings.Contains(lower(), r.lit):
+		return "", false
+	}
+	empty := r.Match.MatchString("")
+	n := 0
+	for rest := text; rest != ""; {
+		i := strings.IndexAny(rest, "\r\n")
+		l := rest
+		if i >= 0 {
+			l, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		if n += len(l) + 1; n >= textCheckEvery {
+			if ctx.Err() != nil {
+				return "", false
+			}
+			n = 0
+		}
+		if l == "" {
+			if empty {
+				return evidenceLine(l, 0), true
+			}
+			continue
+		}
+		if loc := r.Match.FindStringIndex(l); loc != nil {
+			return evidenceLine(l, loc[0]), true
+		}
+	}
+	return "", false
 }
 
 // statusRead is the HTTP status a built-in classification read from a
@@ -181,17 +322,13 @@ func (e *RuleError) Error() string {
 }
 
 // LoadTeamRules reads and validates the rules file at path; its errors
-// are *RuleError values, joined.
-func LoadTeamRules(path string) (*TeamRules, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, &RuleError{File: path, Msg: "cannot read the rules file: " + strings.TrimPrefix(err.Error(), "open "+path+": ")}
-	}
-	defer f.Close()
-	buf, err := io.ReadAll(io.LimitReader(f, MaxRulesFileSize+1))
+// are *RuleError values, joined. ctx abandons the read (a FIFO no one
+// writes, userfile.ReadFile): the error then wraps ctx's cause.
+func LoadTeamRules(ctx context.Context, path string) (*TeamRules, error) {
+	buf, err := userfile.ReadFile(ctx, path, MaxRulesFileSize)
 	n := len(buf)
 	if err != nil {
-		return nil, &RuleError{File: path, Msg: "cannot read the rules file: " + err.Error()}
+		return nil, &RuleError{File: path, Msg: "cannot read the rules file: " + strings.TrimPrefix(strings.TrimPrefix(err.Error(), "open "+path+": "), path+": ")}
 	}
 	if n > MaxRulesFileSize {
 		return nil, &RuleError{File: path, Msg: fmt.Sprintf("the rules file is over %d KiB", MaxRulesFileSize>>10), Fix: "keep rules files short: one rule per kind of failure"}
@@ -272,8 +409,14 @@ func TeamRulesFromNode(name string, n ast.Node) (*TeamRules, error) {
 	var errs []error
 	out := &TeamRules{}
 	codes := map[Code]string{}
+	insts := 0
 	for _, item := range seq.Values {
 		r, rerrs := readTeamRule(name, unwrapNode(item))
+		if insts <= MaxRulesProgram {
+			if insts += r.insts; insts > MaxRulesProgram {
+				rerrs = append(rerrs, &RuleError{File: name, Line: r.line, Col: r.col, Msg: fmt.Sprintf("the rules compile to %d instructions in all, over %d", insts, MaxRulesProgram), Fix: "fewer or simpler rules: merge alternatives, shorten counted repetitions"})
+			}
+		}
 		if len(rerrs) > 0 {
 			errs = append(errs, rerrs...)
 			continue
@@ -339,12 +482,17 @@ func readTeamRule(name string, n ast.Node) (TeamRule, []error) {
 			case len(text) > MaxRuleRegexLen:
 				errs = append(errs, at(v, "split it into several rules", "match is %d characters, over %d", len(text), MaxRuleRegexLen))
 			default:
-				re, err := regexp.Compile(text)
-				if err != nil {
+				r.line, r.col = nodeLineCol(v)
+				re, insts, lit, litFold, err := compileRule(text)
+				var big *programError
+				switch {
+				case errors.As(err, &big):
+					errs = append(errs, at(v, "shorten its counted repetitions ({n}, {n,m}): each copy of the repeated part counts; or split it into several rules", "%s", big.msg))
+				case err != nil:
 					msg := strings.TrimPrefix(err.Error(), "error parsing regexp: ")
 					errs = append(errs, at(v, "write an RE2 regular expression (Go's regexp syntax)", "match %q is not a valid regular expression: %s", text, msg))
-				} else {
-					r.Match = re
+				default:
+					r.Match, r.insts, r.lit, r.litFold = re, insts, lit, litFold
 				}
 			}
 		case "tool":
@@ -398,6 +546,140 @@ func readTeamRule(name string, n ast.Node) (TeamRule, []error) {
 		errs = append(errs, &RuleError{File: name, Line: l, Col: c, Msg: "the rule matches everything", Fix: "give it a match:, an exit-code: or a status:"})
 	}
 	return r, errs
+}
+
+// programError is a match: whose program is over MaxRuleProgram.
+type programError struct{ msg string }
+
+func (e *programError) Error() string { return e.msg }
+
+// compileRule compiles a rule's match: and returns the size of its
+// program and a literal every match contains ("" when none is known). The
+// size is estimated on the parsed expression first, so that one far over
+// MaxRuleProgram is refused without being compiled (half a million
+// instructions and 20 MB for `(?:…){1000}`); within 16 times the bound it
+// is compiled and counted exactly.
+func compileRule(text string) (re *regexp.Regexp, insts int, lit string, litFold bool, err error) {
+	sre, err := syntax.Parse(text, syntax.Perl)
+	if err != nil {
+		return nil, 0, "", false, err
+	}
+	if est := progEstimate(sre); est > 16*MaxRuleProgram {
+		return nil, 0, "", false, &programError{fmt.Sprintf("match compiles to about %d instructions, over %d", est, MaxRuleProgram)}
+	}
+	prog, err := syntax.Compile(sre.Simplify())
+	if err != nil {
+		return nil, 0, "", false, err
+	}
+	if n := len(prog.Inst); n > MaxRuleProgram {
+		return nil, 0, "", false, &programError{fmt.Sprintf("match compiles to %d instructions, over %d", n, MaxRuleProgram)}
+	}
+	if re, err = regexp.Compile(text); err != nil {
+		return nil, 0, "", false, err
+	}
+	lit, litFold = requiredLiteral(sre)
+	return re, len(prog.Inst), lit, litFold, nil
+}
+
+// progEstimate is an upper bound of the size of the program syntax.Compile
+// makes of re simplified (counted repetitions copied out), saturated far
+// above any bound.
+func progEstimate(re *syntax.Regexp) int {
+	return 2 + progSize(re) // InstFail and InstMatch
+}
+
+func progSize(re *syntax.Regexp) int {
+	const most = 1 << 40
+	add := func(a, b int) int { return min(a+b, most) }
+	mul := func(a, b int) int {
+		if a != 0 && b > most/a {
+			return most
+		}
+		return a * b
+	}
+	switch re.Op {
+	case syntax.OpLiteral:
+		return max(len(re.Rune), 1)
+	case syntax.OpCapture:
+		return add(2, progSize(re.Sub[0]))
+	case syntax.OpStar, syntax.OpPlus:
+		// x* of an x that may match empty compiles to (x+)?
+		return add(2, progSize(re.Sub[0]))
+	case syntax.OpQuest:
+		return add(1, progSize(re.Sub[0]))
+	case syntax.OpRepeat:
+		sub := progSize(re.Sub[0])
+		n := mul(max(re.Min, 1), sub)
+		if re.Max == -1 {
+			return add(n, add(sub, 2))
+		}
+		return add(n, add(mul(re.Max-re.Min, add(sub, 1)), 1))
+	case syntax.OpConcat, syntax.OpAlternate:
+		n := len(re.Sub)
+		for _, s := range re.Sub {
+			n = add(n, progSize(s))
+		}
+		return n
+	}
+	return 1
+}
+
+// requiredLiteral is a literal that every match of re contains: the
+// longest such literal of its top-level sequence; "" when none is known.
+// fold is true when it is to be found in the text with its ASCII letters
+// lower-cased: a (?i) literal of ASCII only, cut at its k and s (which
+// also match the Kelvin sign and the long s).
+func requiredLiteral(re *syntax.Regexp) (lit string, fold bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		s := string(re.Rune)
+		if re.Flags&syntax.FoldCase == 0 {
+			// An invalid byte of the text is matched as U+FFFD, which the
+			// text does not contain as such.
+			if strings.ContainsRune(s, utf8.RuneError) {
+				return "", false
+			}
+			return s, false
+		}
+		for _, r := range s {
+			if r >= utf8.RuneSelf {
+				return "", false
+			}
+		}
+		best := ""
+		for _, part := range strings.FieldsFunc(asciiLower(s), func(r rune) bool { return r == 'k' || r == 's' }) {
+			if len(part) > len(best) {
+				best = part
+			}
+		}
+		return best, best != ""
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiteral(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiteral(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			if l, f := requiredLiteral(s); len(l) > len(lit) {
+				lit, fold = l, f
+			}
+		}
+		return lit, fold
+	}
+	return "", false
+}
+
+// asciiLower is s with its ASCII letters lower-cased, and nothing else
+// changed (its length is s's).
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 var kebab = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)

@@ -1,6 +1,7 @@
 package failure
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -140,7 +141,7 @@ func TestTeamRulesBounds(t *testing.T) {
 	if err := os.WriteFile(path, []byte("#"+strings.Repeat("x", MaxRulesFileSize)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadTeamRules(path); err == nil || !strings.Contains(err.Error(), "over 64 KiB") {
+	if _, err := LoadTeamRules(context.Background(), path); err == nil || !strings.Contains(err.Error(), "over 64 KiB") {
 		t.Errorf("big file: %v", err)
 	}
 	if _, err := ParseTeamRules("r.yml", []byte("- match: [x\n")); err == nil || !strings.Contains(err.Error(), "r.yml:") {

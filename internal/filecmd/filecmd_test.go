@@ -2,6 +2,7 @@ package filecmd
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -34,7 +35,7 @@ func TestReadFinal(t *testing.T) {
 	os.WriteFile(files["GITHUB_PATH"], []byte("/one\r\n\n/two\n"), 0o600)
 	os.WriteFile(files["GITHUB_STEP_SUMMARY"], []byte("# hi\n"), 0o600)
 	// GITHUB_ENV: removed by the script, which means nothing was written.
-	fin, err := ReadFinal(files)
+	fin, err := ReadFinal(context.Background(), files)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func TestReadFinal(t *testing.T) {
 		t.Errorf("final = %+v", fin)
 	}
 	os.WriteFile(files["GITHUB_ENV"], []byte("no separator here\n"), 0o600)
-	if _, err := ReadFinal(files); err == nil || !strings.Contains(err.Error(), "$GITHUB_ENV") {
+	if _, err := ReadFinal(context.Background(), files); err == nil || !strings.Contains(err.Error(), "$GITHUB_ENV") {
 		t.Errorf("a malformed $GITHUB_ENV = %v", err)
 	}
 }
@@ -61,7 +62,7 @@ func TestReadFinalRefusesAFileOverTheBound(t *testing.T) {
 				big = strings.Repeat("/some/bin\n", MaxFileCommand/10+1)
 			}
 			os.WriteFile(files[name], []byte(big), 0o600)
-			fin, err := ReadFinal(files)
+			fin, err := ReadFinal(context.Background(), files)
 			var tl *outputfile.TooLargeError
 			if !errors.As(err, &tl) || !strings.Contains(err.Error(), "$"+name) || strings.Contains(err.Error(), "s3cr3t") {
 				t.Errorf("err = %v, want a TooLargeError naming $%s", err, name)
@@ -132,7 +133,7 @@ func TestReadFinalRefusesWhatIsNotARegularFile(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		fin, err := ReadFinal(files)
+		fin, err := ReadFinal(context.Background(), files)
 		if err == nil || !strings.Contains(err.Error(), "$GITHUB_OUTPUT: not a regular file") || !strings.Contains(err.Error(), "$GITHUB_ENV: not a regular file") {
 			t.Errorf("ReadFinal = %v", err)
 		}
@@ -205,7 +206,7 @@ func TestStepSummaryCutMasksTheSecretItSplits(t *testing.T) {
 			sum := filepath.Join(t.TempDir(), "summary")
 			var log bytes.Buffer
 			fw := summaryForwarder(sum, secret, &log)
-			fw.Forward("the script", stepSummary(t, strings.Repeat("a", at.limit-10)+secret+strings.Repeat("b", 100<<10)))
+			fw.Forward(context.Background(), "the script", stepSummary(t, strings.Repeat("a", at.limit-10)+secret+strings.Repeat("b", 100<<10)))
 			fw.WriteSummary(report)
 			b, _ := os.ReadFile(sum)
 			got := string(b)
@@ -229,8 +230,8 @@ func TestStepSummaryFitsWithoutACut(t *testing.T) {
 	sum := filepath.Join(t.TempDir(), "summary")
 	var log bytes.Buffer
 	fw := summaryForwarder(sum, secret, &log)
-	fw.Forward("step a", stepSummary(t, "# mine\ntoken "+secret+"\n"))
-	fw.Forward("step b", stepSummary(t, "# b\n"))
+	fw.Forward(context.Background(), "step a", stepSummary(t, "# mine\ntoken "+secret+"\n"))
+	fw.Forward(context.Background(), "step b", stepSummary(t, "# b\n"))
 	fw.WriteSummary("### report\n")
 	if b, _ := os.ReadFile(sum); string(b) != "# mine\ntoken ***\n\n# b\n\n### report\n\n" {
 		t.Errorf("summary = %q", b)
@@ -249,9 +250,9 @@ func TestStepSummariesOfAJobShareTheMiB(t *testing.T) {
 	os.WriteFile(sum, []byte(strings.Repeat("earlier step\n", 10000)), 0o600)
 	var log bytes.Buffer
 	fw := summaryForwarder(sum, "unused-secret-value", &log)
-	fw.Forward("step a", stepSummary(t, strings.Repeat("| a | row |\n", 50000)))
-	fw.Forward("step b", stepSummary(t, strings.Repeat("| b | row |\n", 50000)))
-	fw.Forward("step c", stepSummary(t, "# c\n"))
+	fw.Forward(context.Background(), "step a", stepSummary(t, strings.Repeat("| a | row |\n", 50000)))
+	fw.Forward(context.Background(), "step b", stepSummary(t, strings.Repeat("| b | row |\n", 50000)))
+	fw.Forward(context.Background(), "step c", stepSummary(t, "# c\n"))
 	report := "### retrywise: job — success\n" + strings.Repeat("| step | ok |\n", 1000)
 	fw.WriteSummary(report)
 	b, _ := os.ReadFile(sum)
@@ -264,5 +265,53 @@ func TestStepSummariesOfAJobShareTheMiB(t *testing.T) {
 	}
 	if strings.Count(log.String(), "step summary cut") != 1 || !strings.Contains(log.String(), "step b's step summary is 600000 bytes") {
 		t.Errorf("log = %q", log.String())
+	}
+}
+
+// recordFiles is the runner's file commands, recorded.
+type recordFiles struct{ outputs, env, path []string }
+
+func (r *recordFiles) SetOutput(name, value string) error {
+	r.outputs = append(r.outputs, name+"="+value)
+	return nil
+}
+func (r *recordFiles) SetEnv(name, value string) error {
+	r.env = append(r.env, name+"="+value)
+	return nil
+}
+func (r *recordFiles) AddPath(dir string) error {
+	r.path = append(r.path, dir)
+	return nil
+}
+func (r *recordFiles) AddStepSummary(string) error { return nil }
+
+// TestReadFinalStopsWithItsContext: an ended ctx reads no file, and each
+// file's error says why.
+func TestReadFinalStopsWithItsContext(t *testing.T) {
+	files := finalFiles(t.TempDir())
+	os.WriteFile(files["GITHUB_OUTPUT"], []byte("a=1\n"), 0o600)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("stopped by SIGTERM"))
+	fin, err := ReadFinal(ctx, files)
+	if err == nil || !strings.Contains(err.Error(), "$GITHUB_OUTPUT: stopped by SIGTERM") || len(fin.Outputs) != 0 {
+		t.Errorf("ReadFinal after the signal = %+v, %v", fin, err)
+	}
+}
+
+// TestForwardAfterASignal: a step a signal ended still has its final
+// attempt's files forwarded, within userfile.Finishing's grace.
+func TestForwardAfterASignal(t *testing.T) {
+	files := finalFiles(t.TempDir())
+	os.WriteFile(files["GITHUB_OUTPUT"], []byte("a=1\n"), 0o600)
+	os.WriteFile(files["GITHUB_ENV"], []byte("B=2\n"), 0o600)
+	os.WriteFile(files["GITHUB_PATH"], []byte("/opt/bin\n"), 0o600)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var log bytes.Buffer
+	rec := &recordFiles{}
+	fw := &Forwarder{Files: rec, Warn: func(title, msg string) { fmt.Fprintf(&log, "%s: %s\n", title, msg) }}
+	fw.Forward(ctx, "the script", files)
+	if !slices.Equal(rec.outputs, []string{"a=1"}) || !slices.Equal(rec.env, []string{"B=2"}) || !slices.Equal(rec.path, []string{"/opt/bin"}) {
+		t.Errorf("forwarded %+v; log %q", rec, log.String())
 	}
 }

@@ -1,6 +1,7 @@
 package filecmd
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/retrywise/retrywise/internal/execstep"
 	"github.com/retrywise/retrywise/internal/outputfile"
 	"github.com/retrywise/retrywise/internal/redact"
+	"github.com/retrywise/retrywise/internal/userfile"
 )
 
 // Writer is the runner's file commands (action.Files): what a Forwarder
@@ -96,11 +98,14 @@ func (f *Forwarder) Attempts() (files *execstep.AttemptFiles, done func(), err e
 // Forward copies the files of a step's final attempt (AttemptFiles.Final)
 // into the runner's, and keeps its step summary for WriteSummary; who
 // names the step in warnings ("the script", "step build"). Outputs
-// returns its $GITHUB_OUTPUT entries afterwards.
-func (f *Forwarder) Forward(who string, files map[string]string) {
+// returns its $GITHUB_OUTPUT entries afterwards. A step a signal ended is
+// still forwarded, within userfile.Finishing's grace from ctx.
+func (f *Forwarder) Forward(ctx context.Context, who string, files map[string]string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	fin, err := ReadFinal(files)
+	ctx, cancel := userfile.Finishing(ctx) // a cancelled run's files are still forwarded
+	defer cancel()
+	fin, err := ReadFinal(ctx, files)
 	f.outputs = fin.Outputs
 	if err != nil {
 		f.warn("retrywise: "+who+"'s file commands", err.Error()+"; nothing of such a file reaches the workflow")

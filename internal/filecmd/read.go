@@ -11,6 +11,7 @@
 package filecmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -57,14 +58,21 @@ type Final struct {
 
 // ReadFinal reads the files of the final attempt (execstep.AttemptFiles.Final)
 // after the loop, each within MaxFileCommand; a file the command removed
-// holds nothing, as the runner treats it. An error names the variable and
-// never quotes a value.
-func ReadFinal(files map[string]string) (Final, error) {
+// holds nothing, as the runner treats it. Only regular files are read, and
+// they are opened without blocking (outputfile.OpenRegular), so a FIFO the
+// command put in a file's place is refused, not waited on; ctx ends the
+// reading between files. An error names the variable and never quotes a
+// value.
+func ReadFinal(ctx context.Context, files map[string]string) (Final, error) {
 	var fin Final
 	var errs []error
 	for _, name := range Vars {
 		path := files[name]
 		if path == "" {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			errs = append(errs, fmt.Errorf("$%s: %w", name, context.Cause(ctx)))
 			continue
 		}
 		if name == "GITHUB_STEP_SUMMARY" {

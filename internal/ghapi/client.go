@@ -25,6 +25,7 @@ package ghapi
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -144,8 +145,24 @@ type tokenTransport struct {
 	token  string
 }
 
-// RoundTrip sends a copy of req, with or without the token.
+// MaxResponse is the most of an API answer's body that is read (a page
+// of a list, an error): past it, reading fails with a structural
+// http-body-too-large failure, so a hostile or broken server costs at most
+// this much memory per request. GitHub's largest pages (100 jobs with
+// their steps) are well under 1 MiB.
+const MaxResponse = 32 << 20
+
+// RoundTrip sends a copy of req, with or without the token, and bounds
+// the answer's body to MaxResponse.
 func (t *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.send(req)
+	if resp != nil && resp.Body != nil {
+		resp.Body = &boundedBody{rc: resp.Body, left: MaxResponse, url: redact.URL(req.URL.String())}
+	}
+	return resp, err
+}
+
+func (t *tokenTransport) send(req *http.Request) (*http.Response, error) {
 	if t.token == "" {
 		return t.base.RoundTrip(req)
 	}
@@ -165,6 +182,36 @@ func (t *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	return t.base.RoundTrip(r)
 }
+
+// boundedBody reads at most left more bytes of rc, then closes rc and
+// fails with failure.APIResponseTooLarge.
+type boundedBody struct {
+	rc   io.ReadCloser
+	left int64
+	url  string
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// one byte more tells a body of exactly the bound from a longer one
+		var one [1]byte
+		if n, err := b.rc.Read(one[:]); n == 0 {
+			return 0, err
+		}
+		// closed now: a caller that swaps the body for what it read (as
+		// go-github's CheckResponse does) would otherwise never close it
+		b.rc.Close()
+		return 0, failure.APIResponseTooLarge(b.url, MaxResponse)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+func (b *boundedBody) Close() error { return b.rc.Close() }
 
 // originOf is u's origin, as the token's rule compares it:
 // scheme://host:port, the scheme and host in lower case, a host's trailing

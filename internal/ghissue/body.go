@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/retrywise/retrywise/internal/redact"
 )
 
 // Label is the label every failure issue carries; the open issues are listed by it.
@@ -42,9 +44,10 @@ func escapeMarker(s string) string {
 }
 
 // Title returns "retrywise: WORKFLOW / JOB failed", with control characters
-// as spaces and the names cut (ending in "…") to fit MaxTitleLen.
+// as spaces and the names cut (with redact.Clip, ending in "…") to fit
+// MaxTitleLen.
 func Title(run Run) string {
-	const prefix, suffix, ellipsis = "retrywise: ", " failed", "…"
+	const prefix, suffix = "retrywise: ", " failed"
 	names := strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029' {
 			return ' '
@@ -52,7 +55,7 @@ func Title(run Run) string {
 		return r
 	}, strings.ToValidUTF8(run.Workflow+" / "+run.Job, "\uFFFD"))
 	if room := MaxTitleLen - len(prefix) - len(suffix); len(names) > room {
-		names = cutUTF8(names, room-len(ellipsis)) + ellipsis
+		names = redact.Clip(names, room-len(redact.Cut))
 	}
 	return prefix + names + suffix
 }

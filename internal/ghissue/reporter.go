@@ -96,6 +96,9 @@ func New(gh *github.Client, run Run) *Reporter { return &Reporter{gh: gh, run: r
 // comments on the open failure issue of the job, or opens one when none is
 // open.
 func (r *Reporter) Failed(ctx context.Context, markdown string) (Outcome, error) {
+	if err := ghapi.CheckRepo(r.run.Owner, r.run.Repo); err != nil {
+		return Outcome{Action: None}, err
+	}
 	open, err := r.find(ctx)
 	if err != nil {
 		return Outcome{Action: None}, err
@@ -129,6 +132,9 @@ func (r *Reporter) Failed(ctx context.Context, markdown string) (Outcome, error)
 // job and closes it as completed (every such issue, should there be more
 // than one). With none open it writes nothing and returns None.
 func (r *Reporter) Recovered(ctx context.Context) (Outcome, error) {
+	if err := ghapi.CheckRepo(r.run.Owner, r.run.Repo); err != nil {
+		return Outcome{Action: None}, err
+	}
 	open, err := r.find(ctx)
 	if err != nil {
 		return Outcome{Action: None}, err

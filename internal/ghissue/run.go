@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/retrywise/retrywise/internal/ghapi"
 	"github.com/retrywise/retrywise/internal/redact"
 )
 
@@ -45,9 +46,9 @@ func RunFromEnv(getenv func(string) string) (Run, error) {
 	if err != nil {
 		return Run{}, err
 	}
-	owner, name, ok := strings.Cut(repo, "/")
-	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
-		return Run{}, fmt.Errorf("invalid GITHUB_REPOSITORY %q: want owner/repo", repo)
+	owner, name, err := ghapi.ParseRepo(repo)
+	if err != nil {
+		return Run{}, fmt.Errorf("GITHUB_REPOSITORY: %v", err)
 	}
 	r.Owner, r.Repo = owner, name
 	if r.Workflow, err = need("GITHUB_WORKFLOW"); err != nil {

@@ -245,7 +245,7 @@ func (s *Step) pushOnce(ctx context.Context) pushResult {
 	}
 	res.verdict = failure.FromPush(in)
 	if res.verdict.Failure != nil {
-		if tf := s.opts.Team.Decide(failure.Input{Tool: failure.ToolGit, Command: "git", Text: r.Output, ExitCode: r.ExitCode}); tf != nil {
+		if tf := s.opts.Team.Decide(failure.Input{Ctx: ctx, Tool: failure.ToolGit, Command: "git", Text: r.Output, ExitCode: r.ExitCode}); tf != nil {
 			res.verdict.Failure = tf
 		}
 	}

@@ -223,7 +223,7 @@ func (s *Step) do(ctx context.Context) (f *failure.Failure, neutral bool) {
 	if resp.StatusCode < 400 {
 		return failure.UnexpectedStatus(resp.StatusCode, s.opts.Expect.String(), resp.Header, b), true
 	}
-	if tf := s.opts.Team.Decide(failure.Input{Tool: failure.ToolHTTP, Status: resp.StatusCode, Method: s.method, Text: string(b), ExitCode: failure.NoExitCode}); tf != nil {
+	if tf := s.opts.Team.Decide(failure.Input{Ctx: ctx, Tool: failure.ToolHTTP, Status: resp.StatusCode, Method: s.method, Text: string(b), ExitCode: failure.NoExitCode}); tf != nil {
 		f = tf
 	} else {
 		f = failure.FromHTTP(failure.Response{Method: s.method, Status: resp.StatusCode, Header: resp.Header, Body: b, Now: s.clk.Now()})

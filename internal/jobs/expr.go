@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"reflect"
 	"regexp"
@@ -12,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/retrywise/retrywise/internal/redact"
 )
 
 // This file is the if: language: GitHub Actions' expressions, parsed and
@@ -612,9 +615,31 @@ func exprChain(n exprNode) ([]string, bool) {
 	return nil, false
 }
 
-// MaxExprValueBytes bounds a string an expression makes (format, join,
-// toJSON): past it the evaluation fails.
-const MaxExprValueBytes = 1 << 20
+// The bounds of an evaluation. Each is checked while a value is built,
+// before the bytes past it are made: an if: of MaxExprBytes cannot cost more
+// than a few times MaxExprEvalBytes of memory and time.
+const (
+	// MaxExprValueBytes bounds a string an expression makes (format, join,
+	// toJSON) and one fromJSON reads: past it the function fails.
+	MaxExprValueBytes = 1 << 20
+	// MaxExprEvalBytes bounds what one evaluation builds and reads in all:
+	// every byte format, join and toJSON write, every byte fromJSON,
+	// contains, startsWith, endsWith and a comparison read, and every value
+	// fromJSON makes (jsonItemCost bytes an item, a string's length more).
+	MaxExprEvalBytes = 16 << 20
+	// MaxJSONDepth bounds the nesting of arrays and objects fromJSON reads.
+	MaxJSONDepth = 64
+)
+
+// jsonItemCost is what a value fromJSON makes counts against
+// MaxExprEvalBytes, besides its text: about what Go holds for it.
+const jsonItemCost = 128
+
+// errValueTooLong is a function's result past MaxExprValueBytes.
+var errValueTooLong = fmt.Errorf("the result is longer than the limit of %d bytes", MaxExprValueBytes)
+
+// errEvalTooCostly is an evaluation past MaxExprEvalBytes.
+var errEvalTooCostly = fmt.Errorf("the expression builds and reads more than the limit of %d bytes in all", MaxExprEvalBytes)
 
 // filtered is the array an object filter (*) makes: a member of it is the
 // member of each of its items.
@@ -624,7 +649,62 @@ type filtered []any
 type exprEval struct {
 	root   map[string]any
 	status func(name string) bool
+	spent  int // bytes built and read, against MaxExprEvalBytes
 }
+
+// charge counts n bytes built or read against MaxExprEvalBytes.
+func (ev *exprEval) charge(n int) error {
+	ev.spent += n
+	if ev.spent > MaxExprEvalBytes {
+		return errEvalTooCostly
+	}
+	return nil
+}
+
+// valueBuilder builds a function's string: it stops with an error before
+// the string passes MaxExprValueBytes or the evaluation MaxExprEvalBytes,
+// and writes nothing after.
+type valueBuilder struct {
+	ev  *exprEval
+	b   strings.Builder
+	err error
+}
+
+// WriteString appends s, unless that crosses a bound.
+func (w *valueBuilder) WriteString(s string) error {
+	switch {
+	case w.err != nil:
+	case w.b.Len()+len(s) > MaxExprValueBytes:
+		w.err = errValueTooLong
+	default:
+		if w.err = w.ev.charge(len(s)); w.err == nil {
+			w.b.WriteString(s)
+		}
+	}
+	return w.err
+}
+
+// reserve makes room for n more bytes, known in advance, and counts them:
+// unless that crosses a bound, the string is then built in one allocation
+// with writeReserved.
+func (w *valueBuilder) reserve(n int) error {
+	switch {
+	case w.err != nil:
+	case w.b.Len()+n > MaxExprValueBytes:
+		w.err = errValueTooLong
+	default:
+		if w.err = w.ev.charge(n); w.err == nil {
+			w.b.Grow(n)
+		}
+	}
+	return w.err
+}
+
+// writeReserved appends s to the room reserve made.
+func (w *valueBuilder) writeReserved(s string) { w.b.WriteString(s) }
+
+// String returns what was built.
+func (w *valueBuilder) String() string { return w.b.String() }
 
 // evalError is an error of evaluation at an offset of the expression.
 type evalError struct {
@@ -667,6 +747,9 @@ func (ev *exprEval) eval(n exprNode) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := ev.chargeStrings(l, r); err != nil {
+			return nil, &evalError{off: n.pos, msg: n.op + ": " + err.Error()}
+		}
 		return compare(n.op, l, r), nil
 	case *memberNode:
 		x, err := ev.eval(n.x)
@@ -694,6 +777,19 @@ func (ev *exprEval) eval(n exprNode) (any, error) {
 		return ev.call(n)
 	}
 	return nil, fmt.Errorf("unknown node %T", n)
+}
+
+// chargeStrings counts the strings among vs, read by a comparison or a
+// function, against MaxExprEvalBytes.
+func (ev *exprEval) chargeStrings(vs ...any) error {
+	for _, v := range vs {
+		if s, ok := v.(string); ok {
+			if err := ev.charge(len(s)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // star is x.*: an array's items, an object's values (by key), as a
@@ -779,11 +875,11 @@ func (ev *exprEval) call(n *callNode) (any, error) {
 	fail := func(format string, a ...any) (any, error) {
 		return nil, &evalError{off: n.pos, msg: n.name + ": " + fmt.Sprintf(format, a...)}
 	}
-	long := func(s string) (any, error) {
-		if len(s) > MaxExprValueBytes {
-			return fail("the result is longer than the limit of %d bytes", MaxExprValueBytes)
+	switch n.name {
+	case "contains", "startsWith", "endsWith":
+		if err := ev.chargeStrings(args...); err != nil {
+			return fail("%v", err)
 		}
-		return s, nil
 	}
 	switch n.name {
 	case "contains":
@@ -801,11 +897,20 @@ func (ev *exprEval) call(n *callNode) (any, error) {
 	case "endsWith":
 		return strings.HasSuffix(strings.ToUpper(toString(args[0])), strings.ToUpper(toString(args[1]))), nil
 	case "format":
-		s, err := format(toString(args[0]), args[1:])
-		if err != nil {
-			return fail("%s", err)
+		f, strs := toString(args[0]), make([]string, len(args)-1)
+		for i, a := range args[1:] {
+			strs[i] = toString(a)
 		}
-		return long(s)
+		size := 0
+		if err := format(f, strs, func(s string) { size += len(s) }); err != nil {
+			return fail("%v", err)
+		}
+		w := &valueBuilder{ev: ev}
+		if err := w.reserve(size); err != nil {
+			return fail("%v", err)
+		}
+		format(f, strs, w.writeReserved)
+		return w.String(), nil
 	case "join":
 		sep := ","
 		if len(args) == 2 {
@@ -815,109 +920,295 @@ func (ev *exprEval) call(n *callNode) (any, error) {
 		if arr == nil {
 			return toString(args[0]), nil
 		}
-		var b strings.Builder
+		size := len(sep) * (len(arr) - 1)
+		for _, item := range arr {
+			size += len(toString(item))
+		}
+		w := &valueBuilder{ev: ev}
+		if err := w.reserve(size); err != nil {
+			return fail("%v", err)
+		}
 		for i, item := range arr {
 			if i > 0 {
-				b.WriteString(sep)
+				w.writeReserved(sep)
 			}
-			b.WriteString(toString(item))
-			if b.Len() > MaxExprValueBytes {
-				return long(b.String())
-			}
+			w.writeReserved(toString(item))
 		}
-		return b.String(), nil
+		return w.String(), nil
 	case "toJSON":
-		b, err := json.MarshalIndent(jsonable(args[0]), "", "  ")
+		w := &valueBuilder{ev: ev}
+		if err := w.json(args[0], 0); err != nil {
+			return fail("%v", err)
+		}
+		return w.String(), nil
+	case "fromJSON":
+		s := toString(args[0])
+		if len(s) > MaxExprValueBytes {
+			return fail("%q is longer than the limit of %d bytes", clip(s), MaxExprValueBytes)
+		}
+		if err := ev.charge(len(s)); err != nil {
+			return fail("%v", err)
+		}
+		v, err := ev.readJSON(s)
+		var bad *badJSON
+		if errors.As(err, &bad) {
+			return fail("%q %s", clip(s), bad.msg)
+		}
 		if err != nil {
 			return fail("%v", err)
 		}
-		return long(string(b))
-	case "fromJSON":
-		s := toString(args[0])
-		d := json.NewDecoder(strings.NewReader(s))
-		d.UseNumber()
-		var v any
-		if err := d.Decode(&v); err != nil {
-			return fail("%q is not JSON: %v", clip(s), err)
-		}
-		if d.More() {
-			return fail("%q is not one JSON value", clip(s))
-		}
-		return exprValue(v), nil
+		return v, nil
 	}
 	return fail("unknown function")
 }
 
-// clip shortens s for a message.
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
+// clip shortens s for a message, with the one cut the redactor knows.
+func clip(s string) string { return redact.Clip(s, 40) }
+
+// badJSON is a text fromJSON cannot read: msg follows the quoted text and
+// quotes nothing of it ("is not JSON: ..." and where).
+type badJSON struct{ msg string }
+
+func (e *badJSON) Error() string { return e.msg }
+
+// readJSON reads s, one JSON value, as an expression's value, counting
+// each value it makes against MaxExprEvalBytes and stopping past
+// MaxJSONDepth levels of arrays and objects; a text it cannot read is a
+// *badJSON.
+func (ev *exprEval) readJSON(s string) (any, error) {
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	v, err := ev.readJSONValue(d, 0)
+	if err != nil {
+		return nil, err
 	}
-	return s
+	if _, err := d.Token(); err != io.EOF {
+		return nil, &badJSON{"is not one JSON value"}
+	}
+	return v, nil
 }
 
-// jsonable is v for encoding/json: a filtered array as an array, NaN and
-// the infinities as null.
-func jsonable(v any) any {
+// readJSONValue reads the next value of d, at depth levels of nesting.
+func (ev *exprEval) readJSONValue(d *json.Decoder, depth int) (any, error) {
+	tok, err := d.Token()
+	if err != nil {
+		return nil, notJSON(d, err)
+	}
+	if err := ev.charge(jsonItemCost); err != nil {
+		return nil, err
+	}
+	delim, ok := tok.(json.Delim)
+	if !ok {
+		if s, ok := tok.(string); ok {
+			if err := ev.charge(len(s)); err != nil {
+				return nil, err
+			}
+		}
+		return exprValue(tok), nil
+	}
+	if delim == ']' || delim == '}' {
+		return nil, notJSON(d, nil)
+	}
+	if depth >= MaxJSONDepth {
+		return nil, &badJSON{fmt.Sprintf("nests deeper than the limit of %d levels (at byte %d)", MaxJSONDepth, d.InputOffset())}
+	}
+	if delim == '[' {
+		// at least one item's room: two empty arrays are two instances
+		arr := make([]any, 0, 1)
+		for d.More() {
+			v, err := ev.readJSONValue(d, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			arr = append(arr, v)
+		}
+		if _, err := d.Token(); err != nil {
+			return nil, notJSON(d, err)
+		}
+		return arr, nil
+	}
+	obj := map[string]any{}
+	for d.More() {
+		k, err := d.Token()
+		if err != nil {
+			return nil, notJSON(d, err)
+		}
+		key, _ := k.(string)
+		if err := ev.charge(len(key)); err != nil {
+			return nil, err
+		}
+		v, err := ev.readJSONValue(d, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		obj[key] = v
+	}
+	if _, err := d.Token(); err != nil {
+		return nil, notJSON(d, err)
+	}
+	return obj, nil
+}
+
+// jsonCharRE is the character a JSON syntax error quotes: a byte of the
+// value, which a message does not show.
+var jsonCharRE = regexp.MustCompile(`^invalid character '(?:\\'|[^'])*' `)
+
+// notJSON is the error of a value that is not JSON: what the decoder found
+// wrong, without the character it quotes, and where.
+func notJSON(d *json.Decoder, err error) *badJSON {
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return &badJSON{fmt.Sprintf("is not JSON: %s (at byte %d)", jsonCharRE.ReplaceAllString(se.Error(), "invalid character "), se.Offset)}
+	case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
+		return &badJSON{"is not JSON: unexpected end of JSON input"}
+	}
+	return &badJSON{fmt.Sprintf("is not JSON: unexpected token (at byte %d)", d.InputOffset())}
+}
+
+// json writes v as json.MarshalIndent(v, "", "  ") would (a filtered array
+// as an array, NaN and the infinities as null), at depth levels of
+// indentation, stopping at the bounds as it writes.
+func (w *valueBuilder) json(v any, depth int) error {
 	switch v := v.(type) {
-	case filtered:
-		return jsonable([]any(v))
-	case []any:
-		out := make([]any, len(v))
-		for i, x := range v {
-			out[i] = jsonable(x)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, x := range v {
-			out[k] = jsonable(x)
-		}
-		return out
+	case nil:
+		return w.WriteString("null")
+	case bool:
+		return w.WriteString(strconv.FormatBool(v))
 	case float64:
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil
+			return w.WriteString("null")
 		}
+		b, _ := json.Marshal(v)
+		return w.WriteString(string(b))
+	case string:
+		return w.jsonString(v)
+	case filtered:
+		return w.json([]any(v), depth)
+	case []any:
+		if len(v) == 0 {
+			return w.WriteString("[]")
+		}
+		w.WriteString("[")
+		for i, x := range v {
+			if i > 0 {
+				w.WriteString(",")
+			}
+			w.indent(depth + 1)
+			if err := w.json(x, depth+1); err != nil {
+				return err
+			}
+		}
+		w.indent(depth)
+		return w.WriteString("]")
+	case map[string]any:
+		if len(v) == 0 {
+			return w.WriteString("{}")
+		}
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		w.WriteString("{")
+		for i, k := range keys {
+			if i > 0 {
+				w.WriteString(",")
+			}
+			w.indent(depth + 1)
+			w.jsonString(k)
+			w.WriteString(": ")
+			if err := w.json(v[k], depth+1); err != nil {
+				return err
+			}
+		}
+		w.indent(depth)
+		return w.WriteString("}")
 	}
-	return v
+	// anything else, as encoding/json writes it, then indented
+	b, err := json.MarshalIndent(v, strings.Repeat("  ", depth), "  ")
+	if err != nil {
+		return err
+	}
+	return w.WriteString(string(b))
 }
 
-// format replaces {N} in f by args[N]'s string; {{ and }} are braces.
-func format(f string, args []any) (string, error) {
-	var b strings.Builder
+// indent writes a line break and depth levels of indentation.
+func (w *valueBuilder) indent(depth int) {
+	if w.WriteString("\n") != nil {
+		return
+	}
+	for range depth {
+		if w.WriteString("  ") != nil {
+			return
+		}
+	}
+}
+
+// jsonChunk is how much of a string is escaped at a time.
+const jsonChunk = 4 << 10
+
+// jsonString writes s as a JSON string, escaped as encoding/json does,
+// a piece at a time.
+func (w *valueBuilder) jsonString(s string) error {
+	w.WriteString(`"`)
+	for len(s) > 0 {
+		n := min(len(s), jsonChunk)
+		for n < len(s) && n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		if n == 0 {
+			n = min(len(s), jsonChunk)
+		}
+		b, _ := json.Marshal(s[:n])
+		if err := w.WriteString(string(b[1 : len(b)-1])); err != nil {
+			return err
+		}
+		s = s[n:]
+	}
+	return w.WriteString(`"`)
+}
+
+// format calls emit with the pieces of f, {N} replaced by args[N]; {{ and
+// }} are braces. Its errors quote f cut (clip), and say where in f, never
+// what, so that they show no more of a secret than the cut.
+func format(f string, args []string, emit func(string)) error {
 	for i := 0; i < len(f); i++ {
 		c := f[i]
 		switch {
 		case c == '{' && i+1 < len(f) && f[i+1] == '{':
-			b.WriteByte('{')
+			emit("{")
 			i++
 		case c == '}' && i+1 < len(f) && f[i+1] == '}':
-			b.WriteByte('}')
+			emit("}")
 			i++
 		case c == '{':
 			j := strings.IndexByte(f[i:], '}')
 			if j < 0 {
-				return "", fmt.Errorf("%q: { is not closed (write {{ for a brace)", clip(f))
+				return fmt.Errorf("%q: the { at byte %d is not closed (write {{ for a brace)", clip(f), i+1)
 			}
 			n, err := strconv.Atoi(f[i+1 : i+j])
 			if err != nil || n < 0 {
-				return "", fmt.Errorf("%q: {%s} is not an argument's index", clip(f), f[i+1:i+j])
+				return fmt.Errorf("%q: what the braces at byte %d hold is not an argument's index", clip(f), i+1)
 			}
 			if n >= len(args) {
-				return "", fmt.Errorf("%q: {%d} names no argument; %d given", clip(f), n, len(args))
+				return fmt.Errorf("%q: the index at byte %d names no argument; %d given", clip(f), i+2, len(args))
 			}
-			b.WriteString(toString(args[n]))
-			if b.Len() > MaxExprValueBytes {
-				return "", fmt.Errorf("the result is longer than the limit of %d bytes", MaxExprValueBytes)
-			}
+			emit(args[n])
 			i += j
 		case c == '}':
-			return "", fmt.Errorf("%q: a } that closes nothing (write }} for a brace)", clip(f))
+			return fmt.Errorf("%q: the } at byte %d closes nothing (write }} for a brace)", clip(f), i+1)
 		default:
-			b.WriteByte(c)
+			// the run of plain bytes up to the next brace
+			j := i + 1
+			for j < len(f) && f[j] != '{' && f[j] != '}' {
+				j++
+			}
+			emit(f[i:j])
+			i = j - 1
 		}
 	}
-	return b.String(), nil
+	return nil
 }
 
 // truthy is a value as a condition: false, 0, -0, NaN, the empty string and null are

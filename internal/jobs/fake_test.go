@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -23,7 +24,7 @@ func (k *fakeKind) Name() string              { return k.name }
 func (k *fakeKind) Keys() []Key               { return k.keys }
 func (k *fakeKind) Outputs() ([]string, bool) { return k.outputs, k.fixed }
 func (k *fakeKind) Expands() bool             { return k.expands }
-func (k *fakeKind) Prepare(s Settings) (Prepared, error) {
+func (k *fakeKind) Prepare(_ context.Context, s Settings) (Prepared, error) {
 	if k.prepared != nil {
 		*k.prepared = append(*k.prepared, s)
 	}

@@ -138,7 +138,7 @@ type Kind interface {
 	// Prepare resolves settings, as validated and expanded, into a step
 	// ready to run, with the same defaults and validation as the command's
 	// flags; its errors are *SettingError.
-	Prepare(s Settings) (Prepared, error)
+	Prepare(ctx context.Context, s Settings) (Prepared, error)
 }
 
 // Prepared is a step resolved from its settings, ready to run.

@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/goccy/go-yaml/token"
+	"github.com/retrywise/retrywise/internal/userfile"
 )
 
 // The loader's limits. None is a setting: a job file that needs more is
@@ -44,33 +43,14 @@ const limitFix = "the limits are not settings; see Limits in the README"
 
 // ReadFile reads the job file at path, at most one byte past
 // MaxFileBytes: Load reports a longer file without the rest being read.
-// ctx stops it, even blocked (a FIFO no one writes): it then returns
-// ctx's cause.
+// ctx stops it, even blocked (a FIFO no one writes, userfile.ReadFile): it
+// then returns ctx's cause.
 func ReadFile(ctx context.Context, path string) ([]byte, error) {
+	b, err := userfile.ReadFile(ctx, path, MaxFileBytes)
 	if ctx.Err() != nil {
 		return nil, context.Cause(ctx)
 	}
-	type result struct {
-		b   []byte
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		f, err := os.Open(path)
-		if err != nil {
-			done <- result{nil, err}
-			return
-		}
-		defer f.Close()
-		b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-		done <- result{b, err}
-	}()
-	select {
-	case r := <-done:
-		return r.b, r.err
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
-	}
+	return b, err
 }
 
 // LoadContext is Load, stopped by ctx: when ctx is done before the file

@@ -15,6 +15,7 @@ import (
 	"github.com/retrywise/retrywise/internal/redact"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/step"
+	"github.com/retrywise/retrywise/internal/userfile"
 )
 
 // Loaded is a validated job file with the egress prober its runs share,
@@ -289,19 +290,21 @@ type ReportFiles struct {
 }
 
 // CreateReportFiles creates the files at the given paths ("" means none).
-func CreateReportFiles(jsonPath, mdPath string) (*ReportFiles, error) {
+// A FIFO is opened once its reader comes; ctx abandons the wait, and the
+// error is then a *userfile.WaitError.
+func CreateReportFiles(ctx context.Context, jsonPath, mdPath string) (*ReportFiles, error) {
 	rf := &ReportFiles{}
 	var err error
 	if jsonPath != "" {
-		if rf.json, err = os.OpenFile(jsonPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644); err != nil {
+		if rf.json, err = userfile.Open(ctx, jsonPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644); err != nil {
 			return nil, fmt.Errorf("cannot create the report file: %w", err)
 		}
 	}
 	if mdPath != "" {
-		if rf.markdown, err = os.OpenFile(mdPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644); err != nil {
+		if rf.markdown, err = userfile.Open(ctx, mdPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644); err != nil {
 			if rf.json != nil {
 				rf.json.Close()
-				os.Remove(jsonPath)
+				userfile.RemoveIfRegular(jsonPath)
 			}
 			return nil, fmt.Errorf("cannot create the summary file: %w", err)
 		}
@@ -310,7 +313,12 @@ func CreateReportFiles(jsonPath, mdPath string) (*ReportFiles, error) {
 }
 
 // Write renders r into the files, masked; a failure is printed on stderr.
-func (rf *ReportFiles) Write(r *report.Run, red *redact.Redactor, stderr io.Writer) {
+// The writes are abandoned on a signal, or FinishGrace after one that came
+// before (userfile.Finishing): a FIFO whose reader does not read cannot
+// hold the process.
+func (rf *ReportFiles) Write(ctx context.Context, r *report.Run, red *redact.Redactor, stderr io.Writer) {
+	ctx, cancel := userfile.Finishing(ctx)
+	defer cancel()
 	put := func(f *os.File, what string, render func(io.Writer) error) {
 		if f == nil {
 			return
@@ -318,10 +326,9 @@ func (rf *ReportFiles) Write(r *report.Run, red *redact.Redactor, stderr io.Writ
 		var b strings.Builder
 		err := render(&b)
 		if err == nil {
-			_, err = io.WriteString(f, red.String(b.String()))
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
+			err = userfile.WriteClose(ctx, f, []byte(red.String(b.String())))
+		} else {
+			f.Close()
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "retrywise: cannot write the %s: %v\n", what, err)

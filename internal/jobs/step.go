@@ -282,7 +282,7 @@ func (l *loader) prepare(sb *stepBuild, merged []raw) {
 		pass = append(pass, r.Setting)
 	}
 	k := sb.step.Kind
-	prepared, err := k.Prepare(pass)
+	prepared, err := k.Prepare(l.ctx, pass)
 	if err == nil {
 		sb.step.Prepared = prepared
 	}

@@ -69,7 +69,7 @@ func (s *stepKind) Expands() bool             { return s.k.Expands }
 
 // Prepare sets every setting on a fresh config of the kind and validates
 // it; its errors are *SettingError naming the key.
-func (s *stepKind) Prepare(settings Settings) (Prepared, error) {
+func (s *stepKind) Prepare(ctx context.Context, settings Settings) (Prepared, error) {
 	c := s.k.New()
 	fields := c.Fields()
 	var errs []error
@@ -85,7 +85,7 @@ func (s *stepKind) Prepare(settings Settings) (Prepared, error) {
 	if len(errs) > 0 {
 		return nil, joinErrors(errs)
 	}
-	p, err := step.Prepare(s.k, c)
+	p, err := step.Prepare(ctx, s.k, c)
 	if err != nil {
 		for _, fe := range step.FieldErrors(err) {
 			errs = append(errs, settingError(fe))

@@ -255,13 +255,15 @@ func decodedViews(s string, spaced bool) []*decodedView {
 }
 
 // decodedSpans appends the spans of s whose decoded form is a literal
-// secret, a URL's userinfo or a token of a known format.
+// secret, a URL's userinfo, a token of a known format or what a cut left
+// of one of them.
 func decodedSpans(snap *snapshot, s string, dst []span) []span {
 	var found []span
 	for _, v := range decodedViews(s, snap.spaced) {
 		found = literalSpans(snap, v.text, found[:0])
 		found = urlSpans(v.text, found)
 		found = formatSpans(v.text, found)
+		found = cutSpans(snap, v.text, found)
 		for _, sp := range found {
 			if sp.lo >= sp.hi {
 				continue

@@ -128,7 +128,7 @@ func TestJSONEscapedURLUserinfo(t *testing.T) {
 func TestPlainTextUntouchedByDecoding(t *testing.T) {
 	r := New(Options{Values: encodedSecrets})
 	for _, in := range []string{
-		`{"msg":"caf\u00e9 50%25 off a+b"}`,
+		`{"msg":"caf\u00e9 50%25 off a+b today"}`,
 		"GET /search?q=a%20b+c&x=%zz%",
 		`trailing \u12 and \ud83d alone %4`,
 	} {

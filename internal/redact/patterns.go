@@ -9,15 +9,7 @@ import (
 	"strings"
 )
 
-// Cut marks where retrywise shortened a text (evidence, quoted names); the redactor masks a secret's fragment next to it.
-const Cut = "…"
-
-// minFragment is the shortest fragment of a literal secret masked next to a
-// Cut; shorter ones would match ordinary words.
-const minFragment = 3
-
-// maxCutReach bounds how far from a Cut its fragments are looked for: past
-// the longest secret, a URL's authority.
+// maxCutReach bounds how far before a cut a URL's authority is looked for.
 const maxCutReach = 2 << 10
 
 // tokenFormat is a well-known token format: a prefix, then at least min
@@ -64,7 +56,7 @@ func isWordByte(c byte) bool {
 
 // formatAt returns the end of the token of one of formats that starts at
 // s[i:], and whether one does; a token shorter than its format's minimum
-// counts only when it runs into a Cut (it was shortened).
+// counts only when it runs into a cut mark (it was shortened).
 func formatAt(s string, i int, formats []tokenFormat) (int, bool) {
 	if i < 0 || i+4 > len(s) || i > 0 && isWordByte(s[i-1]) && s[i-1] != '-' {
 		return 0, false
@@ -77,7 +69,7 @@ func formatAt(s string, i int, formats []tokenFormat) (int, bool) {
 		for e < len(s) && f.alphabet(s[e]) {
 			e++
 		}
-		if n := e - i - len(f.prefix); n >= f.min || n > 0 && strings.HasPrefix(s[e:], Cut) {
+		if n := e - i - len(f.prefix); n >= f.min || n > 0 && cutMarkAt(s, e) {
 			return e, true
 		}
 	}
@@ -195,61 +187,6 @@ func isBasicCredential(v string) bool {
 	}
 	b, err := enc.DecodeString(v)
 	return err == nil && strings.IndexByte(string(b), ':') >= 0
-}
-
-// cutSpans masks what a cut left of a secret: next to every Cut, the
-// longest fragment (at least minFragment bytes) that ends a literal secret
-// after it or starts one before it, and before it a URL's userinfo left
-// without its "@" (an authority that is not a plain host[:port]).
-func cutSpans(snap *snapshot, s string, dst []span) []span {
-	for i := 0; ; {
-		k := strings.Index(s[i:], Cut)
-		if k < 0 {
-			break
-		}
-		k += i
-		i = k + len(Cut)
-		// Fragments stay within the line, as a Writer sees it, and within
-		// reach of the cut.
-		before, after := s[max(0, k-maxCutReach):k], s[i:min(len(s), i+maxCutReach)]
-		if j := strings.LastIndexAny(before, "\r\n"); j >= 0 {
-			before = before[j+1:]
-		}
-		if j := strings.IndexAny(after, "\r\n"); j >= 0 {
-			after = after[:j]
-		}
-		base := k - len(before) // where before starts in s
-		longest, shortest := 0, 0
-		for j, sec := range snap.secrets {
-			for n := min(len(sec)-1, len(before)); n >= minFragment && n > longest; n-- {
-				if before[len(before)-n] == sec[0] && strings.HasSuffix(before, sec[:n]) {
-					longest = n
-					if snap.wide[j] {
-						if lo, _ := b64Run(before, len(before)-n, len(before)); len(before)-lo > longest {
-							longest = len(before) - lo
-						}
-					}
-					break
-				}
-			}
-			for n := min(len(sec)-1, len(after)); n >= minFragment && n > shortest; n-- {
-				if after[n-1] == sec[len(sec)-1] && strings.HasPrefix(after, sec[len(sec)-n:]) {
-					shortest = n
-					break
-				}
-			}
-		}
-		if longest > 0 {
-			dst = append(dst, span{lo: k - longest, hi: k, from: k - longest})
-		}
-		if shortest > 0 {
-			dst = append(dst, span{lo: i, hi: i + shortest, from: i})
-		}
-		if a := openAuthority(before); a >= 0 {
-			dst = append(dst, span{lo: base + a, hi: k, from: base + a})
-		}
-	}
-	return dst
 }
 
 // openAuthority returns where the authority of a URL that s ends inside

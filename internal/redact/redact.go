@@ -21,10 +21,13 @@
 //     gho_, ghu_, ghs_, ghr_ and github_pat_, GitLab's glpat-, npm_, Slack's
 //     xox?-), "Bearer x" with a token-like x and "Basic x" with x the base64
 //     of user:password, anywhere in the text (the scheme word is kept).
-//  6. Cut fragments: next to a Cut, which marks where retrywise shortened a
-//     text, the part of a literal secret the cut left (at least 3 bytes),
-//     a token of rule 5 however short, and a URL authority that may be
-//     userinfo cut before its "@".
+//  6. Cut fragments: the part of a literal secret (of any of its forms)
+//     a cut left, at least 3 bytes: its start before a cut mark (Cut, which
+//     marks where retrywise shortened a text with Clip, or "...") or,
+//     unmarked, at the end of the text, a line or before a quote; its end
+//     after a cut mark. Next to a cut mark also a token of rule 5 however
+//     short, and before one a URL authority that may be userinfo cut
+//     before its "@".
 //
 // Every literal secret of rules 3 and 4 is also masked in its escaped and
 // encoded forms: JSON-escaped (with and without HTML escapes, "/" as "\/"),
@@ -82,11 +85,12 @@ type Redactor struct {
 // snapshot is an immutable view of the literal secrets, swapped atomically
 // by Add so that readers never lock.
 type snapshot struct {
-	secrets []string // longest first
-	wide    []bool   // wide[i]: secrets[i] is a base64 form, widened to its run
-	match   *matcher // finds secrets; nil when there are none
-	longest int      // length of secrets[0], or of a secret's longest escaped form
-	spaced  bool     // a secret holds a space (written "+" in a form)
+	secrets []string  // longest first
+	wide    []bool    // wide[i]: secrets[i] is a base64 form, widened to its run
+	match   *matcher  // finds secrets; nil when there are none
+	cut     *cutIndex // finds what a cut left of them; nil when there are none
+	longest int       // length of secrets[0], or of a secret's longest escaped form
+	spaced  bool      // a secret holds a space (written "+" in a form)
 }
 
 var emptySnapshot = &snapshot{}
@@ -153,6 +157,7 @@ func (r *Redactor) add(vals []form) {
 		s.wide[i] = r.secrets[v]
 	}
 	s.match = newMatcher(s.secrets, s.wide)
+	s.cut = newCutIndex(s.secrets)
 	s.longest = len(s.secrets[0])
 	for _, g := range r.given {
 		// Every byte of a secret may be written as a 6-byte \uXXXX escape.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"regexp"
+	"slices"
 	"sync"
 	"unsafe"
 )
@@ -128,11 +129,8 @@ func (w *Writer) usable() error {
 
 // emit masks and writes b, which ends with a line terminator.
 func (w *Writer) emit(snap *snapshot, b []byte) error {
-	if w.learn(b) {
-		snap = w.r.load()
-		if w.fwd {
-			return w.emitForwarding(snap, b)
-		}
+	if w.fwd && bytes.Contains(b, []byte(addMaskCmd)) {
+		return w.emitForwarding(snap, b)
 	}
 	return w.emitMasked(snap, b)
 }
@@ -154,13 +152,10 @@ func (w *Writer) flushAll(snap *snapshot) error {
 	if len(w.buf) == 0 {
 		return nil
 	}
-	if w.learn(w.buf) {
-		snap = w.r.load()
-		if w.fwd {
-			err := w.emitForwarding(snap, w.buf)
-			w.buf = w.buf[:0]
-			return err
-		}
+	if w.fwd && bytes.Contains(w.buf, []byte(addMaskCmd)) {
+		err := w.emitForwarding(snap, w.buf)
+		w.buf = w.buf[:0]
+		return err
 	}
 	s := view(w.buf)
 	w.buf = w.buf[:0]
@@ -245,10 +240,16 @@ func lastEOL(p []byte) int {
 // addMaskCmd starts the workflow command that asks a runner to mask a value.
 const addMaskCmd = "::add-mask::"
 
-// ForwardAddMask makes w write the ::add-mask:: lines it learns from
-// unmasked: w writes to a GitHub Actions runner, which reads them as
-// commands (and masks the value in its own log) and never shows them.
-// Without it the line is written masked, like any other.
+// ForwardAddMask makes w write an ::add-mask::VALUE line unmasked when
+// VALUE is a secret the Redactor was given (a child's own request, learned
+// where its output is read): w writes to a GitHub Actions runner, which
+// reads the line as a command (and masks the value in its own log) and
+// never shows it. Without it the line is written masked, like any other.
+//
+// A Writer learns nothing from what passes through it: a value is masked
+// because it was given (Options, Add), and the only ::add-mask:: lines that
+// add to it are a child's, read from the child's own output (internal/execstep),
+// never retrywise's own lines, a server's answer or a remote's messages.
 func (w *Writer) ForwardAddMask() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -265,38 +266,24 @@ func AddMaskValue(line []byte) (string, bool) {
 	return string(bytes.TrimSpace(rest)), true
 }
 
-// learn registers the value of every ::add-mask:: line of b, a child's
-// request to mask it (as a runner would); it reports whether b holds one.
-func (w *Writer) learn(b []byte) bool {
-	if !bytes.Contains(b, []byte(addMaskCmd)) {
-		return false
-	}
-	found := false
-	for len(b) > 0 {
-		line := b
-		if i := bytes.IndexAny(b, "\r\n"); i >= 0 {
-			line, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
-		if v, ok := AddMaskValue(line); ok {
-			w.r.Add(v)
-			found = true
-		}
-	}
-	return found
-}
-
-// emitForwarding writes b masked, but for its ::add-mask:: lines, written
-// as they are.
+// emitForwarding writes b masked, but for its ::add-mask:: lines whose
+// value is a given secret, written as they are.
 func (w *Writer) emitForwarding(snap *snapshot, b []byte) error {
+	var given []string
 	start := 0 // b[start:i] is still to mask
 	for i := 0; i < len(b); {
 		end := len(b)
 		if j := bytes.IndexAny(b[i:], "\r\n"); j >= 0 {
 			end = i + j + 1
 		}
-		if _, ok := AddMaskValue(bytes.TrimRight(b[i:end], "\r\n")); ok {
+		if v, ok := AddMaskValue(bytes.TrimRight(b[i:end], "\r\n")); ok && v != "" {
+			if given == nil {
+				given = w.r.Given()
+			}
+			if !slices.Contains(given, v) {
+				i = end
+				continue
+			}
 			if start < i {
 				if err := w.emitMasked(snap, b[start:i]); err != nil {
 					return err

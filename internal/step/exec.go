@@ -112,10 +112,10 @@ var execTools = sync.OnceValue(func() string {
 	return strings.Join(names, ", ")
 })
 
-func (c *ExecConfig) validate() error {
+func (c *ExecConfig) validate(ctx context.Context) error {
 	errs := c.validateCommon()
 	var err error
-	if err := c.loadRules(); err != nil {
+	if err := c.loadRules(ctx); err != nil {
 		errs = append(errs, err)
 	}
 	for _, h := range c.Hosts {
@@ -288,7 +288,7 @@ func (c *ExecConfig) run(ctx context.Context, x *exe) (*report.Step, *Error) {
 	if attemptFiles != nil {
 		// Only the final attempt's file commands reach the workflow, copied
 		// now: what a background job of any attempt writes later is not.
-		x.svc.FileCommands.Forward(c.who(x.io), attemptFiles.Final())
+		x.svc.FileCommands.Forward(ctx, c.who(x.io), attemptFiles.Final())
 	}
 	if err := step.WriteStdout(); err != nil {
 		io.Stderr.Flush()

@@ -10,7 +10,6 @@ import (
 	goio "io"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -23,6 +22,7 @@ import (
 	"github.com/retrywise/retrywise/internal/httpstep"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/retry"
+	"github.com/retrywise/retrywise/internal/userfile"
 )
 
 const httpSynopsis = `Usage: retrywise http [flags] URL
@@ -117,14 +117,14 @@ func (c *HTTPConfig) Fields() []*Field {
 	return s.fields
 }
 
-func (c *HTTPConfig) validate() error {
+func (c *HTTPConfig) validate(ctx context.Context) error {
 	var errs []error
 	if c.URL == "" {
 		errs = append(errs, &FieldError{Field: "url", Plain: true, Msg: "want exactly one URL: use retrywise http [flags] URL", Fix: "give url: https://host/path"})
 	}
 	errs = append(errs, c.validateCommon()...)
 	var err error
-	if err := c.loadRules(); err != nil {
+	if err := c.loadRules(ctx); err != nil {
 		errs = append(errs, err)
 	}
 	if c.maxBody, err = ParseSize(c.MaxBody); err != nil {
@@ -191,6 +191,19 @@ func (c *HTTPConfig) target() string {
 // run expands and sends the request in the retry loop, through the host's
 // breaker; the body of an expected answer goes to stdout (or the output
 // file), field values to stderr.
+// cancelledBeforeRequest is the report of an http step a signal stopped
+// before its request was sent (reading --data-file): cancelled, with the
+// signal's exit code (130 without one).
+func cancelledBeforeRequest(ctx context.Context, pol retry.Policy, detail string) *report.Step {
+	rep := report.Skip("http", "http", report.Cancelled, detail, pol)
+	rep.ExitCode = exitcode.Interrupted
+	var sig *interrupt.Signal
+	if errors.As(context.Cause(ctx), &sig) {
+		rep.ExitCode = sig.ExitCode()
+	}
+	return rep
+}
+
 func (c *HTTPConfig) run(ctx context.Context, x *exe) (*report.Step, *Error) {
 	io := x.io
 	// Expand ${NAME} before anything is printed, and register every credential
@@ -232,18 +245,16 @@ func (c *HTTPConfig) run(ctx context.Context, x *exe) (*report.Step, *Error) {
 			return rerr
 		})
 		if ctx.Err() != nil {
-			rep := report.Skip("http", "http", report.Cancelled, "cancelled while reading --data-file - (stdin): "+context.Cause(ctx).Error(), c.pol)
-			rep.ExitCode = exitcode.Interrupted
-			var sig *interrupt.Signal
-			if errors.As(context.Cause(ctx), &sig) {
-				rep.ExitCode = sig.ExitCode()
-			}
-			return rep, nil
+			return cancelledBeforeRequest(ctx, c.pol, "cancelled while reading --data-file - (stdin): "+context.Cause(ctx).Error()), nil
 		} else if err != nil {
 			return nil, &Error{exitcode.Config, "cannot read --data-file - (stdin): " + err.Error()}
 		}
 	case dataFile != "":
-		if body, err = os.ReadFile(dataFile); err != nil {
+		// A FIFO no one writes: a signal abandons the open and the read.
+		if body, err = userfile.ReadFile(ctx, dataFile, -1); err != nil {
+			if ctx.Err() != nil {
+				return cancelledBeforeRequest(ctx, c.pol, "cancelled while reading --data-file: "+err.Error()), nil
+			}
 			return nil, &Error{exitcode.Config, "cannot read --data-file: " + err.Error()}
 		}
 	}

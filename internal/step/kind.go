@@ -77,7 +77,7 @@ type Config interface {
 	Given(name string) bool
 	// validate checks the settings and derives what the run needs; its
 	// errors are *FieldError, joined.
-	validate() error
+	validate(ctx context.Context) error
 	// policy is the loop's policy snapshot, once validated.
 	policy() retry.Policy
 	// target names what the step runs, before expansion.
@@ -141,12 +141,12 @@ func (c *Common) rulesField(s *fieldSet) {
 }
 
 // loadRules reads --rules; its error names the field.
-func (c *Common) loadRules() error {
+func (c *Common) loadRules(ctx context.Context) error {
 	c.team = nil
 	if c.RulesFile == "" {
 		return nil
 	}
-	t, err := failure.LoadTeamRules(c.RulesFile)
+	t, err := failure.LoadTeamRules(ctx, c.RulesFile)
 	if err != nil {
 		msgs := []string{}
 		for _, e := range flattenErr(err) {
@@ -205,9 +205,11 @@ type Prepared struct {
 }
 
 // Prepare validates c, a config of k, into a step ready to run; its errors
-// are *FieldError, joined (FieldErrors splits them).
-func Prepare(k *Kind, c Config) (*Prepared, error) {
-	if err := c.validate(); err != nil {
+// are *FieldError, joined (FieldErrors splits them). ctx abandons reading
+// the files the settings name (--rules); its cause is then in the error's
+// message, and ctx.Err tells it apart.
+func Prepare(ctx context.Context, k *Kind, c Config) (*Prepared, error) {
+	if err := c.validate(ctx); err != nil {
 		return nil, err
 	}
 	return &Prepared{Kind: k, Config: c}, nil

@@ -56,7 +56,7 @@ func (c *ProbeConfig) Fields() []*Field {
 	return s.fields
 }
 
-func (c *ProbeConfig) validate() error {
+func (c *ProbeConfig) validate(ctx context.Context) error {
 	var errs []error
 	var err error
 	if len(c.Targets) == 0 {

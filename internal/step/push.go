@@ -60,9 +60,9 @@ func (c *PushConfig) Fields() []*Field {
 	return s.fields
 }
 
-func (c *PushConfig) validate() error {
+func (c *PushConfig) validate(ctx context.Context) error {
 	errs := c.validateCommon()
-	if err := c.loadRules(); err != nil {
+	if err := c.loadRules(ctx); err != nil {
 		errs = append(errs, err)
 	}
 	if c.Timeout <= 0 {

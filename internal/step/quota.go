@@ -70,7 +70,7 @@ func (c *QuotaConfig) Fields() []*Field {
 	return s.fields
 }
 
-func (c *QuotaConfig) validate() error {
+func (c *QuotaConfig) validate(ctx context.Context) error {
 	errs := c.validateCommon()
 	var err error
 	if c.resource, err = ghapi.ParseResource(c.Resource); err != nil {

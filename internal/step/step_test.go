@@ -1,6 +1,7 @@
 package step
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"io"
@@ -23,7 +24,7 @@ func set(t *testing.T, k *Kind, kv ...string) (Config, error) {
 			return c, err
 		}
 	}
-	_, err := Prepare(k, c)
+	_, err := Prepare(context.Background(), k, c)
 	return c, err
 }
 
@@ -187,7 +188,7 @@ func TestPrepareDerives(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, _ := Prepare(ExecKind, c)
+	p, _ := Prepare(context.Background(), ExecKind, c)
 	if pol := p.Policy(); pol.MaxAttempts != 2 || pol.Jitter != 0.5 || c.(*ExecConfig).tool != "git" {
 		t.Errorf("policy %v tool %s", pol, c.(*ExecConfig).tool)
 	}
