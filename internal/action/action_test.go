@@ -9,13 +9,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/retrywise/retrywise/internal/outputfile"
-	"github.com/retrywise/retrywise/internal/redact"
 )
 
 func inputs(m map[string]string) func(string) string {
@@ -121,143 +118,6 @@ func TestFilesWriteWhatTheRunnerReads(t *testing.T) {
 	}
 }
 
-// finalFiles returns the file commands of one attempt, as
-// execstep.AttemptFiles gives them, in dir.
-func finalFiles(dir string) map[string]string {
-	m := map[string]string{}
-	for _, v := range ScriptFileVars {
-		m[v] = filepath.Join(dir, strings.ToLower(v))
-	}
-	return m
-}
-
-func TestReadFinal(t *testing.T) {
-	dir := t.TempDir()
-	files := finalFiles(dir)
-	os.WriteFile(files["GITHUB_OUTPUT"], []byte("a=1\nb<<E\nx\ny\nE\n"), 0o600)
-	os.WriteFile(files["GITHUB_PATH"], []byte("/one\r\n\n/two\n"), 0o600)
-	os.WriteFile(files["GITHUB_STEP_SUMMARY"], []byte("# hi\n"), 0o600)
-	// GITHUB_ENV: removed by the script, which means nothing was written.
-	fin, err := ReadFinal(context.Background(), files)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m := outputfile.Map(fin.Outputs); m["a"] != "1" || m["b"] != "x\ny" || len(fin.Env) != 0 || !slices.Equal(fin.Path, []string{"/one", "/two"}) || fin.SummaryFile != files["GITHUB_STEP_SUMMARY"] {
-		t.Errorf("final = %+v", fin)
-	}
-	os.WriteFile(files["GITHUB_ENV"], []byte("no separator here\n"), 0o600)
-	if _, err := ReadFinal(context.Background(), files); err == nil || !strings.Contains(err.Error(), "$GITHUB_ENV") {
-		t.Errorf("a malformed $GITHUB_ENV = %v", err)
-	}
-}
-
-// TestReadFinalRefusesAFileOverTheBound: a file command over
-// MaxFileCommand is refused whole, named, without its value, and the
-// others are still read.
-func TestReadFinalRefusesAFileOverTheBound(t *testing.T) {
-	for _, name := range []string{"GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_PATH"} {
-		t.Run(name, func(t *testing.T) {
-			dir := t.TempDir()
-			files := finalFiles(dir)
-			os.WriteFile(files["GITHUB_OUTPUT"], []byte("ok=1\n"), 0o600)
-			big := "BIG=" + strings.Repeat("s3cr3t", MaxFileCommand/6) + "\n"
-			if name == "GITHUB_PATH" {
-				big = strings.Repeat("/some/bin\n", MaxFileCommand/10+1)
-			}
-			os.WriteFile(files[name], []byte(big), 0o600)
-			fin, err := ReadFinal(context.Background(), files)
-			var tl *outputfile.TooLargeError
-			if !errors.As(err, &tl) || !strings.Contains(err.Error(), "$"+name) || strings.Contains(err.Error(), "s3cr3t") {
-				t.Errorf("err = %v, want a TooLargeError naming $%s", err, name)
-			}
-			if name != "GITHUB_OUTPUT" && outputfile.Map(fin.Outputs)["ok"] != "1" {
-				t.Errorf("the other files were not read: %+v", fin.Outputs)
-			}
-			if len(fin.Env) != 0 || len(fin.Path) != 0 {
-				t.Errorf("part of a refused file was kept: %d env, %d path", len(fin.Env), len(fin.Path))
-			}
-		})
-	}
-}
-
-func TestCutText(t *testing.T) {
-	tests := []struct {
-		s     string
-		limit int
-		want  string
-	}{
-		{"short\n", 10, "short\n"},
-		{"one\ntwo\nthree\n", 10, "one\ntwo\n"},
-		// No line end: never half of a character.
-		{"aéé", 2, "a"},
-		{"aéé", 3, "aé"},
-		{"a✓", 3, "a"},
-		{"a✓b", 4, "a✓"},
-		{"😀😀", 7, "😀"},
-		{"x", 0, ""},
-		// A line end further back than 64 KiB is not worth the loss.
-		{"a\n" + strings.Repeat("é", 40<<10), 70<<10 + 1, "a\n" + strings.Repeat("é", (70<<10-2)/2)},
-	}
-	for _, tt := range tests {
-		got := CutText(tt.s, tt.limit)
-		if got != tt.want {
-			t.Errorf("CutText(%.20q, %d) = %.20q (%d bytes), want %.20q (%d bytes)", tt.s, tt.limit, got, len(got), tt.want, len(tt.want))
-		}
-		if len(got) > tt.limit && len(tt.s) > tt.limit || !utf8.ValidString(got) {
-			t.Errorf("CutText(%.20q, %d) = %.20q: over the limit or not UTF-8", tt.s, tt.limit, got)
-		}
-	}
-}
-
-// TestReadSummaryReadsNoMoreThanItsLimit: a summary that grows while it
-// is read is read up to limit+1 bytes only.
-func TestReadSummaryReadsNoMoreThanItsLimit(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "summary")
-	os.WriteFile(path, []byte("line one\nline two\nline three\n"), 0o600)
-	text, cut, size, err := ReadSummary(path, 12)
-	if err != nil || !cut || text != "line one\n" || size != 29 {
-		t.Errorf("ReadSummary = %q, %v, %d, %v; want the first line, cut, 29", text, cut, size, err)
-	}
-}
-
-// TestReadFinalRefusesWhatIsNotARegularFile: a script that puts a FIFO
-// no one writes, or a device, in place of its file commands gets an error
-// at once, not a step that hangs or reads forever.
-func TestReadFinalRefusesWhatIsNotARegularFile(t *testing.T) {
-	dir := t.TempDir()
-	files := finalFiles(dir)
-	if err := syscall.Mkfifo(files["GITHUB_OUTPUT"], 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mkfifo(files["GITHUB_STEP_SUMMARY"], 0o600); err != nil {
-		t.Fatal(err)
-	}
-	os.Symlink("/dev/zero", files["GITHUB_ENV"])
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		fin, err := ReadFinal(context.Background(), files)
-		if err == nil || !strings.Contains(err.Error(), "$GITHUB_OUTPUT: not a regular file") || !strings.Contains(err.Error(), "$GITHUB_ENV: not a regular file") {
-			t.Errorf("ReadFinal = %v", err)
-		}
-		if _, _, _, err := ReadSummary(fin.SummaryFile, 100); err == nil || !strings.Contains(err.Error(), "not a regular file") {
-			t.Errorf("ReadSummary of a FIFO = %v", err)
-		}
-	}()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("reading the file commands blocked on a FIFO")
-	}
-}
-
-func TestSummaryNoteFitsItsRoom(t *testing.T) {
-	n := summaryNote("the script's step summary", MaxStepSummary, 1<<62)
-	if len(n) >= summaryNoteRoom || !strings.Contains(n, "was cut") {
-		t.Errorf("note of %d bytes (room %d): %q", len(n), summaryNoteRoom, n)
-	}
-}
-
 func TestLogCommands(t *testing.T) {
 	var b bytes.Buffer
 	env := map[string]string{"GITHUB_ACTIONS": "true"}
@@ -347,61 +207,5 @@ func TestActShareOnlyUnderAct(t *testing.T) {
 	ActShareDir = filepath.Join(ActShareDir, "absent")
 	if got := ActShare(act); got != "" {
 		t.Errorf("without /var/run/act ActShare = %q, want \"\"", got)
-	}
-}
-
-// summaryRun is an actionRun with what writeSummary uses: the runner's
-// step summary at sum, a redactor knowing secret, and the log in log.
-func summaryRun(t *testing.T, sum, script, secret string, log *bytes.Buffer) *actionRun {
-	t.Helper()
-	env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": sum}
-	getenv := func(k string) string { return env[k] }
-	red := redact.New(redact.Options{Values: []string{secret}})
-	a := &actionRun{getenv: getenv, summary: true, red: red, files: NewFiles(context.Background(), getenv), scriptSummary: script}
-	a.log = NewLog(log, getenv, red.String, nil)
-	return a
-}
-
-// TestStepSummaryCutMasksTheSecretItSplits: a script's one-line summary
-// with a secret across the cut keeps none of the secret's fragment.
-func TestStepSummaryCutMasksTheSecretItSplits(t *testing.T) {
-	dir := t.TempDir()
-	secret := "Zq8Xv2Lk9Wm4Rt7Yp3Hn6Bc1"
-	report := "### retrywise: exec — success\n"
-	// The script's room: the whole, less the report and a line end each, less the note's room.
-	limit := MaxStepSummary - (len(report) + 1) - 1 - summaryNoteRoom
-	script := filepath.Join(dir, "script")
-	os.WriteFile(script, []byte(strings.Repeat("a", limit-10)+secret+strings.Repeat("b", 100<<10)), 0o600)
-	sum := filepath.Join(dir, "summary")
-	var log bytes.Buffer
-	summaryRun(t, sum, script, secret, &log).writeSummary(report)
-	b, _ := os.ReadFile(sum)
-	got := string(b)
-	if len(b) > MaxStepSummary || !strings.HasSuffix(got, report+"\n") || !strings.Contains(got, "was cut here") {
-		t.Errorf("summary of %d bytes ends %q", len(b), got[max(0, len(got)-600):])
-	}
-	if strings.Contains(got, secret[:10]) || strings.Contains(got, secret[:4]) {
-		t.Errorf("the summary keeps the fragment of the secret the cut split: %q", got[limit-40:limit+20])
-	}
-	if !strings.Contains(log.String(), "::warning title=retrywise%3A step summary cut::") {
-		t.Errorf("no warning: %q", log.String())
-	}
-}
-
-// TestStepSummaryFitsWithoutACut: a summary that fits is copied whole and
-// masked, without a note or a warning.
-func TestStepSummaryFitsWithoutACut(t *testing.T) {
-	dir := t.TempDir()
-	secret := "Zq8Xv2Lk9Wm4Rt7Yp3Hn6Bc1"
-	script := filepath.Join(dir, "script")
-	os.WriteFile(script, []byte("# mine\ntoken "+secret+"\n"), 0o600)
-	sum := filepath.Join(dir, "summary")
-	var log bytes.Buffer
-	summaryRun(t, sum, script, secret, &log).writeSummary("### report\n")
-	if b, _ := os.ReadFile(sum); string(b) != "# mine\ntoken ***\n\n### report\n\n" {
-		t.Errorf("summary = %q", b)
-	}
-	if log.Len() != 0 {
-		t.Errorf("log = %q", log.String())
 	}
 }

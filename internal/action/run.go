@@ -17,8 +17,8 @@ import (
 
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/environ"
-	"github.com/retrywise/retrywise/internal/execstep"
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/filecmd"
 	"github.com/retrywise/retrywise/internal/ghissue"
 	"github.com/retrywise/retrywise/internal/gitpush"
 	"github.com/retrywise/retrywise/internal/interrupt"
@@ -27,7 +27,6 @@ import (
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/retry"
 	"github.com/retrywise/retrywise/internal/step"
-	"github.com/retrywise/retrywise/internal/userfile"
 )
 
 // FlagExceptions are the flags of a mode that are not inputs: the action
@@ -143,9 +142,9 @@ type actionRun struct {
 	// why report-issue does nothing this time ("" when it acts).
 	issueRun  *ghissue.Run
 	issueSkip string
-	// scriptSummary is the final attempt's $GITHUB_STEP_SUMMARY of a run:
-	// script, "" when there is none.
-	scriptSummary string
+	// fw gives the exec steps' attempts file commands of their own and
+	// copies the final attempts' to the runner's; nil when there are none.
+	fw *filecmd.Forwarder
 }
 
 // lockedWriter serialises the writes of several writers onto one stream.
@@ -351,7 +350,6 @@ func (a *actionRun) runStep(ctx context.Context) int {
 	if err := a.setFields(fields); err != nil {
 		return h.Fail(exitcode.Usage, err.Error())
 	}
-	var scriptFiles *execstep.AttemptFiles
 	switch cfg := c.(type) {
 	case *step.PushConfig:
 		cfg.Args = strings.Fields(a.input("push-args"))
@@ -369,14 +367,6 @@ func (a *actionRun) runStep(ctx context.Context) int {
 				return h.Fail(exitcode.Config, fmt.Sprintf("invalid input working-directory %q: not a folder", cfg.Dir))
 			}
 		}
-		// A private folder (MkdirTemp's 0700), removed when the step ends.
-		dir, err := os.MkdirTemp(a.tempDir, "retrywise-files-")
-		if err != nil {
-			return h.Fail(exitcode.Config, "cannot create the script's file commands: "+err.Error())
-		}
-		defer os.RemoveAll(dir)
-		scriptFiles = NewAttemptFiles(dir)
-		cfg.AttemptFiles = scriptFiles
 	}
 	p, err := step.Prepare(ctx, k, c)
 	if err != nil && ctx.Err() != nil {
@@ -391,6 +381,17 @@ func (a *actionRun) runStep(ctx context.Context) int {
 	if err := a.log.Mask(a.red.Given()...); err != nil {
 		return h.Fail(exitcode.Config, err.Error())
 	}
+	svc := h.Services()
+	if k == step.ExecKind {
+		done, err := a.forwarder(func(name string) string {
+			return fmt.Sprintf("it is only inside the output outputs (fromJSON(steps.<id>.outputs.outputs)[%q])", name)
+		})
+		if err != nil {
+			return h.Fail(exitcode.Config, "cannot create the script's file commands: "+err.Error())
+		}
+		defer done()
+		svc.FileCommands = a.fw
+	}
 	io := &step.IO{
 		Stdin: h.Stdin, Stdout: a.stdout, Stderr: a.stderr, Red: a.red, Env: a.env, TempDir: a.tempDir, OutputsOnly: true,
 		Progress: func(at retry.Attempt, max int) {
@@ -401,7 +402,7 @@ func (a *actionRun) runStep(ctx context.Context) int {
 		Attempting: a.group(func(n, max int) string { return fmt.Sprintf("attempt %d of %d: %s", n, max, p.Target()) }, k.Name),
 	}
 	start := h.Clock.Now()
-	rep, serr := p.RunStep(ctx, h.Services(), io)
+	rep, serr := p.RunStep(ctx, svc, io)
 	if serr != nil {
 		rep = report.NotRun(k.Name, p.Target(), serr.Code, serr.Msg, p.Policy())
 	}
@@ -414,9 +415,13 @@ func (a *actionRun) runStep(ctx context.Context) int {
 	for n, v := range rep.Outputs {
 		outputs[n] = v
 	}
-	if scriptFiles != nil {
-		a.forwardScriptFiles(ctx, scriptFiles.Final(), outputs)
-	} else {
+	if a.fw != nil {
+		// The script's $GITHUB_OUTPUT, copied to the runner's as it ended,
+		// is in the output outputs too.
+		for _, e := range a.fw.Outputs() {
+			outputs[e.Name] = e.Value
+		}
+	} else if k != step.ExecKind {
 		a.passOutputs(rep.Outputs)
 	}
 	if a.mode == ModePush && !rep.OK() {
@@ -483,38 +488,24 @@ func (a *actionRun) shared(path string) string {
 	return path
 }
 
-// forwardScriptFiles hands the final attempt's file commands to the
-// workflow: outputs (the action's own names only inside outputs), env and
-// path; the script's own step summary is copied by finish, which knows the
-// size of retrywise's.
-func (a *actionRun) forwardScriptFiles(ctx context.Context, files map[string]string, outputs map[string]any) {
-	ctx, cancel := userfile.Finishing(ctx) // a cancelled run's files are still forwarded
-	defer cancel()
-	fin, err := ReadFinal(ctx, files)
+// forwarder sets a.fw, the file commands of the run's exec steps; an
+// output named like one of the action's own is not copied, and reserved
+// says where it is instead. done removes their files.
+func (a *actionRun) forwarder(reserved func(name string) string) (done func(), err error) {
+	fw, done, err := NewForwarder(a.getenv, a.tempDir, a.files, a.red.String, a.warn)
 	if err != nil {
-		a.warn("retrywise: the script's file commands", err.Error()+"; nothing of such a file reaches the workflow")
+		return nil, err
 	}
-	for _, e := range fin.Outputs {
-		outputs[e.Name] = e.Value
-		if IsReserved(e.Name) {
-			a.warn("retrywise: reserved output", fmt.Sprintf("the script's output %q has the name of one of the action's own outputs: it is only inside the output outputs (fromJSON(steps.<id>.outputs.outputs)[%q])", e.Name, e.Name))
-			continue
-		}
-		if err := a.files.SetOutput(e.Name, a.red.String(e.Value)); err != nil {
-			a.warn("retrywise: output "+e.Name, err.Error())
+	if fw != nil {
+		fw.Reserved = func(name string) string {
+			if !IsReserved(name) {
+				return ""
+			}
+			return reserved(name)
 		}
 	}
-	for _, e := range fin.Env {
-		if err := a.files.SetEnv(e.Name, e.Value); err != nil {
-			a.warn("retrywise: env "+e.Name, err.Error())
-		}
-	}
-	for _, p := range fin.Path {
-		if err := a.files.AddPath(p); err != nil {
-			a.warn("retrywise: path", err.Error())
-		}
-	}
-	a.scriptSummary = fin.SummaryFile
+	a.fw = fw
+	return done, nil
 }
 
 // passOutputs sets a kind's outputs (body-file, status, pushed, ...) as
@@ -566,9 +557,10 @@ func (a *actionRun) runJob(ctx context.Context) int {
 	if err != nil {
 		return h.Fail(exitcode.Usage, err.Error())
 	}
+	svc := h.Services()
 	js := jobs.NewSession(l, job, jobs.SessionOptions{
 		Env: a.env, Stdin: h.Stdin, Stdout: a.out, Stderr: a.out, Redactor: h.Redactor,
-		Services: h.Services(), Clock: h.Clock, Preflight: preflight,
+		Services: svc, Clock: h.Clock, Preflight: preflight,
 	})
 	js.Red.Add(a.input("token"))
 	// A step's child may ask the runner to mask a value, as a run: script may.
@@ -595,6 +587,16 @@ func (a *actionRun) runJob(ctx context.Context) int {
 		js.Stdout.Flush()
 		return exitcode.OK
 	}
+	// Each exec step's attempts get file commands of their own; a step's
+	// output named like one of the action's own is left out.
+	done, err := a.forwarder(func(string) string {
+		return "the action's own value is kept, and the step's is left out"
+	})
+	if err != nil {
+		return h.Fail(exitcode.Config, "cannot create the steps' file commands: "+err.Error())
+	}
+	defer done()
+	js.Runner.Services.FileCommands = a.fw
 	js.Runner.Attempting = func(id, kind string, n, max int) func() {
 		flushAll := func() { js.Stdout.Flush(); js.Stderr.Flush() }
 		flushAll()

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -69,8 +70,6 @@ func TestFIFOOpenStopsOnSignal(t *testing.T) {
 	t.Parallel()
 	bin := buildBinary(t)
 	job := "version: 1\njobs:\n  j:\n    steps:\n      - id: a\n        exec: {run: \"true\"}\n"
-	// A step whose command puts a FIFO in its outputs file's place.
-	fifoJob := "version: 1\njobs:\n  j:\n    steps:\n      - id: a\n        exec: {run: 'rm \"$RETRYWISE_OUTPUT\" && mkfifo \"$RETRYWISE_OUTPUT\"'}\n"
 	for _, tc := range []struct {
 		name string
 		// args are the command line; FIFO is replaced by the FIFO's path.
@@ -92,7 +91,6 @@ func TestFIFOOpenStopsOnSignal(t *testing.T) {
 		{"run --config", []string{"run", "--config", "FIFO"}, "", syscall.SIGTERM, ""},
 		{"validate --config/INT", []string{"validate", "--config", "FIFO"}, "", syscall.SIGINT, ""},
 		{"validate --workflow", []string{"validate", "--workflow", "FIFO"}, "", syscall.SIGTERM, ""},
-		{"run: a step's outputs file made a FIFO", []string{"run", "--config", "fifo-job.yml"}, "", syscall.SIGTERM, "cancelled"},
 		{"explain --report", []string{"explain", "--report", "FIFO", "--repo", "o/r", "--run", "7"}, "", syscall.SIGTERM, "cannot create the report file"},
 		{"explain --summary", []string{"explain", "--summary", "FIFO", "--repo", "o/r", "--run", "7"}, "", syscall.SIGTERM, "cannot create the summary file"},
 	} {
@@ -100,9 +98,6 @@ func TestFIFOOpenStopsOnSignal(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			if err := os.WriteFile(filepath.Join(dir, "job.yml"), []byte(job), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, "fifo-job.yml"), []byte(fifoJob), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			fifo := mkfifo(t, dir, "fifo")
@@ -202,20 +197,15 @@ func waitHolds(t *testing.T, pid int, path string, stderr *syncBuffer) {
 func TestFIFOActionFileCommandsStopOnSignal(t *testing.T) {
 	t.Parallel()
 	bin := buildBinary(t)
-	for _, v := range []string{"GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_STEP_SUMMARY", "script"} {
+	for _, v := range []string{"GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_STEP_SUMMARY"} {
 		t.Run(v, func(t *testing.T) {
 			t.Parallel()
 			s := newActionStep(t)
 			fifo := mkfifo(t, s.dir, "fifo")
-			script, runner := `echo a=1 >> "$GITHUB_OUTPUT"; echo B=2 >> "$GITHUB_ENV"`, v
-			if v == "script" {
-				// The script puts a FIFO in its own $GITHUB_OUTPUT's place;
-				// the runner's files are files.
-				script, runner, v = `rm "$GITHUB_OUTPUT" && mkfifo "$GITHUB_OUTPUT"`, "", "GITHUB_OUTPUT"
-			}
+			script := `echo a=1 >> "$GITHUB_OUTPUT"; echo B=2 >> "$GITHUB_ENV"`
 			env := []string{action.InputVar("run") + "=" + script, action.InputVar("step-summary") + "=true", action.InputVar("report-issue") + "=false"}
 			for _, kv := range s.env {
-				if runner != "" && strings.HasPrefix(kv, runner+"=") {
+				if strings.HasPrefix(kv, v+"=") {
 					kv = v + "=" + fifo
 				}
 				env = append(env, kv)
@@ -441,4 +431,74 @@ func TestActionExplainStopsOnSignal(t *testing.T) {
 		t.Errorf("outputs = %v", o)
 	}
 	reporttest.ValidateFile(t, o["report"])
+}
+
+// TestFIFOInACommandsOwnFileIsRefused: the files a step's command may
+// replace ($RETRYWISE_OUTPUT, an attempt's own $GITHUB_OUTPUT and the
+// like) are the exception to FIFOs being waited on: one the command made a
+// FIFO no one writes is refused at once, with no signal needed, and the
+// FIFO is left where it is.
+func TestFIFOInACommandsOwnFileIsRefused(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	fifoJob := "version: 1\njobs:\n  j:\n    steps:\n      - id: a\n        exec: {run: 'rm \"$RETRYWISE_OUTPUT\" && mkfifo \"$RETRYWISE_OUTPUT\" && ln \"$RETRYWISE_OUTPUT\" fifo-seen'}\n"
+	for _, tc := range []struct {
+		name string
+		// action runs `retrywise action` with script as its run: input;
+		// else args.
+		action bool
+		script string
+		args   []string
+		// fifoVar is the variable whose file the command makes a FIFO.
+		fifoVar  string
+		wantCode int
+	}{
+		{name: "run: a step's outputs file", args: []string{"run", "--config", "fifo-job.yml"}, fifoVar: "RETRYWISE_OUTPUT", wantCode: exitcode.Structural},
+		{name: "action run: the script's $GITHUB_OUTPUT", action: true, fifoVar: "GITHUB_OUTPUT", wantCode: exitcode.OK,
+			script: `rm "$GITHUB_OUTPUT" && mkfifo "$GITHUB_OUTPUT" && ln "$GITHUB_OUTPUT" fifo-seen`},
+		{name: "exec in a workflow: the attempt's $GITHUB_ENV", fifoVar: "GITHUB_ENV", wantCode: exitcode.OK,
+			args: []string{"exec", "--", "sh", "-c", `rm "$GITHUB_ENV" && mkfifo "$GITHUB_ENV" && ln "$GITHUB_ENV" fifo-seen`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := newActionStep(t)
+			if err := os.WriteFile(filepath.Join(s.workspace, "fifo-job.yml"), []byte(fifoJob), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			env := append([]string(nil), s.env...)
+			args := tc.args
+			if tc.action {
+				args = []string{"action"}
+				env = append(env, action.InputVar("run")+"="+tc.script, action.InputVar("report-issue")+"=false")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second) // a generous bound: it ends at once
+			defer cancel()
+			cmd := exec.CommandContext(ctx, bin, args...)
+			cmd.Env, cmd.Dir = env, s.workspace
+			out := &syncBuffer{}
+			cmd.Stdout, cmd.Stderr = out, out
+			err := cmd.Run()
+			if ctx.Err() != nil {
+				t.Fatalf("retrywise waited on the FIFO the command made of $%s:\n%s", tc.fifoVar, out.String())
+			}
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.wantCode {
+				t.Errorf("exit %d, want %d:\n%s", code, tc.wantCode, out.String())
+			}
+			if !strings.Contains(out.String(), "not a regular file") {
+				t.Errorf("nothing says the file is not a regular file:\n%s", out.String())
+			}
+			if tc.fifoVar != "RETRYWISE_OUTPUT" && !strings.Contains(out.String(), "$"+tc.fifoVar) {
+				t.Errorf("the warning does not name $%s:\n%s", tc.fifoVar, out.String())
+			}
+			if st, err := os.Lstat(filepath.Join(s.workspace, "fifo-seen")); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+				t.Errorf("the command made no FIFO: %v", err)
+			}
+		})
+	}
 }

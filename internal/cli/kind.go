@@ -81,11 +81,20 @@ func runKind(ctx context.Context, f *factory, p *step.Prepared) int {
 		return f.failOpen(ctx, err)
 	}
 	defer o.close()
-	rep, serr := p.RunStep(ctx, f.services(), o.stepIO(f))
-	if serr != nil {
-		return o.fail(serr.Code, serr.Msg)
+	svc := f.services()
+	var wf *workflowFiles
+	if p.Kind == step.ExecKind {
+		if wf, err = f.workflowFiles(ctx, o.red, o.stderr); err != nil {
+			return o.fail(exitcode.Config, err.Error())
+		}
+		svc.FileCommands = wf.forwarder()
 	}
-	return o.finish(ctx, rep, f.clock.Now())
+	rep, serr := p.RunStep(ctx, svc, o.stepIO(f))
+	wf.writeSummary()
+	if serr != nil {
+		return wf.exit(o.fail(serr.Code, serr.Msg))
+	}
+	return wf.exit(o.finish(ctx, rep, f.clock.Now()))
 }
 
 // stepCommand is a kind's subcommand: parse with the kind's flags, run.

@@ -194,10 +194,18 @@ func (f *factory) runJob(ctx context.Context, l *jobs.Loaded, o runOptions) int 
 	if err != nil {
 		return f.failOpen(ctx, err)
 	}
+	// Inside a workflow, each exec step's attempts get file commands of
+	// their own, and the final attempts' reach the runner's.
+	wf, err := f.workflowFiles(ctx, js.Red, js.Stderr)
+	if err != nil {
+		return f.fail(exitcode.Config, err.Error())
+	}
+	js.Runner.Services.FileCommands = wf.forwarder()
 	rep := js.Run(ctx)
 	files.Write(ctx, rep, js.Red, js.Stderr)
+	wf.writeSummary()
 	js.Finish(rep)
-	return rep.Run.ExitCode
+	return wf.exit(rep.Run.ExitCode)
 }
 
 // jobSession prepares a run of job with the process's streams and services.

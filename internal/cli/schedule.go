@@ -117,8 +117,18 @@ func runSchedule(ctx context.Context, f *factory, args []string) int {
 			job := l.File.Job(name)
 			js := f.jobSession(l, job)
 			defer js.Close()
+			// Inside a workflow (a cron workflow's --once), each exec
+			// step's attempts get file commands of their own, as in run.
+			wf, err := f.workflowFiles(ctx, js.Red, js.Stderr)
+			if err != nil {
+				logf(err.Error())
+				return exitcode.Config, nil
+			}
+			js.Runner.Services.FileCommands = wf.forwarder()
 			rep := js.Run(ctx)
+			wf.writeSummary()
 			js.Finish(rep)
+			rep.Run.ExitCode = wf.exit(rep.Run.ExitCode)
 			m.Observe(rep)
 			for _, t := range triggers {
 				if t.Job == name && len(t.Cron) > 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -136,13 +137,29 @@ func (s *Step) contextMissing() string {
 
 // BeforeRetry runs --on-retry (sh -c, in the step's folder and environment,
 // bounded by the step's timeout) before attempt n; its output goes to
-// stderr. A failure says how it ended and quotes its output's last lines.
+// stderr. With AttemptFiles set, its file commands are the failed
+// attempt's, which nobody reads: only attempts' writes reach the workflow.
+// A failure says how it ended and quotes its output's last lines.
 func (s *Step) BeforeRetry(ctx context.Context, n int) error {
 	if s.opts.OnRetry == "" {
 		return nil
 	}
+	env := s.opts.Env
+	if s.opts.AttemptFiles != nil {
+		if env == nil {
+			env = os.Environ()
+		}
+		failed := s.opts.AttemptFiles.Final()
+		for _, name := range s.opts.AttemptFiles.Vars {
+			path := failed[name]
+			if path == "" {
+				path = os.DevNull
+			}
+			env = setEnv(env, name, path)
+		}
+	}
 	hook, err := New(Options{
-		Args: []string{"sh", "-c", s.opts.OnRetry}, Env: s.opts.Env, Dir: s.opts.Dir, LearnMask: s.opts.LearnMask,
+		Args: []string{"sh", "-c", s.opts.OnRetry}, Env: env, Dir: s.opts.Dir, LearnMask: s.opts.LearnMask,
 		Stdout: s.opts.Stderr, Stderr: s.opts.Stderr, Timeout: s.opts.Timeout, KillGrace: s.opts.KillGrace, Clock: s.opts.Clock, Tool: failure.ToolExec,
 	})
 	if err != nil {

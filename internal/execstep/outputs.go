@@ -12,7 +12,6 @@ import (
 
 	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/outputfile"
-	"github.com/retrywise/retrywise/internal/userfile"
 )
 
 // OutputVar is the environment variable naming an attempt's outputs file.
@@ -50,13 +49,14 @@ func freshFile(path string) error {
 // readOutputs parses a succeeded attempt's outputs file. A file the command
 // removed holds no outputs, as the runner treats a missing $GITHUB_OUTPUT; a
 // file that cannot be parsed fails the attempt as structural. The command
-// may have put a FIFO in its place: ctx abandons the open and the reads
-// (userfile).
+// may have put a FIFO or a device in its place: it is opened without
+// blocking and refused (outputfile.OpenRegular), never waited on; ctx, ended,
+// stops the reading before the open and after the parse.
 func (s *Step) readOutputs(ctx context.Context, path string) (map[string]string, error) {
-	f, err := userfile.Open(ctx, path, os.O_RDONLY, 0)
 	if ctx.Err() != nil {
 		return nil, context.Cause(ctx)
 	}
+	f, err := outputfile.OpenRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]string{}, nil
 	}
@@ -64,7 +64,6 @@ func (s *Step) readOutputs(ctx context.Context, path string) (map[string]string,
 		return nil, failure.OutputFileInvalid(s.opts.Args[0], OutputVar, err)
 	}
 	defer f.Close()
-	defer userfile.Abandon(ctx, f)()
 	entries, err := outputfile.Parse(f)
 	if ctx.Err() != nil {
 		return nil, context.Cause(ctx)

@@ -9,7 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/retrywise/retrywise/internal/failure"
 )
@@ -317,5 +319,67 @@ func TestAttemptFilesLateWriterKeepsItsOwnAttempts(t *testing.T) {
 	final := files.Final()["GITHUB_OUTPUT"]
 	if b, _ := os.ReadFile(final); strings.Contains(string(b), "late") || string(b) != "path="+final+"\n" {
 		t.Errorf("the final attempt's file holds %q: a late write of attempt 1 reached it", b)
+	}
+}
+
+// TestOnRetryWritesToTheFailedAttemptsFiles: --on-retry runs between
+// attempts with the failed attempt's file commands, never the runner's
+// (the step's own environment) nor the next attempt's, so what it
+// writes, now or from the background later, reaches no one.
+func TestOnRetryWritesToTheFailedAttemptsFiles(t *testing.T) {
+	dir, work := t.TempDir(), t.TempDir()
+	runner := filepath.Join(work, "runner-output")
+	if err := os.WriteFile(runner, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	files := &AttemptFiles{Dir: dir, Vars: []string{"GITHUB_OUTPUT"}}
+	s := newShStep(t, `echo "try=1" >> "$GITHUB_OUTPUT"; [ -e ok ]`, Options{
+		Dir: work, Env: append(os.Environ(), "GITHUB_OUTPUT="+runner), AttemptFiles: files,
+		OnRetry: `echo hook=1 >> "$GITHUB_OUTPUT"; echo "$GITHUB_OUTPUT" > hook-path; touch ok`,
+	})
+	if err := s.Attempt(context.Background(), 1); err == nil {
+		t.Fatal("attempt 1 succeeded")
+	}
+	first := files.Final()["GITHUB_OUTPUT"]
+	if err := s.BeforeRetry(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Attempt(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(runner); len(b) != 0 {
+		t.Errorf("--on-retry wrote to the runner's file: %q", b)
+	}
+	if b, _ := os.ReadFile(files.Final()["GITHUB_OUTPUT"]); string(b) != "try=1\n" {
+		t.Errorf("the final attempt's file holds %q, want its own try=1 only", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(work, "hook-path")); strings.TrimSpace(string(b)) != first {
+		t.Errorf("--on-retry was given %q, want the failed attempt's %s", b, first)
+	}
+}
+
+// TestOutputFileReplacedByAFIFOFailsAtOnce: a command that puts a FIFO no
+// one writes in place of its $RETRYWISE_OUTPUT gets a structural failure
+// at once, not a step that waits forever.
+func TestOutputFileReplacedByAFIFOFailsAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	s := newShStep(t, `rm "$RETRYWISE_OUTPUT" && mkfifo "$RETRYWISE_OUTPUT"`, Options{OutputDir: dir})
+	done := make(chan error, 1)
+	go func() { done <- s.Attempt(context.Background(), 1) }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("Attempt = %v, want a failure naming what is not a regular file", err)
+		}
+	case <-time.After(30 * time.Second):
+		unblockFIFO(OutputFile(dir, 1))
+		t.Fatal("reading $RETRYWISE_OUTPUT blocked on a FIFO")
+	}
+}
+
+// unblockFIFO opens a FIFO for writing, so a reader blocked on it goes on.
+func unblockFIFO(path string) {
+	if f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+		f.Close()
 	}
 }

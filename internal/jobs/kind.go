@@ -185,4 +185,6 @@ type Runtime struct {
 	// TempDir is the run's temporary folder (body files, output files),
 	// removed by the caller when the run ends.
 	TempDir string
+	// ID is the step's id.
+	ID string
 }

@@ -340,7 +340,7 @@ func (r *Runner) runStep(ctx context.Context, st *Step, pol retry.Policy, jobEnv
 	snapshot := *state
 	rt := &Runtime{
 		Env: env, Stdin: r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr, Redactor: r.Redactor,
-		Clock: r.Clock, TempDir: tmp, Services: r.Services, StdoutTerminal: r.StdoutTerminal,
+		Clock: r.Clock, TempDir: tmp, Services: r.Services, StdoutTerminal: r.StdoutTerminal, ID: st.ID,
 		Expand: func(v string) (string, error) { return ExpandValue(v, snapshot) },
 		Progress: func(a retry.Attempt, maxAttempts int) {
 			if line, ok := report.Progress(a, maxAttempts); ok && r.Log != nil {

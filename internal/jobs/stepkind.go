@@ -127,7 +127,7 @@ func (s *stepPrepared) Run(ctx context.Context, rt *Runtime) *report.Step {
 	io := &step.IO{
 		Stdin: rt.Stdin, Stdout: rt.Stdout, Stderr: rt.Stderr, Red: rt.Redactor, Env: rt.Env,
 		Progress: rt.Progress, Attempting: rt.Attempting, TempDir: rt.TempDir, Expand: rt.Expand,
-		StdoutTerminal: rt.StdoutTerminal,
+		StdoutTerminal: rt.StdoutTerminal, ID: rt.ID,
 	}
 	return s.p.Run(ctx, svc, io)
 }

@@ -31,7 +31,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"syscall"
 )
 
 // MaxSize is the largest file Parse accepts (1 MiB), per attempt.
@@ -181,4 +183,24 @@ func heredoc(l *lines, name, delim string) (string, error) {
 		}
 		end, last = lineEnd, line
 	}
+}
+
+// OpenRegular opens a file a command wrote (an outputs file, a file
+// command) for reading. It must be a regular file: a FIFO or a device the
+// command put in its place (mkfifo, ln -s /dev/zero) is refused at once,
+// never waited on nor read without end.
+func OpenRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("not a regular file (%s)", st.Mode().Type())
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }

@@ -64,9 +64,6 @@ type ExecConfig struct {
 	// Dir is the command's working directory; "" means the current one
 	// (the action's working-directory).
 	Dir string
-	// AttemptFiles gives every attempt file commands of its own (the
-	// action's $GITHUB_OUTPUT and the like); nil means none.
-	AttemptFiles *execstep.AttemptFiles
 
 	tool        failure.Tool
 	rules       failure.Rules
@@ -254,10 +251,19 @@ func (c *ExecConfig) run(ctx context.Context, x *exe) (*report.Step, *Error) {
 		// target) is shown.
 		io.Red.Add(redact.ScriptMasks(c.Run)...)
 	}
+	var attemptFiles *execstep.AttemptFiles
+	if fw := x.svc.FileCommands; fw != nil {
+		files, done, err := fw.Attempts()
+		if err != nil {
+			return nil, &Error{exitcode.Config, err.Error()}
+		}
+		defer done()
+		attemptFiles = files
+	}
 	step, err := execstep.New(execstep.Options{
 		LearnMask: func(v string) { io.Red.Add(v) },
 		Args:      argv, Env: io.Env, Dir: c.Dir, Stdin: io.Stdin, Stdout: io.Stdout, Stderr: io.Stderr,
-		AttemptFiles: c.AttemptFiles, Timeout: c.Timeout, KillGrace: c.KillGrace, Tool: c.tool, Rules: c.rules, Team: c.teamRules(x.svc), MaxElapsed: c.pol.MaxElapsed,
+		AttemptFiles: attemptFiles, Timeout: c.Timeout, KillGrace: c.KillGrace, Tool: c.tool, Rules: c.rules, Team: c.teamRules(x.svc), MaxElapsed: c.pol.MaxElapsed,
 		OutputDir: outDir, StdoutMode: mode, StdoutMax: c.stdoutMax, SpoolDir: io.TempDir,
 		OnRetry: c.OnRetry, ContinueWith: c.ContinueWith, ContextFrom: c.contextFrom,
 	})
@@ -278,6 +284,11 @@ func (c *ExecConfig) run(ctx context.Context, x *exe) (*report.Step, *Error) {
 	out, err := x.coordinator(c.pol, diagnose).Run(ctx, step)
 	if err != nil {
 		return nil, &Error{exitcode.Usage, err.Error()}
+	}
+	if attemptFiles != nil {
+		// Only the final attempt's file commands reach the workflow, copied
+		// now: what a background job of any attempt writes later is not.
+		x.svc.FileCommands.Forward(ctx, c.who(x.io), attemptFiles.Final())
 	}
 	if err := step.WriteStdout(); err != nil {
 		io.Stderr.Flush()
@@ -304,6 +315,18 @@ func (c *ExecConfig) run(ctx context.Context, x *exe) (*report.Step, *Error) {
 		}
 	}
 	return rep, nil
+}
+
+// who names the step in what its file commands' copy says: the job's
+// step, or the action's script, or the command.
+func (c *ExecConfig) who(io *IO) string {
+	switch {
+	case io.ID != "":
+		return "step " + io.ID
+	case c.Run != "":
+		return "the script"
+	}
+	return "the command"
 }
 
 // execDiagnose returns the coordinator's Diagnose for a command: a curl or git

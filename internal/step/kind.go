@@ -18,6 +18,7 @@ import (
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/expand"
 	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/filecmd"
 	"github.com/retrywise/retrywise/internal/httpstep"
 	"github.com/retrywise/retrywise/internal/redact"
 	"github.com/retrywise/retrywise/internal/report"
@@ -255,6 +256,12 @@ type Services struct {
 	Rules *failure.TeamRules
 	// Diagnose, when set, replaces the egress probe as the loop's Diagnose (tests).
 	Diagnose egress.DiagnoseFunc
+	// FileCommands, when set, gives each attempt of an exec step the
+	// workflow's file commands of its own and copies the final attempt's
+	// to the runner's after the step's loop (inside a workflow: the
+	// action, retrywise exec and run with GITHUB_ACTIONS=true); nil means
+	// the steps inherit the variables as they are.
+	FileCommands *filecmd.Forwarder
 }
 
 // IO is what a running step writes to and reads from: a step command's
@@ -280,6 +287,9 @@ type IO struct {
 	Expand func(v string) (string, error)
 	// StdoutTerminal is true when the process's stdout is a terminal.
 	StdoutTerminal bool
+	// ID is the step's id in a job ("" for a step command or the action's
+	// run:, push and url modes), for what the step says about itself.
+	ID string
 	// OutputsOnly is true when the step's outputs are an action's outputs:
 	// the step does not print them (http's fields).
 	OutputsOnly bool
