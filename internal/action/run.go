@@ -27,6 +27,7 @@ import (
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/retry"
 	"github.com/retrywise/retrywise/internal/step"
+	"github.com/retrywise/retrywise/internal/workflowtext"
 )
 
 // FlagExceptions are the flags of a mode that are not inputs: the action
@@ -547,7 +548,7 @@ func (a *actionRun) runJob(ctx context.Context) int {
 	}
 	if len(errs) > 0 {
 		w := h.Redactor().Writer(a.out)
-		text := &neutralLines{w: w}
+		text := workflowtext.NewLines(w)
 		errs.WriteText(text)
 		text.Flush()
 		w.Close()
@@ -581,7 +582,7 @@ func (a *actionRun) runJob(ctx context.Context) int {
 			js.Runner.Log(err.Error())
 			return exitcode.Config
 		}
-		text := &neutralLines{w: js.Stdout}
+		text := workflowtext.NewLines(js.Stdout)
 		jobs.WritePlan(text, l.File, job, plans)
 		text.Flush()
 		js.Stdout.Flush()

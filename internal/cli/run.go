@@ -202,7 +202,7 @@ func (f *factory) runJob(ctx context.Context, l *jobs.Loaded, o runOptions) int 
 	}
 	js.Runner.Services.FileCommands = wf.forwarder()
 	rep := js.Run(ctx)
-	files.Write(ctx, rep, js.Red, js.Stderr)
+	files.Write(ctx, rep, js.Red, js.TextStderr)
 	wf.writeSummary()
 	js.Finish(rep)
 	return wf.exit(rep.Run.ExitCode)
@@ -211,7 +211,7 @@ func (f *factory) runJob(ctx context.Context, l *jobs.Loaded, o runOptions) int 
 // jobSession prepares a run of job with the process's streams and services.
 func (f *factory) jobSession(l *jobs.Loaded, job *jobs.Job) *jobs.Session {
 	return jobs.NewSession(l, job, jobs.SessionOptions{
-		Env: f.env, Stdin: f.stdin, Stdout: f.stdout, Stderr: f.stderr, Redactor: f.redactor,
+		Env: f.env, Stdin: f.stdin, Stdout: f.rawStdout, Stderr: f.rawStderr, TextStdout: f.stdout, TextStderr: f.stderr, Redactor: f.redactor,
 		Services: f.services(), Clock: f.clock, StdoutTerminal: f.stdoutTerminal(),
 	})
 }
