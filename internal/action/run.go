@@ -383,7 +383,7 @@ func (a *actionRun) runStep(ctx context.Context) int {
 		return h.Fail(exitcode.Config, err.Error())
 	}
 	svc := h.Services()
-	if k == step.ExecKind {
+	if k == step.ExecKind || k == step.PushKind {
 		done, err := a.forwarder(func(name string) string {
 			return fmt.Sprintf("it is only inside the output outputs (fromJSON(steps.<id>.outputs.outputs)[%q])", name)
 		})
