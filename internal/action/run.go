@@ -417,12 +417,13 @@ func (a *actionRun) runStep(ctx context.Context) int {
 		outputs[n] = v
 	}
 	if a.fw != nil {
-		// The script's $GITHUB_OUTPUT, copied to the runner's as it ended,
-		// is in the output outputs too.
+		// The script's (or a push hook's) $GITHUB_OUTPUT, copied to the
+		// runner's as it ended, is in the output outputs too.
 		for _, e := range a.fw.Outputs() {
 			outputs[e.Name] = e.Value
 		}
-	} else if k != step.ExecKind {
+	}
+	if k != step.ExecKind {
 		a.passOutputs(rep.Outputs)
 	}
 	if a.mode == ModePush && !rep.OK() {
