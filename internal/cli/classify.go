@@ -13,6 +13,7 @@ import (
 	"github.com/retrywise/retrywise/internal/execstep"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/failure/teamrules"
 	"github.com/retrywise/retrywise/internal/interrupt"
 	"github.com/retrywise/retrywise/internal/redact"
 )
@@ -92,7 +93,7 @@ func parseClassify(f *factory, args []string) (*classifyOptions, int, bool) {
 func runClassify(ctx context.Context, opts *classifyOptions) int {
 	f := opts.f
 	if opts.rulesFile != "" {
-		rs, err := failure.LoadTeamRules(ctx, opts.rulesFile)
+		rs, err := teamrules.Load(ctx, opts.rulesFile)
 		if ctx.Err() != nil {
 			return f.fail(exitForCause(ctx), "cancelled while reading --rules: "+err.Error())
 		}

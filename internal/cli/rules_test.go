@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/retrywise/retrywise/internal/exitcode"
-	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/failure/teamrules"
 	"github.com/retrywise/retrywise/internal/gittest"
 )
 
@@ -188,12 +188,12 @@ func TestPushRulesNameTheGatekeeper(t *testing.T) {
 }
 
 // heaviestRules is the costliest rules file the loader accepts: rules of
-// failure.MaxRuleProgram instructions, up to failure.MaxRulesProgram in
+// teamrules.MaxRuleProgram instructions, up to teamrules.MaxRulesProgram in
 // all, each keeping all its threads alive on a line of letters.
 func heaviestRules() string {
 	var b strings.Builder
-	re := fmt.Sprintf(`[\pL\pN]{1000}[\pL\pN]{%d}[.!]`, failure.MaxRuleProgram-1003)
-	for i := range failure.MaxRulesProgram / failure.MaxRuleProgram {
+	re := fmt.Sprintf(`[\pL\pN]{1000}[\pL\pN]{%d}[.!]`, teamrules.MaxRuleProgram-1003)
+	for i := range teamrules.MaxRulesProgram / teamrules.MaxRuleProgram {
 		fmt.Fprintf(&b, "- match: '%s'\n  class: policy\n  code: tool-heavy%d\n", re, i)
 	}
 	return b.String()

@@ -88,6 +88,7 @@ import (
 
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/failure/teamrules"
 	"github.com/retrywise/retrywise/internal/interrupt"
 )
 
@@ -141,7 +142,7 @@ type Options struct {
 	Rules failure.Rules
 	// Team are a team's rules (--rules), which decide before the built-in
 	// recognisers; nil means none.
-	Team *failure.TeamRules
+	Team *teamrules.Rules
 	// MaxElapsed is the run's bound on the retry loop (--max-elapsed), for
 	// the classifier: a stated wait longer than it is not transient; 0 means
 	// failure.DefaultMaxElapsed.

@@ -105,7 +105,7 @@ type Failure struct {
 	// refusal of the credentials. It is read once, with the class.
 	Trace Trace
 	// Rule is where the team rule that decided the failure is written
-	// ("FILE:LINE", see TeamRules); "" when a built-in recogniser did.
+	// ("FILE:LINE", see package teamrules); "" when a built-in recogniser did.
 	Rule string
 	// Err is the underlying error, if any.
 	Err error

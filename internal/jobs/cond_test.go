@@ -3,6 +3,7 @@ package jobs
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -97,5 +98,24 @@ func TestConditionExecOutputsAreFree(t *testing.T) {
 	got, err := s.ShouldRun(State{Steps: map[string]StepState{"script": {Outputs: map[string]any{"anything": "x"}}}})
 	if err != nil || !got {
 		t.Errorf("= %v, %v", got, err)
+	}
+}
+
+// TestConditionEvalErrorCut: the job file's if: quotes a value in an
+// error through the program's one cut (redact.Clip), which jobs gives the
+// expression language: the message ends the quoted value with "…" and
+// shows nothing of it past the cut.
+func TestConditionEvalErrorCut(t *testing.T) {
+	const secret = "Qz7vK2mXp9Lw{R4tYb8NcJ6}hFd3GsA1eUo5iZyVxTq0WnMkPjHlBgCfDrE"
+	for _, cond := range []string{"fromJSON(steps.script.outputs.s) < 10", "format(steps.script.outputs.s) != 1"} {
+		s := loadIf(t, cond)
+		_, err := s.ShouldRun(State{Steps: map[string]StepState{"script": {Outcome: "success", Outputs: map[string]any{"s": secret}}}})
+		if err == nil {
+			t.Fatalf("%s: no error", cond)
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, "…\"") || strings.Contains(msg, secret[len(secret)-20:]) {
+			t.Errorf("%s: %q does not cut the value with the one cut", cond, msg)
+		}
 	}
 }

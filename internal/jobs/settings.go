@@ -9,7 +9,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 
 	"github.com/retrywise/retrywise/internal/expand"
-	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/failure/teamrules"
 )
 
 // raw is a setting as read: the Setting, its key, the scalars it was
@@ -221,9 +221,9 @@ const rulesKey = "rules"
 // readInlineRules reads defaults.rules written as a list of rules; its
 // errors are at the rules' own positions.
 func (l *loader) readInlineRules(seq *ast.SequenceNode, b *fileBuild) {
-	rs, err := failure.TeamRulesFromNode(l.path, seq)
+	rs, err := teamrules.FromNode(l.path, seq)
 	for _, e := range flatten(err) {
-		var re *failure.RuleError
+		var re *teamrules.Error
 		if errors.As(e, &re) {
 			l.errorf(Pos{re.Line, re.Col}, re.Fix, "rules: %s", re.Msg)
 		} else {

@@ -17,7 +17,7 @@ import (
 	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/expand"
-	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/failure/teamrules"
 	"github.com/retrywise/retrywise/internal/filecmd"
 	"github.com/retrywise/retrywise/internal/httpstep"
 	"github.com/retrywise/retrywise/internal/redact"
@@ -100,7 +100,7 @@ type Common struct {
 	// RulesFile is a team's rules file (--rules); "" means none.
 	RulesFile string
 
-	team *failure.TeamRules
+	team *teamrules.Rules
 
 	given givenSet
 	pol   retry.Policy
@@ -146,7 +146,7 @@ func (c *Common) loadRules(ctx context.Context) error {
 	if c.RulesFile == "" {
 		return nil
 	}
-	t, err := failure.LoadTeamRules(ctx, c.RulesFile)
+	t, err := teamrules.Load(ctx, c.RulesFile)
 	if err != nil {
 		msgs := []string{}
 		for _, e := range flattenErr(err) {
@@ -160,8 +160,8 @@ func (c *Common) loadRules(ctx context.Context) error {
 
 // teamRules are the step's team rules: the run's (a job file's inline
 // defaults.rules) then --rules.
-func (c *Common) teamRules(svc *Services) *failure.TeamRules {
-	var run *failure.TeamRules
+func (c *Common) teamRules(svc *Services) *teamrules.Rules {
+	var run *teamrules.Rules
 	if svc != nil {
 		run = svc.Rules
 	}
@@ -253,7 +253,7 @@ type Services struct {
 	Prober *egress.Prober
 	// Rules are the run's team rules (a job file's inline defaults.rules),
 	// before a step's own --rules; nil means none.
-	Rules *failure.TeamRules
+	Rules *teamrules.Rules
 	// Diagnose, when set, replaces the egress probe as the loop's Diagnose (tests).
 	Diagnose egress.DiagnoseFunc
 	// FileCommands, when set, gives each attempt of an exec step the

@@ -174,7 +174,7 @@ func Schema(cat jobs.Catalog) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// ruleSchema is the schema of one team rule (failure.TeamRulesFromNode).
+// ruleSchema is the schema of one team rule (teamrules.FromNode).
 func ruleSchema() *jsonschema.Schema {
 	p := jsonschema.NewProperties()
 	str := func(d string) *jsonschema.Schema { return &jsonschema.Schema{Type: "string", Description: d} }
