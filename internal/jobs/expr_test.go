@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/retrywise/retrywise/internal/failure"
 )
 
 // evalExpr parses and evaluates src in st, giving the expression's value.
@@ -41,7 +43,7 @@ func TestExprGitHub(t *testing.T) {
 		Env: map[string]string{"REF": "refs/heads/main", "TIME": "3", "EMPTY": ""},
 		Steps: map[string]StepState{
 			"quota": {Outcome: "success", Found: true, Outputs: map[string]any{"left": "3", "zero": "0", "n": "ten", "count": 3}},
-			"build": {Outcome: "failure", Class: "transient"},
+			"build": {Outcome: "failure", Class: failure.Transient},
 		},
 	}
 	fruits := `fromJSON('[{"name":"apple","quantity":1},{"name":"orange","quantity":2},{"name":"pear","quantity":1}]')`
