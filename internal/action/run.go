@@ -18,6 +18,7 @@ import (
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/environ"
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/filecmd"
 	"github.com/retrywise/retrywise/internal/ghissue"
 	"github.com/retrywise/retrywise/internal/gitpush"
@@ -683,7 +684,7 @@ func (a *actionRun) finish(ctx context.Context, run *report.Run, outputs map[str
 		"report":    reportPath,
 	}
 	if failed != nil {
-		set["class"], set["code"], set["reason"], set["remedy"] = failed.Class, string(failed.Code), failed.Reason, failed.Remedy
+		set["class"], set["code"], set["reason"], set["remedy"] = failed.Class.String(), string(failed.Code), failed.Reason, failed.Remedy
 	} else if run.Run.Result != report.Success && run.Run.Detail != "" {
 		set["reason"] = run.Run.Detail
 	}
@@ -730,7 +731,7 @@ func (a *actionRun) finish(ctx context.Context, run *report.Run, outputs map[str
 func (a *actionRun) annotate(run *report.Run, failed *report.Step, headline string) {
 	if failed != nil {
 		title := "retrywise: " + failed.ID + " failed"
-		if failed.Class != "" {
+		if failed.Class != failure.None {
 			title = fmt.Sprintf("retrywise: %s failed (%s, %s)", failed.ID, failed.Class, failed.Code)
 		}
 		msg := headline

@@ -33,12 +33,12 @@ http-429, ...; "unknown" only when nothing recognised it).`
 
 // Classification is the stable JSON contract of `retrywise classify --json`.
 type Classification struct {
-	Class    string   `json:"class"`
-	Code     string   `json:"code"`
-	Decision string   `json:"decision"`
-	Reason   string   `json:"reason"`
-	Remedy   string   `json:"remedy"`
-	Evidence []string `json:"evidence"`
+	Class    failure.Class `json:"class"`
+	Code     string        `json:"code"`
+	Decision string        `json:"decision"`
+	Reason   string        `json:"reason"`
+	Remedy   string        `json:"remedy"`
+	Evidence []string      `json:"evidence"`
 	// Rule is where the team rule that decided is written (FILE:LINE);
 	// absent when a built-in recogniser decided.
 	Rule string `json:"rule,omitempty"`
@@ -125,7 +125,7 @@ func runClassify(ctx context.Context, opts *classifyOptions) int {
 		return f.fail(exitForCause(ctx), "cancelled while classifying: "+context.Cause(ctx).Error())
 	}
 	red := f.redactor()
-	out := Classification{Class: fl.Class.String(), Code: string(fl.Code), Decision: string(fl.Class.Decision()), Reason: red.String(fl.Reason), Remedy: red.String(fl.Remedy), Evidence: []string{}, Rule: fl.Rule}
+	out := Classification{Class: fl.Class, Code: string(fl.Code), Decision: string(fl.Class.Decision()), Reason: red.String(fl.Reason), Remedy: red.String(fl.Remedy), Evidence: []string{}, Rule: fl.Rule}
 	for _, e := range fl.Evidence {
 		out.Evidence = append(out.Evidence, red.String(e))
 	}

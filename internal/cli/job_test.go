@@ -583,9 +583,9 @@ func TestDemo(t *testing.T) {
 	rep := readRun(t, filepath.Join(dir, "demo.json"))
 	classes := map[string]bool{}
 	for _, s := range rep.Steps {
-		classes[s.Class] = true
+		classes[s.Class.String()] = true
 		for _, a := range s.Attempts {
-			classes[a.Class] = true
+			classes[a.Class.String()] = true
 		}
 		if s.Outputs["found"] == false {
 			classes["absent"] = true

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/failure/teamrules"
 	"github.com/retrywise/retrywise/internal/gittest"
 )
@@ -98,7 +99,7 @@ func TestClassifyRulesShowsTheRule(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &c); err != nil {
 		t.Fatalf("%v: %s %s", err, r.stdout, r.stderr)
 	}
-	if c.Code != "deployctl-lock-held" || c.Class != "transient" || c.Rule != rules+":1" {
+	if c.Code != "deployctl-lock-held" || c.Class != failure.Transient || c.Rule != rules+":1" {
 		t.Errorf("got %+v", c)
 	}
 	// Without the command's name, the tool: gate keeps the rule out.

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jonboulle/clockwork"
-
 	"github.com/retrywise/retrywise/internal/environ"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/interrupt"
@@ -106,13 +104,13 @@ func runSchedule(ctx context.Context, f *factory, args []string) int {
 	defer hist.Close()
 
 	m := metrics.New()
-	clk := clockwork.NewRealClock()
+	clk := f.clock
 	logf := func(line string) {
 		fmt.Fprintf(f.stderr, "retrywise schedule: %s\n", f.redactor().String(line))
 	}
 	s := &schedule.Scheduler{
 		Triggers: triggers, Clock: clk, History: hist, Grace: o.grace, Log: logf,
-		LockWait: o.lockWait, LockClock: f.clock,
+		LockWait: o.lockWait,
 		Run: func(ctx context.Context, name string) (int, []byte) {
 			job := l.File.Job(name)
 			js := f.jobSession(l, job)

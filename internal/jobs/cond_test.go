@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/retrywise/retrywise/internal/failure"
 )
 
 // loadIf loads a job whose second step has the condition cond, after a
@@ -22,7 +24,7 @@ func loadIf(t *testing.T, cond string) *Step {
 func TestConditionEval(t *testing.T) {
 	ok := map[string]StepState{
 		"quota":  {Outcome: "success", Found: true, Outputs: map[string]any{"count": json.Number("3"), "status": 200.0, "found": true}},
-		"script": {Outcome: "failure", Class: "transient", Outputs: map[string]any{"sha": "abc", "n": json.Number("2.5")}},
+		"script": {Outcome: "failure", Class: failure.Transient, Outputs: map[string]any{"sha": "abc", "n": json.Number("2.5")}},
 	}
 	tests := []struct {
 		cond string
@@ -41,6 +43,9 @@ func TestConditionEval(t *testing.T) {
 		{cond: "steps.quota.outputs.found && steps.quota.found", st: State{Steps: ok}, want: true},
 		{cond: `steps["script"].class == "transient" && steps.script.outputs.sha == "abc"`, st: State{Steps: ok}, want: true},
 		{cond: "steps.script.outputs.n > 2", st: State{Steps: ok}, want: true},
+		// a step that did not fail has no class: the empty string
+		{cond: `steps.quota.class == ""`, st: State{Steps: ok}, want: true},
+		{cond: `steps.quota.class`, st: State{Steps: ok}, want: false},
 		{cond: `env.BRANCH == "main"`, st: State{Steps: ok, Env: map[string]string{"BRANCH": "main"}}, want: true},
 		{cond: `env.BRANCH == "main"`, st: State{Steps: ok}, want: false},
 		{cond: `failure() && steps.script.outcome == "failure"`, st: State{Steps: ok, Failed: true}, want: true},

@@ -135,7 +135,7 @@ func (c *PushConfig) run(ctx context.Context, x *exe) (*report.Step, *Error) {
 	for _, r := range step.Refs() {
 		ref := report.Ref{From: r.From, To: r.To, Status: r.Status(), OK: r.Failure == nil, Landed: r.Landed}
 		if r.Failure != nil {
-			ref.Class, ref.Reason = r.Failure.Class.String(), r.Failure.Reason
+			ref.Class, ref.Reason = r.Failure.Class, r.Failure.Reason
 		}
 		rep.Refs = append(rep.Refs, ref)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/invopop/jsonschema"
 	orderedmap "github.com/pb33f/ordered-map/v2"
 
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/jobs"
 )
 
@@ -182,7 +183,7 @@ func ruleSchema() *jsonschema.Schema {
 	p.Set("tool", str("the tool (--tool) or the command's name the rule is for"))
 	p.Set("exit-code", &jsonschema.Schema{Type: "integer", Minimum: "0", Maximum: "255", Description: "the exit status the rule is for"})
 	p.Set("status", &jsonschema.Schema{Type: "integer", Minimum: "100", Maximum: "999", Description: "the HTTP status the rule is for"})
-	p.Set("class", &jsonschema.Schema{Type: "string", Enum: []any{"transient", "policy", "structural", "absent", "unknown"}, Description: "the verdict's class"})
+	p.Set("class", &jsonschema.Schema{Type: "string", Enum: []any{failure.Transient, failure.Policy, failure.Structural, failure.Absent, failure.Unknown}, Description: "the verdict's class"})
 	p.Set("code", &jsonschema.Schema{Type: "string", Pattern: "^[a-z][a-z0-9]*(-[a-z0-9]+)*$", MaxLength: ptrU(64), Description: "the verdict's code, kebab-case, not a built-in code"})
 	p.Set("reason", str("what failed, in one line"))
 	p.Set("remedy", str("what to do about it"))
