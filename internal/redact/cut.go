@@ -163,16 +163,66 @@ func headFragment(snap *snapshot, s string, q, j int, dst []span) []span {
 		return dst
 	}
 	for ; n >= minFragment; n-- {
-		if cutEndsAt(s, q+n) {
+		hi := q + n + escapeHead(s[q+n:])
+		if cutEndsAt(s, hi) {
 			lo := q
 			if snap.wide[j] {
 				lo, _ = b64Run(s, q, q+n)
 			}
-			return append(dst, span{lo: lo, hi: q + n, from: lo})
+			return append(dst, span{lo: lo, hi: hi, from: lo})
 		}
 	}
 	return dst
 }
+
+// maxRemnant is the longest part of an escape a cut may leave: "u" and
+// four hex digits of a JSON \uXXXX.
+const maxRemnant = 5
+
+// escapeHead returns the length of the start of an escape that s starts
+// with ("%", "%X", "\\", "\\u", "\\uXXX"), which a cut at its end left
+// unfinished; 0 when there is none.
+func escapeHead(s string) int {
+	switch {
+	case strings.HasPrefix(s, "%"):
+		if len(s) > 1 && isHex(s[1]) {
+			return 2
+		}
+		return 1
+	case strings.HasPrefix(s, `\u`):
+		n := 2
+		for n < 5 && n < len(s) && isHex(s[n]) {
+			n++
+		}
+		return n
+	case strings.HasPrefix(s, `\`):
+		return 1
+	}
+	return 0
+}
+
+// escapeTail returns the lengths of the ends of an escape that s ends with
+// (one or two hex digits of a %XX, "u" and up to four of a \uXXXX), which
+// a cut at its start may have left, shortest first: every run of up to
+// maxRemnant hex digits at the end of s, optionally after a "u".
+func escapeTail(s string) []int {
+	var out []int
+	for n := 1; n <= maxRemnant && n <= len(s); n++ {
+		c := s[len(s)-n]
+		if !isHex(c) {
+			if c == 'u' && n <= maxRemnant {
+				out = append(out, n)
+			}
+			break
+		}
+		if n <= 4 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func isHex(c byte) bool { _, ok := unhex(c); return ok }
 
 // tailFragment appends the span of the longest end of secret j that ends at
 // s[:e] and starts right after a cut mark; none when s holds the whole
@@ -189,6 +239,11 @@ func tailFragment(snap *snapshot, s string, e, j int, dst []span) []span {
 	for ; n >= minFragment; n-- {
 		if cutMarkBefore(s, e-n) {
 			return append(dst, span{lo: e - n, hi: e, from: e - n})
+		}
+		for _, r := range escapeTail(s[max(0, e-n-maxRemnant) : e-n]) {
+			if cutMarkBefore(s, e-n-r) {
+				return append(dst, span{lo: e - n - r, hi: e, from: e - n - r})
+			}
 		}
 	}
 	return dst
