@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/url"
 	"strconv"
@@ -114,6 +115,7 @@ var printedEncodings = []printed{
 	{"python json", whole(pyJSON)},
 	{"go %q", quoted(strconv.Quote)},
 	{"go %+q", quoted(strconv.QuoteToASCII)},
+	{"html", whole(html.EscapeString)},
 	{"shell '\\''", quoted(func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" })},
 	{"shell '\"'\"'", quoted(func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'" })},
 }

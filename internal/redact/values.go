@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"html"
 	"net/url"
 	"strconv"
 	"strings"
@@ -187,6 +188,10 @@ func escapedForms(s string) []string {
 		if a := asciiJSON(j, "%04x"); a != j {
 			out = append(out, a, asciiJSON(j, "%04X"))
 		}
+	}
+	// HTML (html/template, html.EscapeString) writes &#39; &#34; &amp; &lt; &gt;.
+	if h := html.EscapeString(s); h != s {
+		out = append(out, h)
 	}
 	// A shell quotes a "'" inside '...' as '\'' or '"'"'.
 	if strings.Contains(s, "'") {
