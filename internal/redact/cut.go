@@ -201,25 +201,23 @@ func escapeHead(s string) int {
 	return 0
 }
 
-// escapeTail returns the lengths of the ends of an escape that s ends with
-// (one or two hex digits of a %XX, "u" and up to four of a \uXXXX), which
-// a cut at its start may have left, shortest first: every run of up to
-// maxRemnant hex digits at the end of s, optionally after a "u".
-func escapeTail(s string) []int {
-	var out []int
-	for n := 1; n <= maxRemnant && n <= len(s); n++ {
-		c := s[len(s)-n]
-		if !isHex(c) {
-			if c == 'u' && n <= maxRemnant {
-				out = append(out, n)
-			}
-			break
+// escapeTailCut reports the length of the end of an escape (one to four
+// hex digits of a %XX or a \uXXXX, or "u" and up to four) that s[:i] ends
+// with right after a cut mark, which a cut at the escape's start left.
+func escapeTailCut(s string, i int) (int, bool) {
+	for r := 1; r <= maxRemnant && r <= i; r++ {
+		c := s[i-r]
+		if c != 'u' && (r > 4 || !isHex(c)) {
+			return 0, false
 		}
-		if n <= 4 {
-			out = append(out, n)
+		if cutMarkBefore(s, i-r) {
+			return r, true
+		}
+		if c == 'u' {
+			return 0, false
 		}
 	}
-	return out
+	return 0, false
 }
 
 func isHex(c byte) bool { _, ok := unhex(c); return ok }
@@ -240,10 +238,8 @@ func tailFragment(snap *snapshot, s string, e, j int, dst []span) []span {
 		if cutMarkBefore(s, e-n) {
 			return append(dst, span{lo: e - n, hi: e, from: e - n})
 		}
-		for _, r := range escapeTail(s[max(0, e-n-maxRemnant) : e-n]) {
-			if cutMarkBefore(s, e-n-r) {
-				return append(dst, span{lo: e - n - r, hi: e, from: e - n - r})
-			}
+		if r, ok := escapeTailCut(s, e-n); ok {
+			return append(dst, span{lo: e - n - r, hi: e, from: e - n - r})
 		}
 	}
 	return dst

@@ -32,7 +32,7 @@
 // Every literal secret of rules 3 and 4 is also masked in its escaped and
 // encoded forms: JSON-escaped (with and without HTML escapes, "/" as "\/",
 // non-ASCII as \uXXXX in either case), Go-quoted (%q and %+q), HTML-escaped,
-// shell-quoted ('\'' or '"'"' for a quote), percent-encoded (query and path
+// shell-quoted (a quote closed, escaped and reopened), percent-encoded (query and path
 // escaping, every byte encoded, upper- or lower-case hex), hex (%x, %X), and
 // base64 in the standard and the URL-safe alphabet, as sent in HTTP basic
 // authentication: of the value, of "value:" and of "user:value" for any
