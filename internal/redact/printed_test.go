@@ -355,3 +355,30 @@ func BenchmarkRedact64KiB(b *testing.B) {
 		}
 	})
 }
+
+// TestTripleEscapedSecretSplitPastTheHeldLine: a secret of control bytes
+// JSON-escaped three times (9 bytes a byte, \\\\u0001) and split where a
+// Writer writes out the start of an over-long line is still masked.
+func TestTripleEscapedSecretSplitPastTheHeldLine(t *testing.T) {
+	secret := strings.Repeat("\x01\x02", 50)
+	r := New(Options{Values: []string{secret}})
+	enc := secret
+	for range 3 {
+		b, _ := json.Marshal(enc)
+		enc = string(b[1 : len(b)-1])
+	}
+	if len(enc) != 9*len(secret) {
+		t.Fatalf("the form is %d bytes", len(enc))
+	}
+	for _, start := range []int{650, 750, 850} { // where the form starts before the held line's end
+		var b strings.Builder
+		w := r.Writer(&b)
+		pad := strings.Repeat("x", maxPartial+100-start)
+		io.WriteString(w, pad+enc[:start])
+		io.WriteString(w, enc[start:]+" end\n")
+		w.Close()
+		if strings.Contains(b.String(), "u000") || !strings.HasSuffix(b.String(), Mask+" end\n") {
+			t.Errorf("start %d: %q", start, b.String()[len(pad)-10:])
+		}
+	}
+}

@@ -163,8 +163,8 @@ func (r *Redactor) add(vals []form) {
 	s.longest = len(s.secrets[0])
 	for _, g := range r.given {
 		// Every byte of a secret may be written as a 6-byte \uXXXX escape,
-		// 8 bytes when JSON-escaped three times (\\\\u0001).
-		s.longest = max(s.longest, 8*len(g))
+		// 9 bytes when JSON-escaped three times (\\\\u0001).
+		s.longest = max(s.longest, 9*len(g))
 		s.spaced = s.spaced || strings.ContainsRune(g, ' ')
 	}
 	r.snap.Store(s)
