@@ -303,7 +303,12 @@ func (r *Runner) runStep(ctx context.Context, st *Step, pol retry.Policy, jobEnv
 	state.Cancelled = ctx.Err() != nil
 	ok, err := st.ShouldRun(*state)
 	if err != nil {
-		return report.NotRun(kind, "", exitcode.Config, fmt.Sprintf("if: %s: %v", condSource(st), err), pol)
+		// An *EvalError says "if: SOURCE: " itself.
+		why := err.Error()
+		if !errors.As(err, new(*EvalError)) {
+			why = fmt.Sprintf("if: %s: %v", condSource(st), err)
+		}
+		return report.NotRun(kind, "", exitcode.Config, why, pol)
 	}
 	if !ok {
 		why := "an earlier step failed"
