@@ -19,7 +19,6 @@ import (
 	"github.com/retrywise/retrywise/internal/demo"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/jobs"
-	"github.com/retrywise/retrywise/internal/jobs/jobschema"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/report/reporttest"
 	"github.com/retrywise/retrywise/internal/step"
@@ -27,8 +26,6 @@ import (
 
 // sampleValues are valid values of the flags whose default is empty (or
 // not a valid setting on its own), for the parity test.
-var updateSchema = flag.Bool("update-schema", false, "rewrite docs/job.schema.json")
-
 var sampleValues = map[string]string{
 	"method": "GET", "header": "X-A: b", "data": "x", "data-file": "body.json", "expect": "200", "output": "out.txt",
 	"field": "id=.id", "mask": "s3cr3t-value", "retry-on": "flaky", "stop-on": "fatal", "retry-on-exit": "3", "stop-on-exit": "4",
@@ -552,22 +549,6 @@ func TestExamplesValidate(t *testing.T) {
 		if r.code != exitcode.OK {
 			t.Errorf("%s: exit %d\n%s", name, r.code, r.stderr)
 		}
-	}
-}
-
-// TestJobSchemaUpToDate: docs/job.schema.json is what the kinds' flags generate.
-func TestJobSchemaUpToDate(t *testing.T) {
-	got, err := jobschema.Schema(jobs.Steps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join("..", "..", "docs", "job.schema.json")
-	if *updateSchema {
-		os.WriteFile(path, got, 0o644)
-	}
-	want, err := os.ReadFile(path)
-	if err != nil || string(want) != string(got) {
-		t.Errorf("%s is not what the flags generate (run go test ./internal/cli -run TestJobSchemaUpToDate -update-schema): %v", path, err)
 	}
 }
 
