@@ -36,11 +36,11 @@ var sampleValues = map[string]string{
 }
 
 // yamlValue renders a sample value for a key of type t.
-func yamlValue(t jobs.KeyType, v string) string {
+func yamlValue(t step.Type, v string) string {
 	switch t {
-	case jobs.KeyList:
+	case step.List:
 		return fmt.Sprintf("[%q]", v)
-	case jobs.KeyBool, jobs.KeyInt:
+	case step.Bool, step.Int:
 		return v
 	}
 	return fmt.Sprintf("%q", v)
@@ -58,7 +58,7 @@ func TestJobKeysMatchFlags(t *testing.T) {
 			fs := newFlagSet(k.Name, k.Synopsis)
 			step.Flags(fs, k.Fields())
 			type fileKey struct {
-				jobs.Key
+				*step.Field
 				place string
 			}
 			var keys []fileKey
@@ -74,7 +74,7 @@ func TestJobKeysMatchFlags(t *testing.T) {
 					}
 				default:
 					place := map[step.Place]string{step.Own: "step", step.Retry: "retry", step.Egress: "defaults"}[fd.Place]
-					keys = append(keys, fileKey{jobs.Key{Name: fl.Name, Type: keyType(fd), Default: fd.Default}, place})
+					keys = append(keys, fileKey{&step.Field{Name: fl.Name, Type: keyType(fd), Default: fd.Default}, place})
 				}
 			})
 			var fileKeys []string
@@ -98,7 +98,7 @@ func TestJobKeysMatchFlags(t *testing.T) {
 				if s, ok := sampleValues[fk.Name]; ok || v == "" || v == "[]" || v == "0" || v == "0s" {
 					v = s
 				}
-				if fk.Type == jobs.KeyBool {
+				if fk.Type == step.Bool {
 					v = "true"
 				}
 				if v == "" {
@@ -133,7 +133,7 @@ func TestJobKeysMatchFlags(t *testing.T) {
 }
 
 // keyType is a field's key type in a job file.
-func keyType(fd *step.Field) jobs.KeyType {
+func keyType(fd *step.Field) step.Type {
 	for _, k := range jobs.Steps().Retry {
 		if k.Name == fd.Name {
 			return k.Type
@@ -151,7 +151,7 @@ func keyType(fd *step.Field) jobs.KeyType {
 			}
 		}
 	}
-	return jobs.KeyString
+	return step.String
 }
 
 // minimalSettings are a kind's required keys.

@@ -15,6 +15,7 @@ import (
 	orderedmap "github.com/pb33f/ordered-map/v2"
 
 	"github.com/retrywise/retrywise/internal/jobs"
+	"github.com/retrywise/retrywise/internal/step"
 )
 
 // The schema's id and the patterns it checks.
@@ -193,7 +194,7 @@ func ruleSchema() *jsonschema.Schema {
 func ptrU(n uint64) *uint64 { return &n }
 
 // keyProperties are the schemas of keys by name.
-func keyProperties(keys []jobs.Key) *orderedmap.OrderedMap[string, *jsonschema.Schema] {
+func keyProperties(keys []*step.Field) *orderedmap.OrderedMap[string, *jsonschema.Schema] {
 	p := jsonschema.NewProperties()
 	for _, k := range keys {
 		p.Set(k.Name, keySchema(k))
@@ -202,22 +203,22 @@ func keyProperties(keys []jobs.Key) *orderedmap.OrderedMap[string, *jsonschema.S
 }
 
 // keySchema is the schema of one key's value, by its type.
-func keySchema(k jobs.Key) *jsonschema.Schema {
-	s := &jsonschema.Schema{Description: k.Usage}
+func keySchema(k *step.Field) *jsonschema.Schema {
+	s := &jsonschema.Schema{Description: k.Doc}
 	switch k.Type {
-	case jobs.KeyBool:
+	case step.Bool:
 		s.Type = "boolean"
-	case jobs.KeyInt:
+	case step.Int:
 		s.Type = "integer"
-	case jobs.KeyFloat:
+	case step.Float:
 		s.Type = "number"
 		s.Minimum, s.Maximum = json.Number(k.Min), json.Number(k.Max)
-	case jobs.KeyDuration:
+	case step.Duration:
 		s.Type, s.Pattern = "string", DurationPattern
-	case jobs.KeyList:
+	case step.List:
 		// A scalar is a list of one.
 		s.AnyOf = []*jsonschema.Schema{{Type: "array", Items: &jsonschema.Schema{Type: "string"}}, {Type: "string"}}
-	case jobs.KeyCSV:
+	case step.CSV:
 		s.AnyOf = []*jsonschema.Schema{{Type: "string"}, {Type: "array", Items: &jsonschema.Schema{AnyOf: scalarTypes()}}}
 	default:
 		s.Type = "string"
