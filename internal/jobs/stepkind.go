@@ -15,15 +15,9 @@ import (
 func Steps() Catalog { return steps() }
 
 var steps = sync.OnceValue(func() Catalog {
-	var cat Catalog
+	cat := Catalog{Retry: step.RetryFields(), Run: step.RunFields()}
 	for _, k := range step.Kinds() {
 		cat.Kinds = append(cat.Kinds, StepKind(k))
-	}
-	for _, f := range step.RetryFields() {
-		cat.Retry = append(cat.Retry, f)
-	}
-	for _, f := range step.RunFields() {
-		cat.Run = append(cat.Run, f)
 	}
 	return cat
 })
