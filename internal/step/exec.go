@@ -83,8 +83,8 @@ func (c *ExecConfig) Fields() []*Field {
 	s.add(Field{Name: "stop-on", Type: List, Doc: "stop when output matches `REGEX`; wins over --retry-on (repeatable)"}, &c.StopOn)
 	s.add(Field{Name: "retry-on-exit", Type: CSV, Doc: "treat these exit `CODES` as transient, e.g. 1,3-5"}, &c.RetryOnExit)
 	s.add(Field{Name: "stop-on-exit", Type: CSV, Doc: "stop on these exit `CODES`; wins over --retry-on-exit"}, &c.StopOnExit)
-	s.add(Field{Name: "timeout", Type: Duration, Default: "0s", Doc: "bound on each attempt, its kill grace included (SIGTERM --kill-grace before the bound, SIGKILL at it); 0 means none"}, &c.Timeout)
-	s.add(Field{Name: "kill-grace", Type: Duration, Default: execstep.DefaultKillGrace.String(), Doc: "wait between SIGTERM and SIGKILL when an attempt is stopped, at most 5m; inside every bound (a grace over half the time to the bound is shortened to that half)"}, &c.KillGrace)
+	s.add(Field{Name: "timeout", Type: Duration, Default: "0s", Min: "0", Doc: "bound on each attempt, its kill grace included (SIGTERM --kill-grace before the bound, SIGKILL at it); 0 means none"}, &c.Timeout)
+	s.add(Field{Name: "kill-grace", Type: Duration, Default: execstep.DefaultKillGrace.String(), Min: "0", Max: execstep.MaxKillGrace.String(), MaxMsg: killGraceCap, Doc: "wait between SIGTERM and SIGKILL when an attempt is stopped, at most 5m; inside every bound (a grace over half the time to the bound is shortened to that half)"}, &c.KillGrace)
 	s.add(Field{Name: "tool", Type: String, Default: "auto", Doc: "whose output to expect: auto (by the command's name, then its output), exec, or a tool:\n" + execTools()}, &c.Tool)
 	s.add(Field{Name: "absent-ok", Type: Bool, Doc: "exit 0 when the failure means \"not there\" (e.g. curl -f on a 404)"}, &c.AbsentOK)
 	s.add(Field{Name: "stdout", Type: String, Default: "auto", NoInput: true, Doc: "what stdout gets: live (every attempt's, as it comes), final (only the succeeding attempt's, once)\nor auto (live on a terminal or in GitHub Actions, final otherwise)"}, &c.Stdout)
@@ -133,14 +133,6 @@ func (c *ExecConfig) validate(ctx context.Context) error {
 	if err != nil || c.tool == failure.ToolHTTP {
 		errs = append(errs, &FieldError{Field: "tool", Value: strconv.Quote(c.Tool), Msg: "want auto, exec or one of " + execTools()})
 	}
-	if c.Timeout < 0 {
-		errs = append(errs, &FieldError{Field: "timeout", Value: c.Timeout.String(), Msg: "must not be negative"})
-	}
-	if c.KillGrace < 0 {
-		errs = append(errs, &FieldError{Field: "kill-grace", Value: c.KillGrace.String(), Msg: "must not be negative"})
-	} else if c.KillGrace > execstep.MaxKillGrace {
-		errs = append(errs, &FieldError{Field: "kill-grace", Value: c.KillGrace.String(), Msg: fmt.Sprintf("above its cap of %s: a grace is a wait retrywise may have to sit through, and every bound (--timeout, --max-elapsed, a job's timeout:) includes it", execstep.MaxKillGrace)})
-	}
 	c.stdoutMode = ""
 	if c.Stdout != "auto" {
 		if c.stdoutMode, err = execstep.ParseStdoutMode(c.Stdout); err != nil {
@@ -185,6 +177,9 @@ func (c *ExecConfig) validate(ctx context.Context) error {
 }
 
 // joinErrs joins errs; nil when there are none.
+// killGraceCap is what a kill grace above execstep.MaxKillGrace is told.
+var killGraceCap = fmt.Sprintf("above its cap of %s: a grace is a wait retrywise may have to sit through, and every bound (--timeout, --max-elapsed, a job's timeout:) includes it", execstep.MaxKillGrace)
+
 func joinErrs(errs []error) error {
 	if len(errs) == 0 {
 		return nil

@@ -111,8 +111,14 @@ type Field struct {
 	// Positional fields are the command's positional arguments (url, args,
 	// targets, command, run, shell).
 	Positional bool
-	// Min and Max bound a Float's value, as text; "" means unbounded.
+	// Min and Max bound an Int's, a Float's or a Duration's value, as text
+	// ("0", "1", "5m"); "" means unbounded. Prepare checks them (CheckBounds)
+	// and the job file's schema states them.
 	Min, Max string
+	// MinMsg and MaxMsg are what a value below Min or above Max is told;
+	// empty means "must not be negative" (Min 0) or "must be at least MIN",
+	// and "must be at most MAX". BoundFix, when set, says how to fix either.
+	MinMsg, MaxMsg, BoundFix string
 	// Secret fields hold credentials: their values are masked and never
 	// quoted in an error.
 	Secret bool
@@ -399,6 +405,78 @@ func applyDefaults(fields []*Field) {
 	}
 }
 
+// CheckBounds returns a *FieldError for each field whose value lies outside
+// its Min and Max (a number that is not one, NaN, is outside any bounds).
+// A bound that does not parse as the field's type is a programming error.
+func CheckBounds(fields []*Field) []error {
+	var errs []error
+	for _, f := range fields {
+		if f.Min == "" && f.Max == "" {
+			continue
+		}
+		below, above := f.outside()
+		switch {
+		case below:
+			msg := f.MinMsg
+			if msg == "" && f.Min == "0" {
+				msg = "must not be negative"
+			} else if msg == "" {
+				msg = "must be at least " + f.Min
+			}
+			errs = append(errs, &FieldError{Field: f.Name, Value: f.boundValue(), Msg: msg, Fix: f.BoundFix})
+		case above:
+			msg := f.MaxMsg
+			if msg == "" {
+				msg = "must be at most " + f.Max
+			}
+			errs = append(errs, &FieldError{Field: f.Name, Value: f.boundValue(), Msg: msg, Fix: f.BoundFix})
+		}
+	}
+	return errs
+}
+
+// boundValue is the field's value as an out-of-bounds error quotes it.
+func (f *Field) boundValue() string {
+	if f.Secret {
+		return ""
+	}
+	return f.Text()
+}
+
+// outside reports whether the field's value is below its Min or above its
+// Max.
+func (f *Field) outside() (below, above bool) {
+	cmp := func(bound string, parse func(string) (float64, error), v float64) (lt, gt bool) {
+		if bound == "" {
+			return false, false
+		}
+		b, err := parse(bound)
+		if err != nil {
+			panic(fmt.Sprintf("step: bound %q of %s: %v", bound, f.Name, err))
+		}
+		return !(v >= b), !(v <= b) // NaN is outside either way
+	}
+	var v float64
+	parse := func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
+	switch p := f.ptr.(type) {
+	case *int:
+		v = float64(*p)
+	case *float64:
+		v = *p
+	case *time.Duration:
+		v = float64(*p)
+		parse = func(s string) (float64, error) {
+			d, err := time.ParseDuration(s)
+			return float64(d), err
+		}
+	default:
+		panic(fmt.Sprintf("step: field %s of %T has bounds", f.Name, f.ptr))
+	}
+	below, _ = cmp(f.Min, parse, v)
+	_, above = cmp(f.Max, parse, v)
+	return below, above
+}
+
 // Lookup returns the field named name among fields, or nil.
 func Lookup(fields []*Field, name string) *Field {
 	for _, f := range fields {
@@ -409,4 +487,3 @@ func Lookup(fields []*Field, name string) *Field {
 	return nil
 }
 
-func itoa(n int) string { return strconv.Itoa(n) }

@@ -209,7 +209,11 @@ type Prepared struct {
 // the files the settings name (--rules); its cause is then in the error's
 // message, and ctx.Err tells it apart.
 func Prepare(ctx context.Context, k *Kind, c Config) (*Prepared, error) {
+	errs := CheckBounds(c.Fields())
 	if err := c.validate(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	if err := joinErrs(errs); err != nil {
 		return nil, err
 	}
 	return &Prepared{Kind: k, Config: c}, nil

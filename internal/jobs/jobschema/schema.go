@@ -23,8 +23,11 @@ const (
 	schemaID = "https://github.com/retrywise/retrywise/docs/job.schema.json"
 	// DurationPattern is a Go duration as time.ParseDuration reads it.
 	DurationPattern = `^[-+]?(0|((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+)$`
-	idPattern       = `^[A-Za-z_][A-Za-z0-9_-]*$`
-	envNamePattern  = `^[A-Za-z_][A-Za-z0-9_]*$`
+	// NonNegativeDurationPattern is a Go duration of 0 or more (a field whose
+	// Min is 0).
+	NonNegativeDurationPattern = `^\+?(0|((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+)$`
+	idPattern                  = `^[A-Za-z_][A-Za-z0-9_-]*$`
+	envNamePattern             = `^[A-Za-z_][A-Za-z0-9_]*$`
 )
 
 // The Go types the schema is reflected from: they mirror the job file.
@@ -210,11 +213,15 @@ func keySchema(k *step.Field) *jsonschema.Schema {
 		s.Type = "boolean"
 	case step.Int:
 		s.Type = "integer"
+		s.Minimum, s.Maximum = json.Number(k.Min), json.Number(k.Max)
 	case step.Float:
 		s.Type = "number"
 		s.Minimum, s.Maximum = json.Number(k.Min), json.Number(k.Max)
 	case step.Duration:
 		s.Type, s.Pattern = "string", DurationPattern
+		if k.Min == "0" { // a pattern states no other bound
+			s.Pattern = NonNegativeDurationPattern
+		}
 	case step.List:
 		// A scalar is a list of one.
 		s.AnyOf = []*jsonschema.Schema{{Type: "array", Items: &jsonschema.Schema{Type: "string"}}, {Type: "string"}}
