@@ -97,7 +97,8 @@ type Field struct {
 	// Short is a one-letter alias of the flag (-X, -H), with its own
 	// usage text ShortDoc; "" for none.
 	Short, ShortDoc string
-	// Type is how the value is written.
+	// Type is how the value is written, derived from the variable the
+	// field is bound to (bind, bindList, bindCSV), never declared.
 	Type Type
 	// Default is the default as text; "" means the zero value.
 	Default string
@@ -368,6 +369,45 @@ type fieldSet struct {
 // largest, exec's, has 28); more are allocated one by one.
 const maxFields = 32
 
+// Scalar are the Go types a field may be bound to by bind: each has one
+// field type (a []time.Duration is a CSV of durations).
+type Scalar interface {
+	string | bool | int | float64 | time.Duration | []time.Duration
+}
+
+// bind adds f bound to the variable at p; f's Type is derived from p's, so
+// a field cannot be declared with a type its variable does not have.
+func bind[T Scalar](s *fieldSet, f Field, p *T) {
+	switch any(p).(type) {
+	case *string:
+		f.Type = String
+	case *bool:
+		f.Type = Bool
+	case *int:
+		f.Type = Int
+	case *float64:
+		f.Type = Float
+	case *time.Duration:
+		f.Type = Duration
+	case *[]time.Duration:
+		f.Type = CSV
+	}
+	s.add(f, p)
+}
+
+// bindList adds f, a repeatable field (List), bound to the list at p.
+func bindList(s *fieldSet, f Field, p *[]string) {
+	f.Type = List
+	s.add(f, p)
+}
+
+// bindCSV adds f, a comma-separated list (CSV), bound to the list at p.
+func bindCSV(s *fieldSet, f Field, p *[]string) {
+	f.Type = CSV
+	s.add(f, p)
+}
+
+// add adds f, its Type already derived from ptr (bind, bindList, bindCSV).
 func (s *fieldSet) add(f Field, ptr any) {
 	f.ptr, f.mark = ptr, s.given.mark
 	if i := len(s.fields); i < maxFields {
@@ -486,4 +526,3 @@ func Lookup(fields []*Field, name string) *Field {
 	}
 	return nil
 }
-

@@ -56,13 +56,13 @@ var retryDocs = sync.OnceValue(func() (d struct{ maxAttempts, force, maxElapsed 
 // fields adds the retry fields with the kind's default schedule and jitter.
 func (r *RetryConfig) fields(s *fieldSet, schedule, jitter string) {
 	docs := retryDocs()
-	s.add(Field{Name: "schedule", Type: CSV, Place: Retry, Default: schedule, Doc: "comma-separated `waits` before each retry; the last repeats"}, &r.Schedule)
-	s.add(Field{Name: "max-attempts", Type: Int, Place: Retry, Default: "0", Min: "0", MinMsg: "must be at least 1 (0 derives it from the schedule)", Doc: docs.maxAttempts}, &r.MaxAttempts)
-	s.add(Field{Name: "max-attempts-force", Type: Bool, Place: Retry, Doc: docs.force}, &r.MaxAttemptsForce)
-	s.add(Field{Name: "max-elapsed", Type: Duration, Place: Retry, Default: "15m", Doc: docs.maxElapsed}, &r.MaxElapsed)
-	s.add(Field{Name: "retry-after-cap", Type: Duration, Place: Retry, Default: "5m", Min: "0", Doc: "longest server-requested wait (Retry-After) honoured; a longer one stops"}, &r.RetryAfterCap)
-	s.add(Field{Name: "on-unknown", Type: String, Place: Retry, Default: "stop", Doc: "what to do with an unrecognised failure: stop or retry"}, &r.OnUnknown)
-	s.add(Field{Name: "jitter", Type: Float, Place: Retry, Min: "0", Max: jitterMax, MinMsg: jitterRange, MaxMsg: jitterRange, BoundFix: "write jitter: 0.2, or 0 for exact waits", Default: jitter, Doc: "spread each wait at random by this `FRACTION` (0 to 1): w·U(1−j, 1+j); a server's Retry-After is a floor jitter only adds to"}, &r.Jitter)
+	bind(s, Field{Name: "schedule", Place: Retry, Default: schedule, Doc: "comma-separated `waits` before each retry; the last repeats"}, &r.Schedule)
+	bind(s, Field{Name: "max-attempts", Place: Retry, Default: "0", Min: "0", MinMsg: "must be at least 1 (0 derives it from the schedule)", Doc: docs.maxAttempts}, &r.MaxAttempts)
+	bind(s, Field{Name: "max-attempts-force", Place: Retry, Doc: docs.force}, &r.MaxAttemptsForce)
+	bind(s, Field{Name: "max-elapsed", Place: Retry, Default: "15m", Doc: docs.maxElapsed}, &r.MaxElapsed)
+	bind(s, Field{Name: "retry-after-cap", Place: Retry, Default: "5m", Min: "0", Doc: "longest server-requested wait (Retry-After) honoured; a longer one stops"}, &r.RetryAfterCap)
+	bind(s, Field{Name: "on-unknown", Place: Retry, Default: "stop", Doc: "what to do with an unrecognised failure: stop or retry"}, &r.OnUnknown)
+	bind(s, Field{Name: "jitter", Place: Retry, Min: "0", Max: jitterMax, MinMsg: jitterRange, MaxMsg: jitterRange, BoundFix: "write jitter: 0.2, or 0 for exact waits", Default: jitter, Doc: "spread each wait at random by this `FRACTION` (0 to 1): w·U(1−j, 1+j); a server's Retry-After is a floor jitter only adds to"}, &r.Jitter)
 }
 
 // Policy validates the settings into a normalised policy snapshot; its

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -257,4 +258,34 @@ func fixOf(fes []*FieldError) string {
 		return ""
 	}
 	return fes[0].Fix
+}
+
+// TestTypeFromTheVariable: every field's Type is the one its bound
+// variable's Go type gives (bind derives it; a []string is a List or a
+// CSV, chosen by bindList or bindCSV).
+func TestTypeFromTheVariable(t *testing.T) {
+	for _, k := range Kinds() {
+		for _, f := range k.New().Fields() {
+			var want []Type
+			switch f.ptr.(type) {
+			case *string:
+				want = []Type{String}
+			case *bool:
+				want = []Type{Bool}
+			case *int:
+				want = []Type{Int}
+			case *float64:
+				want = []Type{Float}
+			case *time.Duration:
+				want = []Type{Duration}
+			case *[]time.Duration:
+				want = []Type{CSV}
+			case *[]string:
+				want = []Type{List, CSV}
+			}
+			if !slices.Contains(want, f.Type) {
+				t.Errorf("%s --%s: type %s bound to %T", k.Name, f.Name, f.Type, f.ptr)
+			}
+		}
+	}
 }
