@@ -6,35 +6,30 @@ import (
 	"strings"
 
 	"github.com/retrywise/retrywise/internal/action"
+	"github.com/retrywise/retrywise/internal/options"
 	"github.com/retrywise/retrywise/internal/step"
 )
 
-// actionInputDocs are the descriptions of the inputs that are not flags.
-var actionInputDocs = map[string]string{
-	"run":               "Mode run: a script, run as a workflow's run: is (bash --noprofile --norc -eo pipefail on a temporary file, so a failing line fails the attempt). What it writes to $GITHUB_OUTPUT, $GITHUB_ENV, $GITHUB_PATH and $GITHUB_STEP_SUMMARY reaches the workflow from the final attempt only.",
-	"shell":             "Mode run: the script's shell: bash (default), sh, or a command template with {0} for the script's path.",
-	"working-directory": "Mode run: the folder the script runs in; empty means the workspace.",
-	"push":              "Mode push: true runs git push with push-args, retrying only network failures.",
-	"push-args":         "Mode push: git push's arguments (remote, refspecs, options), separated by white space, e.g. origin HEAD:main.",
-	"url":               "Mode url: send an HTTP request to this URL, retrying only transient failures. The body is saved under $RUNNER_TEMP and named by the output body-file.",
-	"config":            "Mode config: the job file to run (a job of many steps, one report).",
-	"job":               "Mode config: the job to run; empty means the file's only job.",
-	"explain":           "Mode explain: a failed workflow run to explain (https://HOST/OWNER/REPO/actions/runs/ID[/attempts/N]), or event for the run of the workflow_run event that triggered this workflow. Each failed step is classified from its log; the token needs actions: read.",
-	"rerun":             "Mode explain: true re-runs the run's failed jobs once when every failed step is transient (needs actions: write); the run handed back exits 0.",
-	"max-reruns":        "Mode explain: re-run only while the run's latest attempt is at most this number. Empty means 2.",
-	"token":             "The token for the failure issue (report-issue) and for reading the branch rules that refused a push. Masked in every output.",
-	"report-issue":      "On a final failure open (or comment on) one issue labelled retrywise, and close it on the next success: false, true, or force (also under act). Needs permissions: issues: write.",
-	"step-summary":      "Append the Markdown report to the step summary ($GITHUB_STEP_SUMMARY): true or false.",
-	"git-user-name":     "The name of the commits a run: script or a job makes (GIT_AUTHOR_NAME, GIT_COMMITTER_NAME); empty means the repository's git config, else github-actions[bot].",
-	"git-user-email":    "The email of the commits a run: script or a job makes (GIT_AUTHOR_EMAIL, GIT_COMMITTER_EMAIL); empty means the repository's git config, else 41898282+github-actions[bot]@users.noreply.github.com.",
-}
+// actionInputDocs and actionInputDefaults are the descriptions and the
+// defaults of the inputs that are not flags, from their field table
+// (internal/options): only those inputs have a default in action.yml, as a
+// flag's default depends on the mode and an empty input means the mode's own.
+var actionInputDocs, actionInputDefaults = actionInputs()
 
-// actionInputDefaults are the only inputs with a default in action.yml: a
-// flag's default depends on the mode, so an empty input means the mode's own.
-var actionInputDefaults = map[string]string{
-	"token":        "${{ github.token }}",
-	"report-issue": "false",
-	"step-summary": "true",
+func actionInputs() (docs, defaults map[string]string) {
+	var o options.Action
+	fields := o.CommonFields()
+	for _, fs := range o.ModeFields() {
+		fields = append(fields, fs...)
+	}
+	docs, defaults = map[string]string{}, map[string]string{}
+	for _, f := range fields {
+		docs[f.Name] = f.Doc
+		if f.Default != "" {
+			defaults[f.Name] = f.Default
+		}
+	}
+	return docs, defaults
 }
 
 // actionOutputDocs describe the action's own outputs, in order.

@@ -278,6 +278,12 @@ func (f *Field) set(v string) error {
 			return f.invalid(v, "want a whole number")
 		}
 		*p = int(n)
+	case *int64:
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 0, 64)
+		if err != nil {
+			return f.invalid(v, "want a whole number")
+		}
+		*p = n
 	case *float64:
 		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if err != nil {
@@ -329,6 +335,8 @@ func (f *Field) Text() string {
 		return strconv.FormatBool(*p)
 	case *int:
 		return strconv.Itoa(*p)
+	case *int64:
+		return strconv.FormatInt(*p, 10)
 	case *float64:
 		return strconv.FormatFloat(*p, 'g', -1, 64)
 	case *time.Duration:
@@ -372,7 +380,7 @@ const maxFields = 32
 // Scalar are the Go types a field may be bound to by bind: each has one
 // field type (a []time.Duration is a CSV of durations).
 type Scalar interface {
-	string | bool | int | float64 | time.Duration | []time.Duration
+	string | bool | int | int64 | float64 | time.Duration | []time.Duration
 }
 
 // bind adds f bound to the variable at p; f's Type is derived from p's, so
@@ -383,7 +391,7 @@ func bind[T Scalar](s *fieldSet, f Field, p *T) {
 		f.Type = String
 	case *bool:
 		f.Type = Bool
-	case *int:
+	case *int, *int64:
 		f.Type = Int
 	case *float64:
 		f.Type = Float
@@ -406,6 +414,31 @@ func bindCSV(s *fieldSet, f Field, p *[]string) {
 	f.Type = CSV
 	s.add(f, p)
 }
+
+// Table is a field table built outside this package (internal/options,
+// the commands that are not steps): Bind, BindList and BindCSV add its
+// fields, each bound to a variable that gives its type.
+type Table struct{ s fieldSet }
+
+// NewTable returns an empty table.
+func NewTable() *Table {
+	t := &Table{}
+	t.s.given = &givenSet{}
+	t.s.fields = make([]*Field, 0, maxFields)
+	return t
+}
+
+// Fields are the table's fields in the order they were added.
+func (t *Table) Fields() []*Field { return t.s.fields }
+
+// Bind adds f bound to the variable at p, its Type derived from p's.
+func Bind[T Scalar](t *Table, f Field, p *T) { bind(&t.s, f, p) }
+
+// BindList adds f, a repeatable field, bound to the list at p.
+func BindList(t *Table, f Field, p *[]string) { bindList(&t.s, f, p) }
+
+// SetDefaults sets every field to its default, as a step kind's New does.
+func SetDefaults(fields []*Field) { applyDefaults(fields) }
 
 // add adds f, its Type already derived from ptr (bind, bindList, bindCSV).
 func (s *fieldSet) add(f Field, ptr any) {
@@ -500,6 +533,8 @@ func (f *Field) outside() (below, above bool) {
 	parse := func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
 	switch p := f.ptr.(type) {
 	case *int:
+		v = float64(*p)
+	case *int64:
 		v = float64(*p)
 	case *float64:
 		v = *p

@@ -272,7 +272,7 @@ func TestTypeFromTheVariable(t *testing.T) {
 				want = []Type{String}
 			case *bool:
 				want = []Type{Bool}
-			case *int:
+			case *int, *int64:
 				want = []Type{Int}
 			case *float64:
 				want = []Type{Float}
