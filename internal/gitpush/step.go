@@ -104,12 +104,6 @@ func New(opts Options) (*Step, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
-	if opts.RebaseOnReject < 0 {
-		return nil, fmt.Errorf("--rebase-on-reject must not be negative, got %d", opts.RebaseOnReject)
-	}
-	if opts.AuthRecheck < 0 {
-		return nil, fmt.Errorf("--auth-recheck must not be negative, got %s", opts.AuthRecheck)
-	}
 	if opts.Stdout == nil {
 		opts.Stdout = io.Discard
 	}

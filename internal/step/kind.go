@@ -130,14 +130,14 @@ func (c *Common) validateCommon() []error {
 
 // commandFields adds the step command's own flags.
 func (c *Common) commandFields(s *fieldSet) {
-	s.add(Field{Name: "report", Type: String, Place: Command, NoInput: true, Doc: "also write the report as JSON to `FILE`"}, &c.Report)
-	s.add(Field{Name: "mask", Type: List, Doc: "also mask `VALUE` wherever it appears (repeatable)", Secret: true}, &c.Masks)
+	bind(s, Field{Name: "report", Place: Command, NoInput: true, Doc: "also write the report as JSON to `FILE`"}, &c.Report)
+	bindList(s, Field{Name: "mask", Doc: "also mask `VALUE` wherever it appears (repeatable)", Secret: true}, &c.Masks)
 }
 
 // rulesField adds --rules, for the kinds that classify a tool's output or
 // an answer's body (exec, http, push).
 func (c *Common) rulesField(s *fieldSet) {
-	s.add(Field{Name: "rules", Type: String, RunWide: true, Doc: "a YAML `FILE` of team rules ({match, tool, exit-code, status, class, code, reason, remedy} items);\nthe first that matches decides, before the built-in recognisers"}, &c.RulesFile)
+	bind(s, Field{Name: "rules", RunWide: true, Doc: "a YAML `FILE` of team rules ({match, tool, exit-code, status, class, code, reason, remedy} items);\nthe first that matches decides, before the built-in recognisers"}, &c.RulesFile)
 }
 
 // loadRules reads --rules; its error names the field.
@@ -209,7 +209,11 @@ type Prepared struct {
 // the files the settings name (--rules); its cause is then in the error's
 // message, and ctx.Err tells it apart.
 func Prepare(ctx context.Context, k *Kind, c Config) (*Prepared, error) {
+	errs := CheckBounds(c.Fields())
 	if err := c.validate(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	if err := joinErrs(errs); err != nil {
 		return nil, err
 	}
 	return &Prepared{Kind: k, Config: c}, nil

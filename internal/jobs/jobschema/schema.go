@@ -16,6 +16,7 @@ import (
 
 	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/jobs"
+	"github.com/retrywise/retrywise/internal/step"
 )
 
 // The schema's id and the patterns it checks.
@@ -23,8 +24,11 @@ const (
 	schemaID = "https://github.com/retrywise/retrywise/docs/job.schema.json"
 	// DurationPattern is a Go duration as time.ParseDuration reads it.
 	DurationPattern = `^[-+]?(0|((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+)$`
-	idPattern       = `^[A-Za-z_][A-Za-z0-9_-]*$`
-	envNamePattern  = `^[A-Za-z_][A-Za-z0-9_]*$`
+	// NonNegativeDurationPattern is a Go duration of 0 or more (a field whose
+	// Min is 0).
+	NonNegativeDurationPattern = `^\+?(0|((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+)$`
+	idPattern                  = `^[A-Za-z_][A-Za-z0-9_-]*$`
+	envNamePattern             = `^[A-Za-z_][A-Za-z0-9_]*$`
 )
 
 // The Go types the schema is reflected from: they mirror the job file.
@@ -194,7 +198,7 @@ func ruleSchema() *jsonschema.Schema {
 func ptrU(n uint64) *uint64 { return &n }
 
 // keyProperties are the schemas of keys by name.
-func keyProperties(keys []jobs.Key) *orderedmap.OrderedMap[string, *jsonschema.Schema] {
+func keyProperties(keys []*step.Field) *orderedmap.OrderedMap[string, *jsonschema.Schema] {
 	p := jsonschema.NewProperties()
 	for _, k := range keys {
 		p.Set(k.Name, keySchema(k))
@@ -203,22 +207,26 @@ func keyProperties(keys []jobs.Key) *orderedmap.OrderedMap[string, *jsonschema.S
 }
 
 // keySchema is the schema of one key's value, by its type.
-func keySchema(k jobs.Key) *jsonschema.Schema {
-	s := &jsonschema.Schema{Description: k.Usage}
+func keySchema(k *step.Field) *jsonschema.Schema {
+	s := &jsonschema.Schema{Description: k.Doc}
 	switch k.Type {
-	case jobs.KeyBool:
+	case step.Bool:
 		s.Type = "boolean"
-	case jobs.KeyInt:
+	case step.Int:
 		s.Type = "integer"
-	case jobs.KeyFloat:
+		s.Minimum, s.Maximum = json.Number(k.Min), json.Number(k.Max)
+	case step.Float:
 		s.Type = "number"
 		s.Minimum, s.Maximum = json.Number(k.Min), json.Number(k.Max)
-	case jobs.KeyDuration:
+	case step.Duration:
 		s.Type, s.Pattern = "string", DurationPattern
-	case jobs.KeyList:
+		if k.Min == "0" { // a pattern states no other bound
+			s.Pattern = NonNegativeDurationPattern
+		}
+	case step.List:
 		// A scalar is a list of one.
 		s.AnyOf = []*jsonschema.Schema{{Type: "array", Items: &jsonschema.Schema{Type: "string"}}, {Type: "string"}}
-	case jobs.KeyCSV:
+	case step.CSV:
 		s.AnyOf = []*jsonschema.Schema{{Type: "string"}, {Type: "array", Items: &jsonschema.Schema{AnyOf: scalarTypes()}}}
 	default:
 		s.Type = "string"
