@@ -31,7 +31,7 @@ func ParseTool(s string) (Tool, error) {
 	case ToolAuto, ToolGit, ToolCurl, ToolHTTP, ToolExec:
 		return t, nil
 	}
-	for _, f := range families {
+	for _, f := range registered() {
 		if f.tool == t {
 			return t, nil
 		}
@@ -42,7 +42,7 @@ func ParseTool(s string) (Tool, error) {
 // ToolNames lists every tool name ParseTool accepts.
 func ToolNames() []string {
 	out := []string{string(ToolAuto), string(ToolGit), string(ToolCurl), string(ToolHTTP), string(ToolExec)}
-	for _, f := range families {
+	for _, f := range registered() {
 		out = append(out, string(f.tool))
 	}
 	return out
@@ -194,7 +194,7 @@ func detectTool(text string, def Tool) Tool {
 	if i := strings.Index(text, "curl: ("); i >= 0 && i+7 < len(text) && text[i+7] >= '0' && text[i+7] <= '9' {
 		return ToolCurl
 	}
-	for _, f := range families {
+	for _, f := range registered() {
 		for _, mark := range f.marks {
 			if strings.Contains(text, mark) {
 				return f.tool

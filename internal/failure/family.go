@@ -36,16 +36,46 @@ const (
 	ToolActions    Tool = "actions"
 )
 
-// families lists every tool family, in the order --tool auto tries their marks.
-var families = []*family{
-	&npmFamily, &dockerFamily, &twineFamily, &cargoFamily, &ghFamily, &goreleaserFamily,
-	&codexFamily, &claudeFamily, &geminiFamily, &aiderFamily, &actionsFamily,
+// The codes of the families that the core itself names: the trace reads
+// them as "no credentials were given", not as a refusal of them.
+const (
+	// CodeAiderAPIKeyMissing: aider found no API key for its model.
+	CodeAiderAPIKeyMissing Code = "aider-api-key-missing"
+	// CodeDockerNoCredentials: no credentials to send (no login, an empty secret).
+	CodeDockerNoCredentials Code = "docker-no-credentials"
+	// CodeGeminiAuthMissing: the Gemini CLI has no credentials configured.
+	CodeGeminiAuthMissing Code = "gemini-auth-missing"
+	// CodeNPMNeedAuth: npm has no credentials for the registry.
+	CodeNPMNeedAuth Code = "npm-auth-required"
+)
+
+// reRustcError is rustc's error line ("error[E0432]: ..."), which cargo
+// prints and the network recogniser reads as a resolution error of the code.
+var reRustcError = lazyRE(`error\[E0(\d{3})\]: (.*)`)
+
+// families lists every tool family, in the order --tool auto tries their
+// marks. The package internal/failure/tools registers them at program start
+// (Register); a classification with none registered panics (registered), so
+// that a program cannot leave the recognisers out silently.
+var families []*family
+
+// Register adds tool families, in the order --tool auto tries their marks.
+// It is meant for the init of internal/failure/tools, before any
+// classification.
+func Register(fs ...*family) { families = append(families, fs...) }
+
+// registered returns the registered families; it panics when there are none.
+func registered() []*family {
+	if len(families) == 0 {
+		panic("failure: no tool family registered: import internal/failure/tools where the program is assembled")
+	}
+	return families
 }
 
 // familyMatchers returns each family's matchers.
 func familyMatchers() [][]matcher {
 	out := make([][]matcher, len(families))
-	for i, f := range families {
+	for i, f := range registered() {
 		out[i] = f.matchers
 	}
 	return out

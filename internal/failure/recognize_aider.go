@@ -17,7 +17,6 @@ import "strings"
 const (
 	CodeAiderAuthFailed        Code = "aider-authentication-failed"
 	CodeAiderPermissionDenied  Code = "aider-permission-denied"
-	CodeAiderAPIKeyMissing     Code = "aider-api-key-missing"
 	CodeAiderBadRequest        Code = "aider-bad-request"
 	CodeAiderModelNotFound     Code = "aider-model-not-found"
 	CodeAiderNoProvider        Code = "aider-llm-provider-missing"

@@ -41,7 +41,6 @@ var (
 	reCargoAuthToken = lazyRE(`ailed to retrieve token from Cargo registry\. Status: (\d{3})\.?(?: Error: (.*))?`)
 	reCargoCurl28    = lazyRE(`\[28\] Timeout was reached`)
 	reCargoUploading = lazyRE(`(?m)^\s*Uploading \S+ v\d`)
-	reRustcError     = lazyRE(`error\[E0(\d{3})\]: (.*)`)
 )
 
 var cargoFamily = family{

@@ -30,8 +30,6 @@ const (
 	CodeDockerGHCRWrite Code = "docker-ghcr-write-denied"
 	// CodeDockerTokenExpired: the registry login (ECR's 12-hour token) has expired.
 	CodeDockerTokenExpired Code = "docker-token-expired"
-	// CodeDockerNoCredentials: no credentials to send (no login, an empty secret).
-	CodeDockerNoCredentials Code = "docker-no-credentials"
 	// CodeDockerDaemonPerm: the user may not use the Docker daemon's socket.
 	CodeDockerDaemonPerm Code = "docker-daemon-permission"
 	// CodeDockerDaemonDown: the Docker daemon is not reachable (not running, dind not up).

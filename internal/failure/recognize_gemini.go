@@ -31,7 +31,6 @@ const (
 	CodeGeminiFailedPrecondition Code = "gemini-failed-precondition"
 	CodeGeminiResourceExhausted  Code = "gemini-resource-exhausted"
 	CodeGeminiAPIKeyInvalid      Code = "gemini-api-key-invalid"
-	CodeGeminiAuthMissing        Code = "gemini-auth-missing"
 	CodeGeminiLocation           Code = "gemini-location-unsupported"
 	CodeGeminiServiceDisabled    Code = "gemini-service-disabled"
 	CodeGeminiQuotaZero          Code = "gemini-quota-zero"

@@ -26,8 +26,6 @@ const (
 	CodeNPMPublishConflict Code = "npm-publish-conflict"
 	// CodeNPMOTPRequired: the registry wants a one-time password (2FA).
 	CodeNPMOTPRequired Code = "npm-otp-required"
-	// CodeNPMNeedAuth: npm has no credentials for the registry.
-	CodeNPMNeedAuth Code = "npm-auth-required"
 	// CodeNPMUnauthorized: the registry rejected the credentials (E401).
 	CodeNPMUnauthorized Code = "npm-unauthorized"
 	// CodeNPMForbidden: the credentials may not do this (E403).

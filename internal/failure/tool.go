@@ -11,7 +11,7 @@ func ToolOf(program string) Tool {
 	case "curl":
 		return ToolCurl
 	}
-	for _, f := range families {
+	for _, f := range registered() {
 		for _, n := range f.names {
 			if n == name {
 				return f.tool
