@@ -19,24 +19,27 @@ import (
 var updateDocs = flag.Bool("update-docs", false, "rewrite the generated regions of the docs (docs/failure-codes.md)")
 
 // declaredCodes returns the codes the package declares (code.go and each tool
-// family's file), with the two patterns http-NNN and curl-N.
+// family's file in internal/failure/tools), with the two patterns http-NNN and curl-N.
 func declaredCodes(t *testing.T) map[string]bool {
 	t.Helper()
 	declared := map[string]bool{"http-NNN": true, "curl-N": true}
 	fs := token.NewFileSet()
-	// The package's files as the go command builds them (build tags
-	// included), rather than the deprecated parser.ParseDir.
-	pkg, err := build.ImportDir(".", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The files of the core and of its tool families (internal/failure/tools)
+	// as the go command builds them (build tags included), rather than the
+	// deprecated parser.ParseDir.
 	var files []*ast.File
-	for _, name := range pkg.GoFiles {
-		file, err := parser.ParseFile(fs, name, nil, 0)
+	for _, dir := range []string{".", "tools"} {
+		pkg, err := build.ImportDir(dir, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		files = append(files, file)
+		for _, name := range pkg.GoFiles {
+			file, err := parser.ParseFile(fs, filepath.Join(dir, name), nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, file)
+		}
 	}
 	inspect := func(n ast.Node) bool {
 		vs, ok := n.(*ast.ValueSpec)

@@ -12,9 +12,9 @@ func ToolOf(program string) Tool {
 		return ToolCurl
 	}
 	for _, f := range registered() {
-		for _, n := range f.names {
+		for _, n := range f.Names {
 			if n == name {
-				return f.tool
+				return f.Tool
 			}
 		}
 	}
