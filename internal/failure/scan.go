@@ -75,7 +75,7 @@ type Matcher struct {
 	// Gates are literal substrings; a line is only examined when it holds one.
 	// Every match of re must contain one of them.
 	Gates []string
-	// RE, when set, must match the line; its submatches go to build.
+	// RE, when set, must match the line; its submatches go to Build.
 	RE *LazyRegexp
 	// Frame matchers wrap a message (curl's "(N) msg", git's "unable to access
 	// 'url': msg") and classify the message with the other matchers.

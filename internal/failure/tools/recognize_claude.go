@@ -11,7 +11,7 @@ import (
 // and "API Error (<cause>) · Retrying in N seconds… (attempt k/10)" while it
 // retries; the cause decides: a status and Anthropic's error type
 // ("API Error: 529 {...overloaded_error...}", recognised with the other
-// model-API types in recognize_quota.go), "Request timed out" (transient), a
+// model-API types in the core's recognize_quota.go), "Request timed out" (transient), a
 // connection that could not be made at all after its retries ("Connection
 // error.", "Connection refused — a firewall or proxy may be blocking it":
 // a blip or a block, unknown). Its own messages: "Invalid API key · Please

@@ -16,7 +16,7 @@ import (
 // codex's own reconnects cannot tell a network blip from a proxy or firewall
 // that blocks the host: unknown. The model API's error types and the quota
 // messages ("You've hit your usage limit", "Quota exceeded. Check your plan
-// and billing details.") are recognised by recognize_quota.go.
+// and billing details.") are recognised by the core's recognize_quota.go.
 
 // codex's own codes.
 const (
