@@ -38,14 +38,18 @@ func (l *LazyRegexp) get() *regexp.Regexp {
 	return l.re
 }
 
+// MatchString reports whether the expression matches s (regexp.Regexp.MatchString).
 func (l *LazyRegexp) MatchString(s string) bool { return l.get().MatchString(s) }
 
+// FindStringSubmatch is regexp.Regexp.FindStringSubmatch of the expression.
 func (l *LazyRegexp) FindStringSubmatch(s string) []string { return l.get().FindStringSubmatch(s) }
 
+// FindStringSubmatchIndex is regexp.Regexp.FindStringSubmatchIndex of the expression.
 func (l *LazyRegexp) FindStringSubmatchIndex(s string) []int {
 	return l.get().FindStringSubmatchIndex(s)
 }
 
+// FindAllStringSubmatch is regexp.Regexp.FindAllStringSubmatch of the expression.
 func (l *LazyRegexp) FindAllStringSubmatch(s string, n int) [][]string {
 	return l.get().FindAllStringSubmatch(s, n)
 }
