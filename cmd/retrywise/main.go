@@ -12,6 +12,10 @@ import (
 	_ "time/tzdata"
 
 	"github.com/retrywise/retrywise/internal/cli"
+	// The tool families' recognisers (npm, docker, gh, ...): their init
+	// registers them with package failure, which refuses to classify
+	// without them.
+	_ "github.com/retrywise/retrywise/internal/failure/tools"
 	"github.com/retrywise/retrywise/internal/interrupt"
 )
 

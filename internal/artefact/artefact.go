@@ -9,6 +9,9 @@ import (
 	"strings"
 
 	"github.com/retrywise/retrywise/internal/docgen"
+	// The tool families are registered as in the program: the docs list
+	// them (--tool), and the step kinds' flags name them.
+	_ "github.com/retrywise/retrywise/internal/failure/tools"
 	"github.com/retrywise/retrywise/internal/jobs"
 	"github.com/retrywise/retrywise/internal/jobs/jobschema"
 	"github.com/retrywise/retrywise/internal/report/reportschema"

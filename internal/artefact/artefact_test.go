@@ -68,19 +68,21 @@ func TestWriteIsIdempotent(t *testing.T) {
 		}
 		writeFile(t, filepath.Join(dir, f.Path), old)
 	}
-	srcs, err := filepath.Glob(filepath.Join(root, "internal", "failure", "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, src := range srcs {
-		if filepath.Base(src) == "builtin_codes.go" {
-			continue
-		}
-		b, err := os.ReadFile(src)
+	for _, pkg := range []string{filepath.Join("internal", "failure"), filepath.Join("internal", "failure", "tools")} {
+		srcs, err := filepath.Glob(filepath.Join(root, pkg, "*.go"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		writeFile(t, filepath.Join(dir, "internal", "failure", filepath.Base(src)), b)
+		for _, src := range srcs {
+			if filepath.Base(src) == "builtin_codes.go" {
+				continue
+			}
+			b, err := os.ReadFile(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, filepath.Join(dir, pkg, filepath.Base(src)), b)
+		}
 	}
 	wrote, err := Write(dir)
 	if err != nil {

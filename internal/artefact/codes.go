@@ -18,34 +18,37 @@ import (
 // declares, which a team rule may not take.
 const builtinCodesPath = "internal/failure/builtin_codes.go"
 
-// DeclaredCodes returns the codes internal/failure (at root) declares: the
-// string constants named Code... of its files as the go command builds them
-// (build tags included), with the two patterns http-NNN and curl-N. It reads
-// the source, so a stale builtin_codes.go cannot hide a code.
+// DeclaredCodes returns the codes internal/failure (at root) declares, in
+// its core and in its tool families (internal/failure/tools): the string
+// constants named Code... of their files as the go command builds them
+// (build tags included), with the two patterns http-NNN and curl-N. It
+// reads the source, so a stale builtin_codes.go cannot hide a code.
 func DeclaredCodes(root string) (map[string]bool, error) {
 	declared := map[string]bool{"http-NNN": true, "curl-N": true}
 	dir := filepath.Join(root, "internal", "failure")
-	pkg, err := build.ImportDir(dir, 0)
-	if err != nil {
-		return nil, err
-	}
 	fs := token.NewFileSet()
-	for _, name := range pkg.GoFiles {
-		file, err := parser.ParseFile(fs, filepath.Join(dir, name), nil, 0)
+	for _, d := range []string{dir, filepath.Join(dir, "tools")} {
+		pkg, err := build.ImportDir(d, 0)
 		if err != nil {
 			return nil, err
 		}
-		ast.Inspect(file, func(n ast.Node) bool {
-			vs, ok := n.(*ast.ValueSpec)
-			if !ok || len(vs.Values) != 1 || len(vs.Names) != 1 || !strings.HasPrefix(vs.Names[0].Name, "Code") {
+		for _, name := range pkg.GoFiles {
+			file, err := parser.ParseFile(fs, filepath.Join(d, name), nil, 0)
+			if err != nil {
+				return nil, err
+			}
+			ast.Inspect(file, func(n ast.Node) bool {
+				vs, ok := n.(*ast.ValueSpec)
+				if !ok || len(vs.Values) != 1 || len(vs.Names) != 1 || !strings.HasPrefix(vs.Names[0].Name, "Code") {
+					return true
+				}
+				if lit, ok := vs.Values[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					v, _ := strconv.Unquote(lit.Value)
+					declared[v] = true
+				}
 				return true
-			}
-			if lit, ok := vs.Values[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
-				v, _ := strconv.Unquote(lit.Value)
-				declared[v] = true
-			}
-			return true
-		})
+			})
+		}
 	}
 	if len(declared) < 50 {
 		return nil, fmt.Errorf("only %d codes read from %s", len(declared), dir)

@@ -13,7 +13,7 @@ import (
 type Tool string
 
 // The tools. ToolAuto detects the tool from the text (git and curl by their
-// marks, the tool families of family.go by theirs).
+// marks, the tool families registered from internal/failure/tools by theirs).
 const (
 	ToolAuto Tool = "auto"
 	ToolGit  Tool = "git"
@@ -31,8 +31,8 @@ func ParseTool(s string) (Tool, error) {
 	case ToolAuto, ToolGit, ToolCurl, ToolHTTP, ToolExec:
 		return t, nil
 	}
-	for _, f := range families {
-		if f.tool == t {
+	for _, f := range registered() {
+		if f.Tool == t {
 			return t, nil
 		}
 	}
@@ -42,8 +42,8 @@ func ParseTool(s string) (Tool, error) {
 // ToolNames lists every tool name ParseTool accepts.
 func ToolNames() []string {
 	out := []string{string(ToolAuto), string(ToolGit), string(ToolCurl), string(ToolHTTP), string(ToolExec)}
-	for _, f := range families {
-		out = append(out, string(f.tool))
+	for _, f := range registered() {
+		out = append(out, string(f.Tool))
 	}
 	return out
 }
@@ -107,16 +107,16 @@ func newRunOpts(env []string, maxElapsed time.Duration) runOpts {
 // print anything); the tool only decides how an exit status and an HTTP 400
 // are read. They are joined on first use, so that a start-up that classifies
 // nothing (--help) does not pay for the copy.
-var allMatchers = sync.OnceValue(func() []matcher {
-	return concatMatchers(append([][]matcher{gitMatchers, pushMatchers, curlMatchers, netMatchers, lowSpeedMatchers, httpTextMatchers, goTextMatchers, quotaMatchers, phraseMatchers(httpConstRows), genericMatchers}, familyMatchers()...)...)
+var allMatchers = sync.OnceValue(func() []Matcher {
+	return concatMatchers(append([][]Matcher{gitMatchers, pushMatchers, curlMatchers, netMatchers, lowSpeedMatchers, httpTextMatchers, goTextMatchers, quotaMatchers, phraseMatchers(httpConstRows), genericMatchers}, familyMatchers()...)...)
 })
 
 // gateKeys are the distinct literal gates of allMatchers, indexed on first use
 // (the 128 KiB table costs a start-up that classifies nothing, such as --help).
 var gateKeys = sync.OnceValue(func() *keyIndex { return newKeyIndex(collectGates(allMatchers())) })
 
-func concatMatchers(lists ...[]matcher) []matcher {
-	var out []matcher
+func concatMatchers(lists ...[]Matcher) []Matcher {
+	var out []Matcher
 	for _, l := range lists {
 		out = append(out, l...)
 	}
@@ -164,9 +164,9 @@ func classifyTextRun(tool Tool, text string, exitCode int, method string, ro run
 	}
 	eff := tool
 	if tool == ToolAuto || tool == ToolHTTP || tool == ToolExec {
-		eff = detectTool(text, tool)
+		eff = DetectTool(text, tool)
 	}
-	c := &scanCtx{text: text, tool: eff, method: strings.ToUpper(strings.TrimSpace(method)), ms: allMatchers(), keys: gateKeys(), run: ro}
+	c := &ScanCtx{Text: text, Tool: eff, method: strings.ToUpper(strings.TrimSpace(method)), ms: allMatchers(), keys: gateKeys(), run: ro}
 	hits := c.scan()
 	if eff == ToolCurl && exitCode > 0 {
 		hits = append(hits, curlExitHit(exitCode, len(text)))
@@ -174,7 +174,7 @@ func classifyTextRun(tool Tool, text string, exitCode int, method string, ro run
 	f, ok := c.resolve(hits)
 	if !ok {
 		f = unrecognised(text, exitCode)
-		f.Trace = traceOf(nil, hit{}, c.facts)
+		f.Trace = traceOf(nil, Hit{}, c.Facts)
 	}
 	if eff == ToolGit || eff == ToolCurl {
 		f.Trace.Client = eff
@@ -182,10 +182,10 @@ func classifyTextRun(tool Tool, text string, exitCode int, method string, ro run
 	return c.sandboxVerdict(f)
 }
 
-// detectTool guesses the client from its output: git and curl by their
+// DetectTool guesses the client from its output: git and curl by their
 // marks, then the tool families by theirs (the first family whose mark
 // appears wins); def when none does.
-func detectTool(text string, def Tool) Tool {
+func DetectTool(text string, def Tool) Tool {
 	for _, mark := range []string{"fatal:", "remote:", "! [", "error: failed to push", "hint:"} {
 		if strings.Contains(text, mark) {
 			return ToolGit
@@ -194,10 +194,10 @@ func detectTool(text string, def Tool) Tool {
 	if i := strings.Index(text, "curl: ("); i >= 0 && i+7 < len(text) && text[i+7] >= '0' && text[i+7] <= '9' {
 		return ToolCurl
 	}
-	for _, f := range families {
-		for _, mark := range f.marks {
+	for _, f := range registered() {
+		for _, mark := range f.Marks {
 			if strings.Contains(text, mark) {
-				return f.tool
+				return f.Tool
 			}
 		}
 	}

@@ -159,7 +159,7 @@ func TestDetectTool(t *testing.T) {
 		{"curl: (oops)", ToolAuto},
 		{"dial tcp: i/o timeout", ToolAuto},
 	} {
-		if got := detectTool(tc.text, ToolAuto); got != tc.want {
+		if got := DetectTool(tc.text, ToolAuto); got != tc.want {
 			t.Errorf("detectTool(%q) = %q, want %q", tc.text, got, tc.want)
 		}
 	}

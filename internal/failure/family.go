@@ -2,23 +2,23 @@ package failure
 
 import "strings"
 
-// A tool family is the recognisers of one kind of tool that scheduled jobs
+// A Family is the recognisers of one kind of tool that scheduled jobs
 // run (npm, docker and the registries, PyPI's twine, cargo, the GitHub CLI,
 // goreleaser, agent CLIs, GitHub's own actions), each in its own
-// recognize_<family>.go with its own codes. The scanner runs every family's
+// internal/failure/tools/recognize_<family>.go with its own codes. The scanner runs every family's
 // matchers whatever the tool, like git's and curl's (a workflow log quotes
 // them all); a family's matchers that only make sense for its own output
-// check c.tool or the line's own marks.
-type family struct {
-	// tool is the family's Tool, the name --tool takes.
-	tool Tool
-	// names are program names (argv[0]'s base) that are this tool.
-	names []string
-	// marks are substrings of output that show it is this tool's, for
+// check c.Tool or the line's own marks.
+type Family struct {
+	// Tool is the family's Tool, the name --tool takes.
+	Tool Tool
+	// Names are program names (argv[0]'s base) that are this tool.
+	Names []string
+	// Marks are substrings of output that show it is this tool's, for
 	// --tool auto; the first family whose mark appears wins.
-	marks []string
-	// matchers recognise the family's failures.
-	matchers []matcher
+	Marks []string
+	// Matchers recognise the family's failures.
+	Matchers []Matcher
 }
 
 // The tools of the families.
@@ -36,26 +36,56 @@ const (
 	ToolActions    Tool = "actions"
 )
 
-// families lists every tool family, in the order --tool auto tries their marks.
-var families = []*family{
-	&npmFamily, &dockerFamily, &twineFamily, &cargoFamily, &ghFamily, &goreleaserFamily,
-	&codexFamily, &claudeFamily, &geminiFamily, &aiderFamily, &actionsFamily,
+// The codes of the families that the core itself names: the trace reads
+// them as "no credentials were given", not as a refusal of them.
+const (
+	// CodeAiderAPIKeyMissing: aider found no API key for its model.
+	CodeAiderAPIKeyMissing Code = "aider-api-key-missing"
+	// CodeDockerNoCredentials: no credentials to send (no login, an empty secret).
+	CodeDockerNoCredentials Code = "docker-no-credentials"
+	// CodeGeminiAuthMissing: the Gemini CLI has no credentials configured.
+	CodeGeminiAuthMissing Code = "gemini-auth-missing"
+	// CodeNPMNeedAuth: npm has no credentials for the registry.
+	CodeNPMNeedAuth Code = "npm-auth-required"
+)
+
+// ReRustcError is rustc's error line ("error[E0432]: ..."), which cargo
+// prints and the network recogniser reads as a resolution error of the code.
+var ReRustcError = LazyRE(`error\[E0(\d{3})\]: (.*)`)
+
+// families lists every tool family, in the order --tool auto tries their
+// marks. The package internal/failure/tools registers them at program start
+// (Register); a classification with none registered panics (registered), so
+// that a program cannot leave the recognisers out silently.
+var families []*Family
+
+// Register adds tool families, in the order --tool auto tries their marks.
+// It is meant for the init of internal/failure/tools, before any
+// classification.
+func Register(fs ...*Family) { families = append(families, fs...) }
+
+// registered returns the registered families; it panics when there are none.
+func registered() []*Family {
+	if len(families) == 0 {
+		panic("failure: no tool family registered: import internal/failure/tools where the program is assembled")
+	}
+	return families
 }
 
 // familyMatchers returns each family's matchers.
-func familyMatchers() [][]matcher {
-	out := make([][]matcher, len(families))
-	for i, f := range families {
-		out[i] = f.matchers
+func familyMatchers() [][]Matcher {
+	out := make([][]Matcher, len(families))
+	for i, f := range registered() {
+		out[i] = f.Matchers
 	}
 	return out
 }
 
-// rankTool is the rank of a tool's own named error (npm's EPUBLISHCONFLICT,
+// RankTool is the rank of a tool's own named error (npm's EPUBLISHCONFLICT,
 // an API's error type): it says more than a status quoted beside it, and a
 // tool's answer decides over a bare --status (an "npm ERR! 404 ... PUT" is
 // npm's answer, not a lookup).
-const rankTool = 105
+const RankTool = 105
 
 // stripRunnerStamps removes the timestamps GitHub's runner puts in front of
 // every log line ("2025-08-14T17:32:21.8215801Z "); s itself when it has none.

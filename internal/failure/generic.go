@@ -52,13 +52,13 @@ const (
 
 // The ranks of the generic layer, relative to the scanner's.
 const (
-	rankGenericNet    = rankTransport - 2 // below the network recognisers
-	rankGenericServer = rankTransport + 2 // a server's failure, above transport noise
-	rankGenericPhrase = rankStatus - 4    // a refusal's words, below an explicit status
-	rankGenericStatus = rankStatus        // a status the tool reports explicitly
-	rankGenericExists = rankStatus - 3    // existence: a 409 on a publish says the same
-	rankGenericQuota  = rankRateLimit + 2 // a spent quota or a plan limit beats "rate limit"
-	rankGenericWait   = rankRateLimit     // a wait the run cannot make ties "rate limit" (and a stop wins a tie), not a tool's own verdict
+	rankGenericNet    = RankTransport - 2 // below the network recognisers
+	rankGenericServer = RankTransport + 2 // a server's failure, above transport noise
+	rankGenericPhrase = RankStatus - 4    // a refusal's words, below an explicit status
+	rankGenericStatus = RankStatus        // a status the tool reports explicitly
+	rankGenericExists = RankStatus - 3    // existence: a 409 on a publish says the same
+	rankGenericQuota  = RankRateLimit + 2 // a spent quota or a plan limit beats "rate limit"
+	rankGenericWait   = RankRateLimit     // a wait the run cannot make ties "rate limit" (and a stop wins a tie), not a tool's own verdict
 )
 
 const (
@@ -94,7 +94,7 @@ type phraseRow struct {
 	// words appear (a frame's message, an HTTP answer's body, a warning),
 	// as the closures they replace did.
 	plain bool
-	tr    traceBits
+	tr    TraceBits
 }
 
 // phraseRows is the table. Rows are data: a new wording of a known kind is
@@ -164,7 +164,7 @@ var phraseRows = []phraseRow{
 		unless: `(?i)retr|attempt|redirect|connection|concurrent|recursion|depth`},
 	// throttling (transient): AWS's and Google's throttle codes
 	{gates: []string{"RequestLimitExceeded", "Throttling", "ThrottlingException", "TooManyRequestsException", "SlowDown", "RATE_LIMIT_EXCEEDED", "ProvisionedThroughputExceeded"},
-		re: `RequestLimitExceeded|Throttling(?:Exception)?|TooManyRequestsException|\bSlowDown\b|RATE_LIMIT_EXCEEDED|ProvisionedThroughputExceeded\w*`, class: Transient, code: CodeThrottled, rank: rankRateLimit, reason: "throttled", remedy: remedyThrottled},
+		re: `RequestLimitExceeded|Throttling(?:Exception)?|TooManyRequestsException|\bSlowDown\b|RATE_LIMIT_EXCEEDED|ProvisionedThroughputExceeded\w*`, class: Transient, code: CodeThrottled, rank: RankRateLimit, reason: "throttled", remedy: remedyThrottled},
 	// "too many requests" in words, with no status: throttling (a status
 	// beside it, 429, is read as the status)
 	{gates: []string{"oo many requests", "oo Many Requests", "OO MANY REQUESTS"},
@@ -233,24 +233,24 @@ func gateVariants(gates []string) []string {
 }
 
 // phraseMatchers turns the table into matchers.
-func phraseMatchers(rows []phraseRow) []matcher {
-	out := make([]matcher, len(rows))
+func phraseMatchers(rows []phraseRow) []Matcher {
+	out := make([]Matcher, len(rows))
 	for i := range rows {
 		r := rows[i]
-		var re, unless *lazyRegexp
+		var re, unless *LazyRegexp
 		if r.re != "" {
-			re = lazyRE(r.re)
+			re = LazyRE(r.re)
 		}
 		if r.unless != "" {
-			unless = lazyRE(r.unless)
+			unless = LazyRE(r.unless)
 		}
 		gates := r.gates
 		if !r.plain {
 			gates = gateVariants(gates)
 		}
-		out[i] = matcher{gates: gates, re: re, build: func(c *scanCtx, line string, m []string) (hit, bool) {
+		out[i] = Matcher{Gates: gates, RE: re, Build: func(c *ScanCtx, line string, m []string) (Hit, bool) {
 			if !r.plain && (c.inFrame || c.answer || notAFailureLine(line)) || unless != nil && unless.MatchString(line) {
-				return hit{}, false
+				return Hit{}, false
 			}
 			what := ""
 			if len(m) > 0 {
@@ -259,12 +259,12 @@ func phraseMatchers(rows []phraseRow) []matcher {
 			if r.quota {
 				return quotaVerdict(c, line, what, r.rank), true
 			}
-			h := hit{class: r.class, code: r.code, rank: r.rank, reason: r.reason, remedy: r.remedy, tr: r.tr}
+			h := Hit{Class: r.class, Code: r.code, Rank: r.rank, Reason: r.reason, Remedy: r.remedy, Trace: r.tr}
 			if !r.fixed {
-				h.reason += " (\"" + clip(what) + "\")"
+				h.Reason += " (\"" + Clip(what) + "\")"
 			}
 			if r.class == Transient && r.code != CodeThrottled && !r.plain {
-				h.tr = trNet
+				h.Trace = TrNet
 			}
 			return h, true
 		}}
@@ -275,15 +275,15 @@ func phraseMatchers(rows []phraseRow) []matcher {
 var (
 	// reStatusShapes: a status a tool reports explicitly, in the shapes
 	// tools print it; the first non-empty group is the status.
-	reStatusShapes = lazyRE(`(?i)\bHTTP[ _-]?Error:?\s*([45]\d\d)\b|\bdoes not indicate success:\s*([45]\d\d)\b|\b(?:return|response|http|status)[ _-]?code(?: is)?\s*[:=]?\s*([45]\d\d)\b|\berror(?: occurred)?:? \(([45]\d\d)\)|\bstatusCode"?\s*[:=]\s*([45]\d\d)\b|^\s*(?:Error|error|ERROR):\s*([45]\d\d)(?::|\s+[A-Za-z])|\b(?:googleapi: Error|RESPONSE|Error code:?|error code:?) ([45]\d\d)\b|\breceived status code ([45]\d\d)\b|\b([45]\d\d) (?:Client|Server) Error\b`)
+	reStatusShapes = LazyRE(`(?i)\bHTTP[ _-]?Error:?\s*([45]\d\d)\b|\bdoes not indicate success:\s*([45]\d\d)\b|\b(?:return|response|http|status)[ _-]?code(?: is)?\s*[:=]?\s*([45]\d\d)\b|\berror(?: occurred)?:? \(([45]\d\d)\)|\bstatusCode"?\s*[:=]\s*([45]\d\d)\b|^\s*(?:Error|error|ERROR):\s*([45]\d\d)(?::|\s+[A-Za-z])|\b(?:googleapi: Error|RESPONSE|Error code:?|error code:?) ([45]\d\d)\b|\breceived status code ([45]\d\d)\b|\b([45]\d\d) (?:Client|Server) Error\b`)
 	// reDotNetStatus: .NET's HttpStatusCode name before the URL, as nuget
 	// prints each response ("  Conflict https://host/path 449ms").
-	reDotNetStatus = lazyRE(`^\s*(BadRequest|Unauthorized|PaymentRequired|Forbidden|NotFound|MethodNotAllowed|NotAcceptable|RequestTimeout|Conflict|Gone|RequestEntityTooLarge|UnprocessableEntity|TooManyRequests|InternalServerError|BadGateway|ServiceUnavailable|GatewayTimeout) https?://\S+ \d+ms\s*$`)
-	reExistsWords  = lazyRE(`(?i)already exists?|cannot be modified|duplicate`)
-	rePublishWords = lazyRE(`(?i)\b(?:push|publish|deploy|upload|submit)\w*|\b(?:PUT|POST)\b`)
+	reDotNetStatus = LazyRE(`^\s*(BadRequest|Unauthorized|PaymentRequired|Forbidden|NotFound|MethodNotAllowed|NotAcceptable|RequestTimeout|Conflict|Gone|RequestEntityTooLarge|UnprocessableEntity|TooManyRequests|InternalServerError|BadGateway|ServiceUnavailable|GatewayTimeout) https?://\S+ \d+ms\s*$`)
+	reExistsWords  = LazyRE(`(?i)already exists?|cannot be modified|duplicate`)
+	rePublishWords = LazyRE(`(?i)\b(?:push|publish|deploy|upload|submit)\w*|\b(?:PUT|POST)\b`)
 	// reArrowStatus: "METHOD /path -> 502 Bad Gateway", the status maybe on
 	// the next line (wrangler's API errors).
-	reArrowStatus = lazyRE(`\b(GET|HEAD|POST|PUT|PATCH|DELETE)\s+\S+\s*->\s*(?:([45]\d\d)\b)?\s*$|^\s*->\s*([45]\d\d)\b`)
+	reArrowStatus = LazyRE(`\b(GET|HEAD|POST|PUT|PATCH|DELETE)\s+\S+\s*->\s*(?:([45]\d\d)\b)?\s*$|^\s*->\s*([45]\d\d)\b`)
 )
 
 var dotNetStatus = map[string]int{
@@ -307,65 +307,65 @@ func notAFailureLine(line string) bool {
 
 // genericStatusHit decides a status a tool reports through statusVerdict:
 // a 409 on a publish is an existing version (structural).
-func genericStatusHit(c *scanCtx, line string, code, rank int) (hit, bool) {
+func genericStatusHit(c *ScanCtx, line string, code, rank int) (Hit, bool) {
 	if code < 400 || code > 599 || c.inFrame || c.answer || notAFailureLine(line) {
-		return hit{}, false
+		return Hit{}, false
 	}
-	if (code == 404 || code == 410) && isLookup(c.lookupMethod()) && rePublishWords.MatchString(line) {
-		vd := statusVerdict(code, "PUT", c.tool)
-		return hit{class: vd.class, code: vd.code, rank: rank, reason: statusName(code) + " on an upload: the endpoint does not exist or no longer takes it", remedy: vd.remedy}, true
+	if (code == 404 || code == 410) && IsLookup(c.LookupMethod()) && rePublishWords.MatchString(line) {
+		vd := StatusVerdict(code, "PUT", c.Tool)
+		return Hit{Class: vd.Class, Code: vd.Code, Rank: rank, Reason: StatusName(code) + " on an upload: the endpoint does not exist or no longer takes it", Remedy: vd.Remedy}, true
 	}
-	if code == 409 && (!isLookup(c.lookupMethod()) || rePublishWords.MatchString(line) || rePublishWords.MatchString(c.text) || reExistsWords.MatchString(line)) {
-		return hit{class: Structural, code: HTTPCode(409), rank: rank, reason: statusName(409) + " on a publish: the version or resource exists already (or changed under it)",
-			remedy: remedyExists}, true
+	if code == 409 && (!IsLookup(c.LookupMethod()) || rePublishWords.MatchString(line) || rePublishWords.MatchString(c.Text) || reExistsWords.MatchString(line)) {
+		return Hit{Class: Structural, Code: HTTPCode(409), Rank: rank, Reason: StatusName(409) + " on a publish: the version or resource exists already (or changed under it)",
+			Remedy: remedyExists}, true
 	}
-	return statusHit(c, code, rank)
+	return StatusHit(c, code, rank)
 }
 
-var genericStatusMatchers = []matcher{
+var genericStatusMatchers = []Matcher{
 	{
-		gates: []string{"HTTP", "Http", "http", "indicate success", "code", "Code", "CODE", "status", "Status", "rror (", "rror: (", "googleapi", "RESPONSE ", "Client Error", "Server Error", "rror occurred (", "nexpected status", "nexpected response", "rror: 4", "rror: 5", "RROR: 4", "RROR: 5"},
-		re:    reStatusShapes,
-		build: func(c *scanCtx, line string, m []string) (hit, bool) {
+		Gates: []string{"HTTP", "Http", "http", "indicate success", "code", "Code", "CODE", "status", "Status", "rror (", "rror: (", "googleapi", "RESPONSE ", "Client Error", "Server Error", "rror occurred (", "nexpected status", "nexpected response", "rror: 4", "rror: 5", "RROR: 4", "RROR: 5"},
+		RE:    reStatusShapes,
+		Build: func(c *ScanCtx, line string, m []string) (Hit, bool) {
 			for _, g := range m[1:] {
 				if g != "" {
-					return genericStatusHit(c, line, atoi(g), rankGenericStatus)
+					return genericStatusHit(c, line, Atoi(g), rankGenericStatus)
 				}
 			}
-			return hit{}, false
+			return Hit{}, false
 		},
 	},
 	{
-		gates: []string{"->"},
-		re:    reArrowStatus,
-		build: func(c *scanCtx, line string, m []string) (hit, bool) {
+		Gates: []string{"->"},
+		RE:    reArrowStatus,
+		Build: func(c *ScanCtx, line string, m []string) (Hit, bool) {
 			code := m[2] + m[3]
 			if code == "" {
-				next := followingLines(c.text, min(c.lineEnd, len(c.text)), 1)
+				next := FollowingLines(c.Text, min(c.LineEnd, len(c.Text)), 1)
 				if len(next) == 0 {
-					return hit{}, false
+					return Hit{}, false
 				}
 				f := strings.Fields(next[0])
 				if len(f) == 0 {
-					return hit{}, false
+					return Hit{}, false
 				}
 				code = f[0]
 			}
-			n := atoi(code)
+			n := Atoi(code)
 			if n < 400 || n > 599 {
-				return hit{}, false
+				return Hit{}, false
 			}
 			if m[1] != "" && n == 404 {
-				vd := statusVerdict(n, m[1], c.tool)
-				return hit{class: vd.class, code: vd.code, rank: rankGenericStatus, reason: vd.reason, remedy: vd.remedy}, true
+				vd := StatusVerdict(n, m[1], c.Tool)
+				return Hit{Class: vd.Class, Code: vd.Code, Rank: rankGenericStatus, Reason: vd.Reason, Remedy: vd.Remedy}, true
 			}
 			return genericStatusHit(c, line, n, rankGenericStatus)
 		},
 	},
 	{
-		gates: []string{" http"},
-		re:    reDotNetStatus,
-		build: func(c *scanCtx, line string, m []string) (hit, bool) {
+		Gates: []string{" http"},
+		RE:    reDotNetStatus,
+		Build: func(c *ScanCtx, line string, m []string) (Hit, bool) {
 			return genericStatusHit(c, line, dotNetStatus[m[1]], rankGenericStatus)
 		},
 	},
@@ -376,32 +376,32 @@ var (
 	// reWaitStated: a relative wait the service states ("Try again in 11
 	// days", "try again after in 54 minutes", "resets in 4h"); the client's
 	// own backoff ("Retrying in 5s") is not one.
-	reWaitStated = lazyRE(`(?i)(?:\b(?:try again|retry|resets?|available(?: again)?|restored?|unblocked|come back)\b(?:\s+(?:in|after|for))+|\btime to availability:?|\bretry[- ]after:?|\bplease wait(?: for)?)\s+(?:about\s+|approximately\s+|~\s*)?(\d[\d.]*\s*[a-z]*(?:[ ,]+(?:and )?\d[\d.]*\s*[a-z]+)*)`)
+	reWaitStated = LazyRE(`(?i)(?:\b(?:try again|retry|resets?|available(?: again)?|restored?|unblocked|come back)\b(?:\s+(?:in|after|for))+|\btime to availability:?|\bretry[- ]after:?|\bplease wait(?: for)?)\s+(?:about\s+|approximately\s+|~\s*)?(\d[\d.]*\s*[a-z]*(?:[ ,]+(?:and )?\d[\d.]*\s*[a-z]+)*)`)
 	// reWaitCalendar: a wait told in calendar words ("next month", "after
 	// the billing cycle", "tomorrow").
-	reWaitCalendar = lazyRE(`(?i)\b(?:try again|retry|resets?|reset|available again|restore access|wait)\b[^\n]{0,60}?\b(next (?:month|week|year|billing (?:cycle|period))|tomorrow|(?:after|at the end of) (?:the |your )?(?:current |next )?billing (?:cycle|period)|(?:the )?(?:beginning|start) of (?:the )?next month)|\b(?:until|till) (?:the )?(next (?:month|billing (?:cycle|period))|next week|tomorrow)`)
+	reWaitCalendar = LazyRE(`(?i)\b(?:try again|retry|resets?|reset|available again|restore access|wait)\b[^\n]{0,60}?\b(next (?:month|week|year|billing (?:cycle|period))|tomorrow|(?:after|at the end of) (?:the |your )?(?:current |next )?billing (?:cycle|period)|(?:the )?(?:beginning|start) of (?:the )?next month)|\b(?:until|till) (?:the )?(next (?:month|billing (?:cycle|period))|next week|tomorrow)`)
 )
 
-var waitMatchers = []matcher{
+var waitMatchers = []Matcher{
 	{
-		gates: []string{"ry again", "etry in", "etry after", "etry for", "eset in", "esets in", "eset after", "esets after", "vailable again", "vailable in", "vailable after", "estored in", "nblocked in", "ome back in", "RY AGAIN", "ime to availability", "etry-After", "etry-after", "lease wait"},
-		re:    reWaitStated,
-		build: func(c *scanCtx, line string, m []string) (hit, bool) {
+		Gates: []string{"ry again", "etry in", "etry after", "etry for", "eset in", "esets in", "eset after", "esets after", "vailable again", "vailable in", "vailable after", "estored in", "nblocked in", "ome back in", "RY AGAIN", "ime to availability", "etry-After", "etry-after", "lease wait"},
+		RE:    reWaitStated,
+		Build: func(c *ScanCtx, line string, m []string) (Hit, bool) {
 			v := strings.TrimSpace(m[1])
-			if n := atoi(v); n >= 0 && len(v) <= 7 {
+			if n := Atoi(v); n >= 0 && len(v) <= 7 {
 				v += "s" // a bare number: seconds, as Retry-After
 			}
 			d, ok := parseWait(v)
 			if !ok || d <= c.waitLimit() {
-				return hit{}, false
+				return Hit{}, false
 			}
 			return waitHit(c, line, "in "+humanWait(d)), true
 		},
 	},
 	{
-		gates: []string{"next month", "next week", "next year", "next billing", "tomorrow", "illing cycle", "illing period", "of next month"},
-		re:    reWaitCalendar,
-		build: func(c *scanCtx, line string, m []string) (hit, bool) {
+		Gates: []string{"next month", "next week", "next year", "next billing", "tomorrow", "illing cycle", "illing period", "of next month"},
+		RE:    reWaitCalendar,
+		Build: func(c *ScanCtx, line string, m []string) (Hit, bool) {
 			when := m[1] + m[2]
 			return waitHit(c, line, when), true
 		},
@@ -410,16 +410,16 @@ var waitMatchers = []matcher{
 
 // waitHit is the verdict on a wait the run cannot make: policy, the quota or
 // limit is spent for longer than the run may last.
-func waitHit(c *scanCtx, line, when string) hit {
-	return hit{class: Policy, code: CodeQuotaExhausted, rank: rankGenericWait,
-		reason: fmt.Sprintf("a limit spent for longer than the run: the service says to wait %s, over the run's max elapsed of %s", clip(when), c.waitLimit()),
-		remedy: "the quota or limit resets after the run would end: raise the plan or limit, use other credentials, or run again after the reset; retrying now cannot succeed"}
+func waitHit(c *ScanCtx, line, when string) Hit {
+	return Hit{Class: Policy, Code: CodeQuotaExhausted, Rank: rankGenericWait,
+		Reason: fmt.Sprintf("a limit spent for longer than the run: the service says to wait %s, over the run's max elapsed of %s", Clip(when), c.waitLimit()),
+		Remedy: "the quota or limit resets after the run would end: raise the plan or limit, use other credentials, or run again after the reset; retrying now cannot succeed"}
 }
 
 // Pushes over the host's size limit.
 var (
-	rePackLimit   = lazyRE(`(?i)pack exceeds maximum allowed size(?: \(([\d.]+ [KMGT]i?B)\))?`)
-	reGitHubRemte = lazyRE(`(?i)github\.com[:/]|https://github\.com`)
+	rePackLimit   = LazyRE(`(?i)pack exceeds maximum allowed size(?: \(([\d.]+ [KMGT]i?B)\))?`)
+	reGitHubRemte = LazyRE(`(?i)github\.com[:/]|https://github\.com`)
 )
 
 // gitHubPushLimit is the most GitHub accepts in one push.
@@ -451,35 +451,35 @@ func pushedGiB(text string) float64 {
 	}
 }
 
-func pushLimitHit(c *scanCtx, limit string) hit {
+func pushLimitHit(c *ScanCtx, limit string) Hit {
 	reason := "the push is over the host's size limit"
 	if limit != "" {
 		reason += " (" + limit + ")"
 	}
-	if reGitHubRemte.MatchString(c.text) || strings.HasPrefix(limit, "2.00 GiB") {
+	if reGitHubRemte.MatchString(c.Text) || strings.HasPrefix(limit, "2.00 GiB") {
 		reason += ": GitHub accepts at most 2 GiB per push"
 	}
-	return hit{class: Structural, code: CodePushTooLarge, rank: rankRefusal + 1, reason: reason,
-		remedy: "push in smaller pieces (git push REMOTE <older-commit>:BRANCH step by step, then the rest), or move large files to Git LFS; resending the same push fails the same way"}
+	return Hit{Class: Structural, Code: CodePushTooLarge, Rank: RankRefusal + 1, Reason: reason,
+		Remedy: "push in smaller pieces (git push REMOTE <older-commit>:BRANCH step by step, then the rest), or move large files to Git LFS; resending the same push fails the same way"}
 }
 
-var pushLimitMatchers = []matcher{
+var pushLimitMatchers = []Matcher{
 	{
-		gates: []string{"pack exceeds maximum allowed size"},
-		re:    rePackLimit,
-		build: func(c *scanCtx, _ string, m []string) (hit, bool) { return pushLimitHit(c, m[1]), true },
+		Gates: []string{"pack exceeds maximum allowed size"},
+		RE:    rePackLimit,
+		Build: func(c *ScanCtx, _ string, m []string) (Hit, bool) { return pushLimitHit(c, m[1]), true },
 	},
 	{
 		// a pack of several GiB, then the connection dropped: the host cut
 		// an oversized push (GitHub's limit is 2 GiB)
-		gates: []string{"hung up unexpectedly", "RPC failed", "unexpected disconnect while reading sideband"},
-		build: func(c *scanCtx, _ string, _ []string) (hit, bool) {
+		Gates: []string{"hung up unexpectedly", "RPC failed", "unexpected disconnect while reading sideband"},
+		Build: func(c *ScanCtx, _ string, _ []string) (Hit, bool) {
 			if !c.pushSized {
-				c.pushSized, c.pushGiB = true, pushedGiB(c.text)
+				c.pushSized, c.pushGiB = true, pushedGiB(c.Text)
 			}
 			size := c.pushGiB
 			if size < gitHubPushLimit {
-				return hit{}, false
+				return Hit{}, false
 			}
 			return pushLimitHit(c, fmt.Sprintf("a %.2f GiB pack", size)), true
 		},
@@ -487,39 +487,39 @@ var pushLimitMatchers = []matcher{
 }
 
 // git's identity.
-var reGitIdentity = lazyRE(`Author identity unknown|Committer identity unknown|unable to auto-detect email address|empty ident name|Please tell me who you are`)
+var reGitIdentity = LazyRE(`Author identity unknown|Committer identity unknown|unable to auto-detect email address|empty ident name|Please tell me who you are`)
 
-var gitIdentityMatchers = []matcher{
+var gitIdentityMatchers = []Matcher{
 	{
-		gates: []string{"identity unknown", "unable to auto-detect email address", "empty ident name", "Please tell me who you are"},
-		re:    reGitIdentity,
-		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
-			return hit{class: Structural, code: CodeGitIdentity, rank: rankRefusal + 2, reason: "git has no identity to commit with (\"" + m[0] + "\")",
-				remedy: "set the committer before the commit: the action inputs git-user-name and git-user-email, or git config user.name \"NAME\" and git config user.email \"EMAIL\" (e.g. github-actions[bot] and 41898282+github-actions[bot]@users.noreply.github.com); retrying cannot succeed"}, true
+		Gates: []string{"identity unknown", "unable to auto-detect email address", "empty ident name", "Please tell me who you are"},
+		RE:    reGitIdentity,
+		Build: func(_ *ScanCtx, _ string, m []string) (Hit, bool) {
+			return Hit{Class: Structural, Code: CodeGitIdentity, Rank: RankRefusal + 2, Reason: "git has no identity to commit with (\"" + m[0] + "\")",
+				Remedy: "set the committer before the commit: the action inputs git-user-name and git-user-email, or git config user.name \"NAME\" and git config user.email \"EMAIL\" (e.g. github-actions[bot] and 41898282+github-actions[bot]@users.noreply.github.com); retrying cannot succeed"}, true
 		},
 	},
 }
 
 // A proxy's answer to CONNECT, as the clients without a recogniser word it
 // (Python's http.client, undici, npm's agent).
-var reTunnelStatus = lazyRE(`(?i)Tunnel connection failed:\s*(\d{3})|Proxy response \((\d{3})\) !== 200 when HTTP Tunneling|Invalid (?:status code|Proxy response)\W{0,3}(\d{3})\W{0,3}(?:connecting to proxy)?|proxy (?:CONNECT )?(?:returned|answered|responded with) (?:status |HTTP )?(\d{3})`)
+var reTunnelStatus = LazyRE(`(?i)Tunnel connection failed:\s*(\d{3})|Proxy response \((\d{3})\) !== 200 when HTTP Tunneling|Invalid (?:status code|Proxy response)\W{0,3}(\d{3})\W{0,3}(?:connecting to proxy)?|proxy (?:CONNECT )?(?:returned|answered|responded with) (?:status |HTTP )?(\d{3})`)
 
-var tunnelMatchers = []matcher{
+var tunnelMatchers = []Matcher{
 	{
-		gates: []string{"unnel connection failed", "when HTTP Tunneling", "onnecting to proxy", "nvalid Proxy response", "roxy returned", "roxy CONNECT returned", "roxy answered", "roxy responded with"},
-		re:    reTunnelStatus,
-		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
-			code := atoi(m[1] + m[2] + m[3] + m[4])
-			h := hit{rank: rankConfig, tr: trProxy | trNet, reason: fmt.Sprintf("the proxy refused the tunnel with HTTP %d", code)}
+		Gates: []string{"unnel connection failed", "when HTTP Tunneling", "onnecting to proxy", "nvalid Proxy response", "roxy returned", "roxy CONNECT returned", "roxy answered", "roxy responded with"},
+		RE:    reTunnelStatus,
+		Build: func(_ *ScanCtx, _ string, m []string) (Hit, bool) {
+			code := Atoi(m[1] + m[2] + m[3] + m[4])
+			h := Hit{Rank: rankConfig, Trace: trProxy | TrNet, Reason: fmt.Sprintf("the proxy refused the tunnel with HTTP %d", code)}
 			switch {
 			case code == 403:
-				h.class, h.code, h.remedy = Policy, CodeProxyDenied, remedyProxy403
+				h.Class, h.Code, h.Remedy = Policy, CodeProxyDenied, remedyProxy403
 			case code == 407:
-				h.class, h.code, h.remedy = Policy, CodeProxyAuth, remedyProxy407
+				h.Class, h.Code, h.Remedy = Policy, CodeProxyAuth, remedyProxy407
 			case code >= 500 && code <= 599:
-				h.class, h.code, h.remedy = Transient, CodeProxyUpstream, remedyProxy5xx
+				h.Class, h.Code, h.Remedy = Transient, CodeProxyUpstream, remedyProxy5xx
 			default:
-				h.class, h.code, h.remedy = Unknown, CodeProxyRejected, remedyProxyOther
+				h.Class, h.Code, h.Remedy = Unknown, CodeProxyRejected, remedyProxyOther
 			}
 			return h, true
 		},

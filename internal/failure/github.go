@@ -8,12 +8,13 @@ import (
 // The GitHub API's rate limits, as internal/ghapi reads them from go-github's
 // error types: every one of them passes once its reset comes.
 
-const remedyGitHubRate = "rate limited: waiting for the reset GitHub announced; authenticate (GITHUB_TOKEN) or slow down if it recurs"
+// RemedyGitHubRate is the remedy of a GitHub rate limit.
+const RemedyGitHubRate = "rate limited: waiting for the reset GitHub announced; authenticate (GITHUB_TOKEN) or slow down if it recurs"
 
 // GitHubRateLimit is the primary rate limit of limit calls exhausted until
 // reset: transient, with the time to the reset (from now) as RetryAfter.
 func GitHubRateLimit(limit int, reset, now time.Time, evidence ...string) *Failure {
-	f := New(Transient, CodeGitHubRateLimit, fmt.Sprintf("GitHub API rate limit of %d exhausted until %s", limit, reset.UTC().Format(time.RFC3339)), remedyGitHubRate, evidence...)
+	f := New(Transient, CodeGitHubRateLimit, fmt.Sprintf("GitHub API rate limit of %d exhausted until %s", limit, reset.UTC().Format(time.RFC3339)), RemedyGitHubRate, evidence...)
 	f.RetryAfter = until(reset, now)
 	return f
 }
@@ -21,7 +22,7 @@ func GitHubRateLimit(limit int, reset, now time.Time, evidence ...string) *Failu
 // GitHubSecondaryRateLimit is GitHub's secondary (abuse) rate limit:
 // transient, waiting retryAfter when GitHub said how long.
 func GitHubSecondaryRateLimit(retryAfter time.Duration, evidence ...string) *Failure {
-	f := New(Transient, CodeGitHubSecondary, "GitHub secondary rate limit exceeded", remedyGitHubRate, evidence...)
+	f := New(Transient, CodeGitHubSecondary, "GitHub secondary rate limit exceeded", RemedyGitHubRate, evidence...)
 	f.RetryAfter = max(retryAfter, 0)
 	return f
 }

@@ -26,14 +26,14 @@ func bodyEvidence(body string) []string {
 			return nil
 		}
 		if t := strings.TrimSpace(body[i+len("<title>") : i+j]); t != "" && !strings.ContainsAny(t, "\r\n") {
-			return []string{evidenceLine(t, 0)}
+			return []string{EvidenceLineAt(t, 0)}
 		}
 		return nil
 	}
 	var out []string
 	for _, line := range strings.Split(body, "\n") {
 		if line = strings.TrimSpace(line); line != "" {
-			out = append(out, evidenceLine(line, 0))
+			out = append(out, EvidenceLineAt(line, 0))
 			if len(out) == maxBodyEvidence {
 				break
 			}

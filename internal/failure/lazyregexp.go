@@ -5,20 +5,20 @@ import (
 	"sync"
 )
 
-// lazyRegexp compiles its expression on first use, so that starting retrywise
+// LazyRegexp compiles its expression on first use, so that starting retrywise
 // (`--help`, `version`) does not pay for compiling every recogniser (~5 ms).
-type lazyRegexp struct {
+type LazyRegexp struct {
 	src  string
 	once sync.Once
 	re   *regexp.Regexp
 }
 
 // allRegexps lists every lazy expression, for the test that compiles them all.
-var allRegexps []*lazyRegexp
+var allRegexps []*LazyRegexp
 
-// lazyRE returns an expression compiled on first use; it panics then if src is invalid.
-func lazyRE(src string) *lazyRegexp {
-	l := &lazyRegexp{src: src}
+// LazyRE returns an expression compiled on first use; it panics then if src is invalid.
+func LazyRE(src string) *LazyRegexp {
+	l := &LazyRegexp{src: src}
 	allRegexps = append(allRegexps, l)
 	return l
 }
@@ -33,19 +33,23 @@ func BuiltinPatterns() []string {
 	return out
 }
 
-func (l *lazyRegexp) get() *regexp.Regexp {
+func (l *LazyRegexp) get() *regexp.Regexp {
 	l.once.Do(func() { l.re = regexp.MustCompile(l.src) })
 	return l.re
 }
 
-func (l *lazyRegexp) MatchString(s string) bool { return l.get().MatchString(s) }
+// MatchString reports whether the expression matches s (regexp.Regexp.MatchString).
+func (l *LazyRegexp) MatchString(s string) bool { return l.get().MatchString(s) }
 
-func (l *lazyRegexp) FindStringSubmatch(s string) []string { return l.get().FindStringSubmatch(s) }
+// FindStringSubmatch is regexp.Regexp.FindStringSubmatch of the expression.
+func (l *LazyRegexp) FindStringSubmatch(s string) []string { return l.get().FindStringSubmatch(s) }
 
-func (l *lazyRegexp) FindStringSubmatchIndex(s string) []int {
+// FindStringSubmatchIndex is regexp.Regexp.FindStringSubmatchIndex of the expression.
+func (l *LazyRegexp) FindStringSubmatchIndex(s string) []int {
 	return l.get().FindStringSubmatchIndex(s)
 }
 
-func (l *lazyRegexp) FindAllStringSubmatch(s string, n int) [][]string {
+// FindAllStringSubmatch is regexp.Regexp.FindAllStringSubmatch of the expression.
+func (l *LazyRegexp) FindAllStringSubmatch(s string, n int) [][]string {
 	return l.get().FindAllStringSubmatch(s, n)
 }

@@ -156,7 +156,7 @@ func lastLines(s string, n int) []string {
 	var out []string
 	for i := len(lines) - 1; i >= 0 && len(out) < n; i-- {
 		if l := strings.TrimSpace(lines[i]); l != "" {
-			out = append([]string{evidenceLine(l, 0)}, out...)
+			out = append([]string{EvidenceLineAt(l, 0)}, out...)
 		}
 	}
 	return out

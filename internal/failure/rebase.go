@@ -39,7 +39,7 @@ func FromRebase(r Rebase) *Failure {
 		f.Reason = fmt.Sprintf("--rebase-on-reject: rebasing %s onto %s/%s (%s) conflicts in %s%s", r.Branch, r.Remote, r.Branch, r.Onto, files, r.Aborted)
 		f.Remedy = fmt.Sprintf("integrate the remote commits by hand: git pull --rebase %s %s, resolve the conflicts in %s, git rebase --continue, then push again", r.Remote, r.Branch, files)
 		for _, file := range r.Conflicts {
-			f.Evidence = append(f.Evidence, evidenceLine("conflict: "+file, 0))
+			f.Evidence = append(f.Evidence, EvidenceLineAt("conflict: "+file, 0))
 		}
 	} else {
 		f.Reason = fmt.Sprintf("--rebase-on-reject: git rebase of %s onto %s/%s failed: %s%s", r.Branch, r.Remote, r.Branch, cause, r.Aborted)

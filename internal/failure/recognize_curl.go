@@ -9,60 +9,60 @@ import (
 // a recogniser knows it (a 403 from a proxy, a certificate problem inside a
 // 35); otherwise the exit code does.
 
-var reCurlLine = lazyRE(`curl: \((\d{1,3})\)[ \t]*(.*)`)
+var reCurlLine = LazyRE(`curl: \((\d{1,3})\)[ \t]*(.*)`)
 
-var curlMatchers = []matcher{
+var curlMatchers = []Matcher{
 	{
-		gates: []string{"curl: ("},
-		re:    reCurlLine,
-		frame: true,
+		Gates: []string{"curl: ("},
+		RE:    reCurlLine,
+		Frame: true,
 		cut:   true,
-		build: func(c *scanCtx, _ string, m []string) (hit, bool) {
-			code := atoi(m[1])
-			if h, ok := c.phrase(m[2]); ok && h.rank >= rankTransport {
-				h.reason = fmt.Sprintf("curl %d, %s", code, h.reason)
+		Build: func(c *ScanCtx, _ string, m []string) (Hit, bool) {
+			code := Atoi(m[1])
+			if h, ok := c.Phrase(m[2]); ok && h.Rank >= RankTransport {
+				h.Reason = fmt.Sprintf("curl %d, %s", code, h.Reason)
 				return h, true
 			}
 			h := curlCodeHit(code, strings.TrimSpace(m[2]))
-			h.rank = rankCurlCode
+			h.Rank = RankCurlCode
 			return h, true
 		},
 	},
 }
 
 // curlExitHit classifies curl's exit status alone (curl -s prints nothing).
-func curlExitHit(code, pos int) hit {
+func curlExitHit(code, pos int) Hit {
 	h := curlCodeHit(code, "")
-	h.rank, h.synthetic, h.pos, h.line = rankExitCode, true, pos, ExitEvidence(code)
+	h.Rank, h.synthetic, h.pos, h.line = rankExitCode, true, pos, ExitEvidence(code)
 	return h
 }
 
 // curlCodeHit classifies a curl exit code; msg only improves the reason.
-func curlCodeHit(code int, msg string) hit {
+func curlCodeHit(code int, msg string) Hit {
 	class, desc, remedy := curlCode(code)
 	if desc == "" {
 		desc = "error"
 		if msg != "" {
-			desc = clip(msg)
+			desc = Clip(msg)
 		}
 	}
-	return hit{class: class, code: CurlCode(code), tr: curlTrace(code), reason: fmt.Sprintf("curl %d, %s", code, desc), remedy: remedy}
+	return Hit{Class: class, Code: CurlCode(code), Trace: curlTrace(code), Reason: fmt.Sprintf("curl %d, %s", code, desc), Remedy: remedy}
 }
 
 // curlTrace says what a curl exit code alone tells about the way to the
 // server: resolving (5, 6) and connecting (7) fail before anything is sent;
 // timeouts, TLS connects, empty replies, send and receive failures are
 // network failures after the request may have left.
-func curlTrace(code int) traceBits {
+func curlTrace(code int) TraceBits {
 	switch code {
 	case 5:
-		return trNet | trNotSent | trProxy
+		return TrNet | TrNotSent | trProxy
 	case 6, 7:
-		return trNet | trNotSent
+		return TrNet | TrNotSent
 	case 16, 18, 28, 35, 52, 55, 56, 92, 95, 96:
-		return trNet
+		return TrNet
 	case 97:
-		return trNet | trProxy
+		return TrNet | trProxy
 	}
 	return 0
 }
@@ -106,7 +106,7 @@ func curlCode(code int) (Class, string, string) {
 	case 47:
 		return Structural, "too many redirects", "the URL redirects in a loop or too often: fix the URL (or raise --max-redirs)"
 	case 51, 60, 77, 83, 91:
-		return Unknown, "TLS certificate problem", remedyEnvCert
+		return Unknown, "TLS certificate problem", RemedyEnvCert
 	case 52:
 		return Transient, "empty reply from server", remedyRetryNet
 	case 53, 54, 58, 59, 64, 66, 98:

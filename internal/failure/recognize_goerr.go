@@ -22,74 +22,74 @@ import (
 const remedyNotTLS = "the server speaks plain HTTP: use an http:// URL for it, or declare it insecure (docker: insecure-registries); retrying will not help"
 
 var (
-	reNotTLS      = lazyRE(`server gave HTTP response to HTTPS client|first record does not look like a TLS handshake`)
-	reGoEOF       = lazyRE(`unexpected EOF|: EOF\s*$|: EOF[;)]`)
-	reGoCancelled = lazyRE(`context canceled|operation was canceled`)
+	reNotTLS      = LazyRE(`server gave HTTP response to HTTPS client|first record does not look like a TLS handshake`)
+	reGoEOF       = LazyRE(`unexpected EOF|: EOF\s*$|: EOF[;)]`)
+	reGoCancelled = LazyRE(`context canceled|operation was canceled`)
 	// `Get "https://h/": Forbidden` (Go >= 1.14) or `Get https://h/: proxyconnect tcp: ...`
-	reGoURL    = lazyRE(`\b(?:Get|Head|Post|Put|Patch|Delete|Options) "?(https?://[^\s"]+?)"?: (.*)`)
-	reTunnelTo = lazyRE(`(?:Establish HTTP proxy tunnel to|> CONNECT) (\[[^\]]+\]:\d+|[^\s:/]+:\d+)`)
+	reGoURL    = LazyRE(`\b(?:Get|Head|Post|Put|Patch|Delete|Options) "?(https?://[^\s"]+?)"?: (.*)`)
+	reTunnelTo = LazyRE(`(?:Establish HTTP proxy tunnel to|> CONNECT) (\[[^\]]+\]:\d+|[^\s:/]+:\d+)`)
 	// `Get "https://h/": Service Unavailable` (Go ≥1.14) or `Get https://h/: Forbidden`.
-	reGoBarePhrase = lazyRE(`\b(?:Get|Head|Post|Put|Patch|Delete|Options) "?https?://[^\s"]+"?: ([A-Za-z][A-Za-z -]*[A-Za-z])\s*$`)
+	reGoBarePhrase = LazyRE(`\b(?:Get|Head|Post|Put|Patch|Delete|Options) "?https?://[^\s"]+"?: ([A-Za-z][A-Za-z -]*[A-Za-z])\s*$`)
 )
 
-var goTextMatchers = []matcher{
+var goTextMatchers = []Matcher{
 	{
-		gates: []string{"gave HTTP response to HTTPS client", "does not look like a TLS handshake"},
-		re:    reNotTLS,
-		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Structural, code: CodePlainHTTP, rank: rankConfig, reason: "server gave HTTP response to HTTPS client", remedy: remedyNotTLS}, true
+		Gates: []string{"gave HTTP response to HTTPS client", "does not look like a TLS handshake"},
+		RE:    reNotTLS,
+		Build: func(_ *ScanCtx, _ string, _ []string) (Hit, bool) {
+			return Hit{Class: Structural, Code: CodePlainHTTP, Rank: rankConfig, Reason: "server gave HTTP response to HTTPS client", Remedy: remedyNotTLS}, true
 		},
 	},
 	{
-		gates: []string{"EOF"},
-		re:    reGoEOF,
-		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Transient, code: CodeUnexpectedEOF, tr: trNet, rank: rankTransport, reason: "connection closed early (unexpected EOF)", remedy: remedyRetryNet}, true
+		Gates: []string{"EOF"},
+		RE:    reGoEOF,
+		Build: func(_ *ScanCtx, _ string, _ []string) (Hit, bool) {
+			return Hit{Class: Transient, Code: CodeUnexpectedEOF, Trace: TrNet, Rank: RankTransport, Reason: "connection closed early (unexpected EOF)", Remedy: remedyRetryNet}, true
 		},
 	},
 	{
-		gates: []string{"context canceled", "operation was canceled"},
-		re:    reGoCancelled,
-		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Unknown, code: CodeCancelled, rank: rankTransport, reason: "cancelled", remedy: "the operation was cancelled by the caller; nothing to retry"}, true
+		Gates: []string{"context canceled", "operation was canceled"},
+		RE:    reGoCancelled,
+		Build: func(_ *ScanCtx, _ string, _ []string) (Hit, bool) {
+			return Hit{Class: Unknown, Code: CodeCancelled, Rank: RankTransport, Reason: "cancelled", Remedy: "the operation was cancelled by the caller; nothing to retry"}, true
 		},
 	},
 	{
-		gates: []string{"Get ", "Head ", "Post ", "Put ", "Patch ", "Delete ", "Options "},
-		re:    reGoBarePhrase,
-		build: func(c *scanCtx, _ string, m []string) (hit, bool) {
+		Gates: []string{"Get ", "Head ", "Post ", "Put ", "Patch ", "Delete ", "Options "},
+		RE:    reGoBarePhrase,
+		Build: func(c *ScanCtx, _ string, m []string) (Hit, bool) {
 			code := statusOfPhrase(m[1])
 			if code == 0 {
-				return hit{}, false
+				return Hit{}, false
 			}
 			// net/http reports a refused CONNECT as the bare reason phrase
-			c.facts.connectStatus = code
-			h := hit{class: Unknown, code: CodeProxyConnect, tr: trNet | trProxy | trNotSent, rank: rankGoPhrase, reason: "proxy CONNECT failed: " + m[1] + " (Go drops the proxy's details)",
-				remedy: "the proxy refused or failed the tunnel and Go hides why: check the proxy's logs or X-Squid-Error with curl -v; retry by hand if it is an upstream outage"}
+			c.Facts.connectStatus = code
+			h := Hit{Class: Unknown, Code: CodeProxyConnect, Trace: TrNet | trProxy | TrNotSent, Rank: rankGoPhrase, Reason: "proxy CONNECT failed: " + m[1] + " (Go drops the proxy's details)",
+				Remedy: "the proxy refused or failed the tunnel and Go hides why: check the proxy's logs or X-Squid-Error with curl -v; retry by hand if it is an upstream outage"}
 			switch code {
 			case 403:
-				h.class, h.code, h.remedy = Policy, CodeProxyDenied, remedyProxy403
+				h.Class, h.Code, h.Remedy = Policy, CodeProxyDenied, remedyProxy403
 			case 407:
-				h.class, h.code, h.remedy = Policy, CodeProxyAuth, remedyProxy407
+				h.Class, h.Code, h.Remedy = Policy, CodeProxyAuth, remedyProxy407
 			}
 			return h, true
 		},
 	},
 	// facts only: the URL of a Go error, the tunnel of a verbose curl
 	{
-		gates: []string{"Get ", "Head ", "Post ", "Put ", "Patch ", "Delete ", "Options "},
-		re:    reGoURL,
-		build: func(c *scanCtx, _ string, m []string) (hit, bool) {
-			c.facts.url = m[1]
-			return hit{}, false
+		Gates: []string{"Get ", "Head ", "Post ", "Put ", "Patch ", "Delete ", "Options "},
+		RE:    reGoURL,
+		Build: func(c *ScanCtx, _ string, m []string) (Hit, bool) {
+			c.Facts.URL = m[1]
+			return Hit{}, false
 		},
 	},
 	{
-		gates: []string{"Establish HTTP proxy tunnel to", "> CONNECT "},
-		re:    reTunnelTo,
-		build: func(c *scanCtx, _ string, m []string) (hit, bool) {
-			c.facts.tunnel = m[1]
-			return hit{}, false
+		Gates: []string{"Establish HTTP proxy tunnel to", "> CONNECT "},
+		RE:    reTunnelTo,
+		Build: func(c *ScanCtx, _ string, m []string) (Hit, bool) {
+			c.Facts.tunnel = m[1]
+			return Hit{}, false
 		},
 	},
 }
@@ -185,15 +185,15 @@ func classifyError(err error) *Failure {
 	)
 	switch {
 	case errors.As(err, &unknownAuth):
-		return mk(Unknown, CodeTLSCertificate, false, "TLS certificate signed by unknown authority", remedyEnvCert)
+		return mk(Unknown, CodeTLSCertificate, false, "TLS certificate signed by unknown authority", RemedyEnvCert)
 	case errors.As(err, &certInvalid):
-		return mk(Unknown, CodeTLSCertificate, false, "TLS certificate invalid", remedyEnvCert)
+		return mk(Unknown, CodeTLSCertificate, false, "TLS certificate invalid", RemedyEnvCert)
 	case errors.As(err, &hostname):
-		return mk(Unknown, CodeTLSCertificate, false, "TLS certificate does not match the host name", remedyEnvCert)
+		return mk(Unknown, CodeTLSCertificate, false, "TLS certificate does not match the host name", RemedyEnvCert)
 	case errors.As(err, &sysRoots):
-		return mk(Unknown, CodeTLSCertificate, false, "system root certificates unavailable", remedyEnvCert)
+		return mk(Unknown, CodeTLSCertificate, false, "system root certificates unavailable", RemedyEnvCert)
 	case errors.As(err, &verifyErr):
-		return mk(Unknown, CodeTLSCertificate, false, "TLS certificate verification failed", remedyEnvCert)
+		return mk(Unknown, CodeTLSCertificate, false, "TLS certificate verification failed", RemedyEnvCert)
 	case errors.As(err, &recordErr), strings.Contains(text, "server gave HTTP response to HTTPS client"):
 		return mk(Structural, CodePlainHTTP, false, "server gave HTTP response to HTTPS client", remedyNotTLS)
 	case errors.Is(err, context.DeadlineExceeded):
@@ -202,9 +202,9 @@ func classifyError(err error) *Failure {
 
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) {
-		reason := "could not resolve host " + clip(dnsErr.Name)
+		reason := "could not resolve host " + Clip(dnsErr.Name)
 		if dnsErr.IsTimeout {
-			reason = "name resolution of " + clip(dnsErr.Name) + " timed out"
+			reason = "name resolution of " + Clip(dnsErr.Name) + " timed out"
 		}
 		return mk(Transient, CodeDNS, true, reason, "DNS lookup failed: retrying; if it persists, check the host name and the resolver")
 	}

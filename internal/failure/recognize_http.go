@@ -35,7 +35,8 @@ func FromHTTP(r Response) *Failure {
 }
 
 const (
-	remedyRateLimit = "rate limited: waiting as the server asked (Retry-After / X-RateLimit-Reset); authenticate or slow down if it recurs"
+	// RemedyRateLimit is the remedy of a rate limit, with the wait the server asked.
+	RemedyRateLimit = "rate limited: waiting as the server asked (Retry-After / X-RateLimit-Reset); authenticate or slow down if it recurs"
 	remedyActions   = "grant the token `contents: write` (permissions: contents: write in the workflow), or push with a token that has write access"
 	remedyIntegr    = "grant the GitHub App / GITHUB_TOKEN the permission this endpoint needs (permissions: in the workflow), or use a token that has it"
 )
@@ -53,7 +54,7 @@ func fromHTTP(method string, status int, h http.Header, body string, now time.Ti
 
 func classifyAnswer(method string, status int, h http.Header, body string, now time.Time) *Failure {
 	method = strings.ToUpper(strings.TrimSpace(method))
-	st := statusName(status)
+	st := StatusName(status)
 	ev := func(lines ...string) []string {
 		out := []string{st}
 		for _, l := range lines {
@@ -68,7 +69,7 @@ func classifyAnswer(method string, status int, h http.Header, body string, now t
 	if v := headerGet(h, "X-Squid-Error"); v != "" {
 		code, _, _ := strings.Cut(strings.TrimSpace(v), " ")
 		if vd, ok := squidVerdict(code); ok {
-			f := New(vd.class, vd.code, "Squid "+code+" ("+st+"): "+vd.reason, vd.remedy, ev(headerEvidence("X-Squid-Error", v))...)
+			f := New(vd.Class, vd.Code, "Squid "+code+" ("+st+"): "+vd.Reason, vd.Remedy, ev(headerEvidence("X-Squid-Error", v))...)
 			if f.Class == Transient {
 				f.RetryAfter, _ = RetryAfter(h, now)
 			}
@@ -76,11 +77,11 @@ func classifyAnswer(method string, status int, h http.Header, body string, now t
 		}
 	}
 
-	c := &scanCtx{text: body, tool: ToolHTTP, method: method, ms: allMatchers(), keys: gateKeys(), answer: true}
+	c := &ScanCtx{Text: body, Tool: ToolHTTP, method: method, ms: allMatchers(), keys: gateKeys(), answer: true}
 	hits := c.scan()
 	bodyBest, haveBody := c.resolve(hits)
-	method = c.lookupMethod()
-	if haveBody && hits[bestHit(hits)].rank >= rankTool {
+	method = c.LookupMethod()
+	if haveBody && hits[bestHit(hits)].Rank >= RankTool {
 		// The tool's own named error decides over the bare status.
 		bodyBest.Evidence = ev(bodyBest.Evidence...)
 		if bodyBest.Class == Transient {
@@ -101,7 +102,7 @@ func classifyAnswer(method string, status int, h http.Header, body string, now t
 		if status == 429 {
 			code = HTTPCode(429)
 		}
-		f := New(Transient, code, "rate limited ("+st+")", remedyRateLimit, ev()...)
+		f := New(Transient, code, "rate limited ("+st+")", RemedyRateLimit, ev()...)
 		if rateBody {
 			f.Reason = "rate limited (" + st + "): " + bodyBest.Reason
 			f.Evidence = ev(bodyBest.Evidence...)
@@ -131,13 +132,13 @@ func classifyAnswer(method string, status int, h http.Header, body string, now t
 
 	if status == 403 {
 		if v := headerGet(h, "X-Deny-Reason"); v != "" {
-			return New(Policy, CodeProxyDenied, st+" denied by the egress proxy: "+clip(v), "add the host to the egress allowlist", ev(headerEvidence("x-deny-reason", v))...)
+			return New(Policy, CodeProxyDenied, st+" denied by the egress proxy: "+Clip(v), "add the host to the egress allowlist", ev(headerEvidence("x-deny-reason", v))...)
 		}
 	}
 
-	vd := statusVerdict(status, method, ToolHTTP)
-	f := New(vd.class, vd.code, vd.reason, vd.remedy, ev(bodyEvidence(body)...)...)
-	if haveBody && bodyBest.Class == vd.class && hitRank(hits, bodyBest) >= rankTransport {
+	vd := StatusVerdict(status, method, ToolHTTP)
+	f := New(vd.Class, vd.Code, vd.Reason, vd.Remedy, ev(bodyEvidence(body)...)...)
+	if haveBody && bodyBest.Class == vd.Class && hitRank(hits, bodyBest) >= RankTransport {
 		f.Code = bodyBest.Code
 		f.Reason = st + ": " + bodyBest.Reason
 		f.Remedy = bodyBest.Remedy
@@ -150,11 +151,11 @@ func classifyAnswer(method string, status int, h http.Header, body string, now t
 }
 
 // hitRank returns the rank of the hit that produced f's first evidence line.
-func hitRank(hits []hit, f *Failure) int {
+func hitRank(hits []Hit, f *Failure) int {
 	r := 0
 	for _, h := range hits {
-		if h.class == f.Class && h.reason == f.Reason && h.rank > r {
-			r = h.rank
+		if h.Class == f.Class && h.Reason == f.Reason && h.Rank > r {
+			r = h.Rank
 		}
 	}
 	return r
@@ -164,7 +165,7 @@ func isRateLimitReason(r string) bool { return strings.Contains(r, "rate limit")
 
 // headerEvidence renders a header as an evidence line.
 func headerEvidence(k, v string) string {
-	return evidenceLine(clip(k)+": "+strings.Join(strings.Fields(v), " "), 0)
+	return EvidenceLineAt(Clip(k)+": "+strings.Join(strings.Fields(v), " "), 0)
 }
 
 // headerGet is http.Header.Get that also finds non-canonical keys.
@@ -197,23 +198,23 @@ func leadingInt(s string) int64 {
 	return n
 }
 
-// statusName renders a status as "HTTP 503 Service Unavailable".
-func statusName(code int) string {
+// StatusName renders a status as "HTTP 503 Service Unavailable".
+func StatusName(code int) string {
 	if t := http.StatusText(code); t != "" {
 		return fmt.Sprintf("HTTP %d %s", code, t)
 	}
 	return fmt.Sprintf("HTTP %d", code)
 }
 
-// verdict is a class and code with its reason and remedy.
-type verdict struct {
-	class          Class
-	reason, remedy string
-	code           Code
+// Verdict is a class and code with its reason and remedy.
+type Verdict struct {
+	Class          Class
+	Reason, Remedy string
+	Code           Code
 }
 
-// isLookup reports whether a method only reads ("" is a lookup).
-func isLookup(method string) bool {
+// IsLookup reports whether a method only reads ("" is a lookup).
+func IsLookup(method string) bool {
 	switch method {
 	case "", "GET", "HEAD", "OPTIONS":
 		return true
@@ -221,16 +222,16 @@ func isLookup(method string) bool {
 	return false
 }
 
-// statusVerdict classifies an HTTP status for a method; tool is the client
+// StatusVerdict classifies an HTTP status for a method; tool is the client
 // that reported it (git's 400 is not the server judging the request).
-func statusVerdict(code int, method string, tool Tool) verdict {
-	st := statusName(code)
+func StatusVerdict(code int, method string, tool Tool) Verdict {
+	st := StatusName(code)
 	hc := HTTPCode(code)
-	v := func(c Class, remedy string) verdict { return verdict{c, st, remedy, hc} }
+	v := func(c Class, remedy string) Verdict { return Verdict{c, st, remedy, hc} }
 	switch code {
 	case 400:
 		if tool == ToolGit {
-			return verdict{Unknown, st + " from git's smart-HTTP request (neither a refusal nor a flake)",
+			return Verdict{Unknown, st + " from git's smart-HTTP request (neither a refusal nor a flake)",
 				"usually the server refuses the chunked push: push over SSH, push in smaller pieces, or raise http.postBuffer; do not resend unchanged", hc}
 		}
 		return v(Structural, "the server rejected the request as malformed: fix the request")
@@ -241,10 +242,10 @@ func statusVerdict(code int, method string, tool Tool) verdict {
 	case 403:
 		return v(Policy, "the credentials lack permission, or a proxy/firewall denies the host: grant access or add the host to the allowlist")
 	case 404, 410:
-		if isLookup(method) {
+		if IsLookup(method) {
 			return v(Absent, "not there: treat it as not found, or fix the URL or name")
 		}
-		return verdict{Structural, st + " on " + clip(method) + ": the action is impossible",
+		return Verdict{Structural, st + " on " + Clip(method) + ": the action is impossible",
 			"the target does not exist or the feature is disabled: fix the URL or enable the feature; resending will not help", hc}
 	case 407:
 		return v(Policy, remedyProxy407)
@@ -259,11 +260,11 @@ func statusVerdict(code int, method string, tool Tool) verdict {
 	case 422:
 		return v(Structural, "the server refused the content: fix the payload (see the message)")
 	case 429:
-		return v(Transient, remedyRateLimit)
+		return v(Transient, RemedyRateLimit)
 	case 451:
 		return v(Policy, "blocked for legal reasons")
 	case 470:
-		return verdict{Policy, st + ": Azure Firewall denied the request", remedyAzure, hc}
+		return Verdict{Policy, st + ": Azure Firewall denied the request", remedyAzure, hc}
 	case 500, 502, 503, 504, 509, 520, 521, 522, 523, 524, 529, 598, 599:
 		return v(Transient, "the server failed: wait for the outage to end; retrying")
 	case 501, 505, 510:
@@ -281,53 +282,54 @@ func statusVerdict(code int, method string, tool Tool) verdict {
 }
 
 // squidVerdict classifies Squid's error page codes (X-Squid-Error).
-func squidVerdict(code string) (verdict, bool) {
+func squidVerdict(code string) (Verdict, bool) {
 	switch code {
 	case "ERR_ACCESS_DENIED", "ERR_FORWARDING_DENIED", "ERR_CACHE_MGR_ACCESS_DENIED":
-		return verdict{Policy, "the proxy's access rules deny the request", "add the host to the proxy's allowlist (ask the proxy admin)", CodeProxyDenied}, true
+		return Verdict{Policy, "the proxy's access rules deny the request", "add the host to the proxy's allowlist (ask the proxy admin)", CodeProxyDenied}, true
 	case "ERR_CACHE_ACCESS_DENIED":
-		return verdict{Policy, "the proxy requires authentication", remedyProxy407, CodeProxyAuth}, true
+		return Verdict{Policy, "the proxy requires authentication", remedyProxy407, CodeProxyAuth}, true
 	case "ERR_CONNECT_FAIL", "ERR_DNS_FAIL", "ERR_READ_TIMEOUT", "ERR_READ_ERROR", "ERR_WRITE_ERROR",
 		"ERR_ZERO_SIZE_OBJECT", "ERR_LIFETIME_EXP", "ERR_SHUTTING_DOWN", "ERR_GATEWAY_FAILURE", "ERR_SOCKET_FAILURE":
-		return verdict{Transient, "the proxy could not reach or read the upstream", "the upstream failed behind the proxy: retrying", CodeProxyUpstream}, true
+		return Verdict{Transient, "the proxy could not reach or read the upstream", "the upstream failed behind the proxy: retrying", CodeProxyUpstream}, true
 	case "ERR_TOO_BIG":
-		return verdict{Structural, "the request or reply exceeds the proxy's size limit", "send less, or ask the proxy admin to raise the limit", CodeProxyRejected}, true
+		return Verdict{Structural, "the request or reply exceeds the proxy's size limit", "send less, or ask the proxy admin to raise the limit", CodeProxyRejected}, true
 	case "ERR_INVALID_URL", "ERR_INVALID_REQ", "ERR_UNSUP_REQ", "ERR_UNSUP_HTTPVERSION":
-		return verdict{Structural, "the proxy rejected the request as invalid", "fix the request or URL", CodeProxyRejected}, true
+		return Verdict{Structural, "the proxy rejected the request as invalid", "fix the request or URL", CodeProxyRejected}, true
 	case "ERR_CANNOT_FORWARD":
-		return verdict{Unknown, "the proxy could not forward the request (uplink down, or never_direct with no parent)", "check the proxy's uplink and routing rules; this may clear or may be configuration", CodeProxyCannotFwd}, true
+		return Verdict{Unknown, "the proxy could not forward the request (uplink down, or never_direct with no parent)", "check the proxy's uplink and routing rules; this may clear or may be configuration", CodeProxyCannotFwd}, true
 	case "ERR_SECURE_CONNECT_FAIL":
-		return verdict{Unknown, "the proxy could not set up TLS to the upstream", remedyEnvTLS, CodeProxyTLS}, true
+		return Verdict{Unknown, "the proxy could not set up TLS to the upstream", remedyEnvTLS, CodeProxyTLS}, true
 	}
-	return verdict{}, false
+	return Verdict{}, false
 }
 
 var (
-	reReturnedError = lazyRE(`returned error: (\d{3})`)
-	reHTTPNum       = lazyRE(`(?i)\bHTTP(?:/[\d.]+)?(?:[ _-]?(?:error|status|code|status code|response))?[ :=]+([45]\d\d)\b`)
-	reMethodURL     = lazyRE(`\b(GET|HEAD|POST|PUT|PATCH|DELETE) (?:https?://\S+?):? ([45]\d\d)\b`)
-	reStatusWord    = lazyRE(`(?i)\bstatus(?:[ _]code)?[ :=]+([45]\d\d)\b`)
-	reCodePhrase    = lazyRE(`\b([45]\d\d)(?:\s*[-:]\s*|\s+)([A-Za-z][A-Za-z' -]*[A-Za-z])`)
-	reRateLimit     = lazyRE(`(?i)API rate limit exceeded|secondary rate limit|rate limit exceeded|abuse detection|exceeded a (?:secondary )?rate limit|rate limit reached|reached your (?:\w+ )?rate limit|toomanyrequests`)
-	reGraphQLType   = lazyRE(`"type"\s*:\s*"([A-Z_]+)"`)
-	reSquidCode     = lazyRE(`\bERR_[A-Z_]+\b`)
+	reReturnedError = LazyRE(`returned error: (\d{3})`)
+	reHTTPNum       = LazyRE(`(?i)\bHTTP(?:/[\d.]+)?(?:[ _-]?(?:error|status|code|status code|response))?[ :=]+([45]\d\d)\b`)
+	reMethodURL     = LazyRE(`\b(GET|HEAD|POST|PUT|PATCH|DELETE) (?:https?://\S+?):? ([45]\d\d)\b`)
+	reStatusWord    = LazyRE(`(?i)\bstatus(?:[ _]code)?[ :=]+([45]\d\d)\b`)
+	reCodePhrase    = LazyRE(`\b([45]\d\d)(?:\s*[-:]\s*|\s+)([A-Za-z][A-Za-z' -]*[A-Za-z])`)
+	// ReRateLimit matches a rate limit's words, whoever prints them.
+	ReRateLimit   = LazyRE(`(?i)API rate limit exceeded|secondary rate limit|rate limit exceeded|abuse detection|exceeded a (?:secondary )?rate limit|rate limit reached|reached your (?:\w+ )?rate limit|toomanyrequests`)
+	reGraphQLType = LazyRE(`"type"\s*:\s*"([A-Z_]+)"`)
+	reSquidCode   = LazyRE(`\bERR_[A-Z_]+\b`)
 )
 
-// statusHit is the hit of an HTTP status quoted in tool output.
-func statusHit(c *scanCtx, code, rank int) (hit, bool) {
+// StatusHit is the hit of an HTTP status quoted in tool output.
+func StatusHit(c *ScanCtx, code, rank int) (Hit, bool) {
 	if code < 400 || code > 599 {
-		return hit{}, false
+		return Hit{}, false
 	}
 	method := ""
 	if code == 404 || code == 410 {
-		method = c.lookupMethod()
+		method = c.LookupMethod()
 	}
-	vd := statusVerdict(code, method, c.tool)
-	return hit{class: vd.class, code: vd.code, rank: rank, reason: vd.reason, remedy: vd.remedy}, true
+	vd := StatusVerdict(code, method, c.Tool)
+	return Hit{Class: vd.Class, Code: vd.Code, Rank: rank, Reason: vd.Reason, Remedy: vd.Remedy}, true
 }
 
-// phraseStatus reports whether phrase starts with code's reason phrase.
-func phraseStatus(code int, phrase string) bool {
+// PhraseStatus reports whether phrase starts with code's reason phrase.
+func PhraseStatus(code int, phrase string) bool {
 	p := strings.ToLower(phrase)
 	names := []string{strings.ToLower(http.StatusText(code))}
 	switch code {
@@ -354,106 +356,106 @@ func phraseStatus(code int, phrase string) bool {
 // httpConstRows are the HTTP texts' constant rows (GitHub's refusals,
 // Squid's page), in the phrase table's form.
 var httpConstRows = []phraseRow{
-	{gates: []string{"Bad credentials"}, class: Policy, code: CodeBadCredentials, rank: rankRefusal, reason: "bad credentials", fixed: true, plain: true,
+	{gates: []string{"Bad credentials"}, class: Policy, code: CodeBadCredentials, rank: RankRefusal, reason: "bad credentials", fixed: true, plain: true,
 		remedy: "the token is wrong, expired or revoked: replace it (check the secret's name and value)"},
 	{gates: []string{"Requires authentication", "Must have admin rights", "Must have push access", "Not authorized", "INSUFFICIENT_SCOPES", "has not been granted the required scopes"},
-		class: Policy, code: CodeInsufficientPerm, rank: rankRefusal, reason: "insufficient permission", fixed: true, plain: true,
+		class: Policy, code: CodeInsufficientPerm, rank: RankRefusal, reason: "insufficient permission", fixed: true, plain: true,
 		remedy: "use credentials with the required access (token scopes, repository role)"},
 	{gates: []string{"saml_failure", "SAML enforcement", "SAML SSO", "SAML single sign-on"},
-		class: Policy, code: CodeSAML, rank: rankRefusal, reason: "token not authorised for the organisation's SAML SSO", fixed: true, plain: true,
+		class: Policy, code: CodeSAML, rank: RankRefusal, reason: "token not authorised for the organisation's SAML SSO", fixed: true, plain: true,
 		remedy: "authorise the token for the organisation's SSO (token settings → Configure SSO)"},
 	{gates: []string{"Access control configuration prevents your request"},
-		class: Policy, code: CodeProxyDenied, tr: trProxy, rank: rankRateLimit, reason: "the proxy's access rules deny the request", fixed: true, plain: true,
+		class: Policy, code: CodeProxyDenied, tr: trProxy, rank: RankRateLimit, reason: "the proxy's access rules deny the request", fixed: true, plain: true,
 		remedy: "add the host to the proxy's allowlist (ask the proxy admin)"},
 }
 
-var httpTextMatchers = []matcher{
+var httpTextMatchers = []Matcher{
 	{
-		gates: []string{"returned error: "},
-		re:    reReturnedError,
-		build: func(c *scanCtx, _ string, m []string) (hit, bool) {
-			c.facts.status = atoi(m[1])
-			return statusHit(c, c.facts.status, rankStatus)
+		Gates: []string{"returned error: "},
+		RE:    reReturnedError,
+		Build: func(c *ScanCtx, _ string, m []string) (Hit, bool) {
+			c.Facts.Status = Atoi(m[1])
+			return StatusHit(c, c.Facts.Status, RankStatus)
 		},
 	},
 	{
-		gates: []string{"HTTP", "http", "Http"},
-		re:    reHTTPNum,
-		build: func(c *scanCtx, _ string, m []string) (hit, bool) { return statusHit(c, atoi(m[1]), rankStatusTxt) },
+		Gates: []string{"HTTP", "http", "Http"},
+		RE:    reHTTPNum,
+		Build: func(c *ScanCtx, _ string, m []string) (Hit, bool) { return StatusHit(c, Atoi(m[1]), RankStatusTxt) },
 	},
 	{
-		gates: []string{"GET http", "HEAD http", "POST http", "PUT http", "PATCH http", "DELETE http"},
-		re:    reMethodURL,
-		build: func(c *scanCtx, _ string, m []string) (hit, bool) {
-			code := atoi(m[2])
+		Gates: []string{"GET http", "HEAD http", "POST http", "PUT http", "PATCH http", "DELETE http"},
+		RE:    reMethodURL,
+		Build: func(c *ScanCtx, _ string, m []string) (Hit, bool) {
+			code := Atoi(m[2])
 			if code < 400 || code > 599 {
-				return hit{}, false
+				return Hit{}, false
 			}
-			vd := statusVerdict(code, m[1], c.tool)
-			return hit{class: vd.class, code: vd.code, rank: rankStatusTxt, reason: vd.reason, remedy: vd.remedy}, true
+			vd := StatusVerdict(code, m[1], c.Tool)
+			return Hit{Class: vd.Class, Code: vd.Code, Rank: RankStatusTxt, Reason: vd.Reason, Remedy: vd.Remedy}, true
 		},
 	},
 	{
-		gates: []string{"status", "Status", "STATUS"},
-		re:    reStatusWord,
-		build: func(c *scanCtx, _ string, m []string) (hit, bool) { return statusHit(c, atoi(m[1]), rankStatusTxt) },
+		Gates: []string{"status", "Status", "STATUS"},
+		RE:    reStatusWord,
+		Build: func(c *ScanCtx, _ string, m []string) (Hit, bool) { return StatusHit(c, Atoi(m[1]), RankStatusTxt) },
 	},
 	{
-		gates: []string{"Forbidden", "Not Found", "Unauthorized", "Bad Request", "Unprocessable", "Too Many Requests", "Server Error", "Bad Gateway", "Unavailable", "Timeout", "Time-out", "Gone", "Too Large", "Not Implemented", "Conflict", "Proxy Authentication", "Client Error", "Precondition"},
-		re:    reCodePhrase,
-		build: func(c *scanCtx, line string, _ []string) (hit, bool) {
+		Gates: []string{"Forbidden", "Not Found", "Unauthorized", "Bad Request", "Unprocessable", "Too Many Requests", "Server Error", "Bad Gateway", "Unavailable", "Timeout", "Time-out", "Gone", "Too Large", "Not Implemented", "Conflict", "Proxy Authentication", "Client Error", "Precondition"},
+		RE:    reCodePhrase,
+		Build: func(c *ScanCtx, line string, _ []string) (Hit, bool) {
 			// the regexp finds the first "NNN Word"; look at every one on the line
 			for _, m := range reCodePhrase.FindAllStringSubmatch(line, 8) {
-				if code := atoi(m[1]); phraseStatus(code, m[2]) {
-					return statusHit(c, code, rankStatusTxt)
+				if code := Atoi(m[1]); PhraseStatus(code, m[2]) {
+					return StatusHit(c, code, RankStatusTxt)
 				}
 			}
-			return hit{}, false
+			return Hit{}, false
 		},
 	},
 	{
-		gates: []string{"ate limit", "RATE LIMIT", "abuse detection", "toomanyrequests"},
-		re:    reRateLimit,
-		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
-			return hit{class: Transient, code: CodeRateLimited, rank: rankRateLimit, reason: "rate limit exceeded", remedy: remedyRateLimit}, true
+		Gates: []string{"ate limit", "RATE LIMIT", "abuse detection", "toomanyrequests"},
+		RE:    ReRateLimit,
+		Build: func(_ *ScanCtx, _ string, m []string) (Hit, bool) {
+			return Hit{Class: Transient, Code: CodeRateLimited, Rank: RankRateLimit, Reason: "rate limit exceeded", Remedy: RemedyRateLimit}, true
 		},
 	},
 	{
-		gates: []string{"Resource not accessible by integration", "Resource not accessible by personal access token"},
-		build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
+		Gates: []string{"Resource not accessible by integration", "Resource not accessible by personal access token"},
+		Build: func(_ *ScanCtx, line string, _ []string) (Hit, bool) {
 			if strings.Contains(line, "personal access token") {
-				return hit{class: Policy, code: CodeNotAccessible, rank: rankRefusal, reason: "resource not accessible by personal access token",
-					remedy: "grant the fine-grained token the permission this endpoint needs (and access to the repository)"}, true
+				return Hit{Class: Policy, Code: CodeNotAccessible, Rank: RankRefusal, Reason: "resource not accessible by personal access token",
+					Remedy: "grant the fine-grained token the permission this endpoint needs (and access to the repository)"}, true
 			}
-			return hit{class: Policy, code: CodeNotAccessible, rank: rankRefusal, reason: "resource not accessible by integration", remedy: remedyIntegr}, true
+			return Hit{Class: Policy, Code: CodeNotAccessible, Rank: RankRefusal, Reason: "resource not accessible by integration", Remedy: remedyIntegr}, true
 		},
 	},
 	{
-		gates: []string{`"type"`},
-		re:    reGraphQLType,
-		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
+		Gates: []string{`"type"`},
+		RE:    reGraphQLType,
+		Build: func(_ *ScanCtx, _ string, m []string) (Hit, bool) {
 			switch m[1] {
 			case "FORBIDDEN", "INSUFFICIENT_SCOPES":
-				return hit{class: Policy, code: CodeGraphQLForbidden, rank: rankRefusal, reason: "GraphQL " + m[1],
-					remedy: "grant the token access to the resource (scopes, SSO authorisation, repository role)"}, true
+				return Hit{Class: Policy, Code: CodeGraphQLForbidden, Rank: RankRefusal, Reason: "GraphQL " + m[1],
+					Remedy: "grant the token access to the resource (scopes, SSO authorisation, repository role)"}, true
 			case "RATE_LIMITED":
-				return hit{class: Transient, code: CodeRateLimited, rank: rankRateLimit, reason: "GraphQL rate limit exceeded", remedy: remedyRateLimit}, true
+				return Hit{Class: Transient, Code: CodeRateLimited, Rank: RankRateLimit, Reason: "GraphQL rate limit exceeded", Remedy: RemedyRateLimit}, true
 			case "NOT_FOUND":
-				return hit{class: Absent, code: CodeGraphQLNotFound, rank: rankStatus, reason: "GraphQL NOT_FOUND",
-					remedy: "not there: treat it as not found, or fix the name (a private resource also looks absent to a token without access)"}, true
+				return Hit{Class: Absent, Code: CodeGraphQLNotFound, Rank: RankStatus, Reason: "GraphQL NOT_FOUND",
+					Remedy: "not there: treat it as not found, or fix the name (a private resource also looks absent to a token without access)"}, true
 			}
-			return hit{}, false
+			return Hit{}, false
 		},
 	},
 	{
-		gates: []string{"ERR_"},
-		re:    reSquidCode,
-		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
+		Gates: []string{"ERR_"},
+		RE:    reSquidCode,
+		Build: func(_ *ScanCtx, _ string, m []string) (Hit, bool) {
 			vd, ok := squidVerdict(m[0])
 			if !ok {
-				return hit{}, false
+				return Hit{}, false
 			}
-			return hit{class: vd.class, code: vd.code, tr: trProxy, rank: rankRateLimit, reason: "Squid " + m[0] + ": " + vd.reason, remedy: vd.remedy}, true
+			return Hit{Class: vd.Class, Code: vd.Code, Trace: trProxy, Rank: RankRateLimit, Reason: "Squid " + m[0] + ": " + vd.Reason, Remedy: vd.Remedy}, true
 		},
 	},
 }

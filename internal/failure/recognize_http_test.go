@@ -88,7 +88,7 @@ func httpInvariants(f *Failure, r Response) error {
 		return err
 	}
 	for _, e := range f.Evidence {
-		if e == statusName(r.Status) || strings.Contains(string(r.Body), uncut(e)) || strings.Contains(Printable(string(r.Body)), uncut(e)) || e == ExitEvidence(NoExitCode) {
+		if e == StatusName(r.Status) || strings.Contains(string(r.Body), uncut(e)) || strings.Contains(Printable(string(r.Body)), uncut(e)) || e == ExitEvidence(NoExitCode) {
 			continue
 		}
 		ok := false
@@ -119,16 +119,16 @@ func TestStatusVerdict(t *testing.T) {
 	}
 	for class, codes := range want {
 		for _, code := range codes {
-			if got := statusVerdict(code, "GET", ToolHTTP).class; got != class {
+			if got := StatusVerdict(code, "GET", ToolHTTP).Class; got != class {
 				t.Errorf("statusVerdict(%d) = %v, want %v", code, got, class)
 			}
 		}
 	}
-	if got := statusVerdict(400, "", ToolGit).class; got != Unknown {
+	if got := StatusVerdict(400, "", ToolGit).Class; got != Unknown {
 		t.Errorf("git 400 = %v, want unknown", got)
 	}
 	for _, m := range []string{"POST", "PUT", "PATCH", "DELETE"} {
-		if got := statusVerdict(404, m, ToolHTTP).class; got != Structural {
+		if got := StatusVerdict(404, m, ToolHTTP).Class; got != Structural {
 			t.Errorf("404 on %s = %v, want structural", m, got)
 		}
 	}

@@ -113,13 +113,13 @@ func (r ProxyReading) Label(a ProxyAnswer) string {
 	case r.Dialect == DialectBare || r.Dialect == "":
 		return "bare " + strconv.Itoa(a.Status) + " to " + method
 	case r.Dialect == DialectTinyproxy || r.Dialect == DialectCorporate:
-		return r.Dialect + " " + strconv.Itoa(a.Status) + " " + clip(r.Code)
+		return r.Dialect + " " + strconv.Itoa(a.Status) + " " + Clip(r.Code)
 	case r.Dialect == DialectGateway:
-		return "x-deny-reason: " + clip(r.Code)
+		return "x-deny-reason: " + Clip(r.Code)
 	case r.Dialect == DialectProxyStatus:
-		return "Proxy-Status error=" + clip(r.Code)
+		return "Proxy-Status error=" + Clip(r.Code)
 	}
-	return r.Dialect + " " + clip(r.Code)
+	return r.Dialect + " " + Clip(r.Code)
 }
 
 const (
@@ -171,7 +171,7 @@ func ReadProxyAnswer(a ProxyAnswer) ProxyReading {
 	connect := method == http.MethodConnect
 	st := "HTTP " + strconv.Itoa(a.Status)
 	if a.Reason != "" {
-		st += " " + clip(a.Reason)
+		st += " " + Clip(a.Reason)
 	} else if t := http.StatusText(a.Status); t != "" {
 		st += " " + t
 	}
@@ -203,7 +203,7 @@ func ReadProxyAnswer(a ProxyAnswer) ProxyReading {
 		}
 		if vd, ok := squidVerdict(code); ok {
 			pv := ProxyUnclear
-			switch vd.class {
+			switch vd.Class {
 			case Policy:
 				pv = ProxyDenied
 				if code == "ERR_CACHE_ACCESS_DENIED" {
@@ -214,7 +214,7 @@ func ReadProxyAnswer(a ProxyAnswer) ProxyReading {
 			case Structural:
 				pv = ProxyRejected
 			}
-			return mk(pv, DialectSquid, code, false, "Squid "+code+": "+vd.reason, vd.remedy, ev)
+			return mk(pv, DialectSquid, code, false, "Squid "+code+": "+vd.Reason, vd.Remedy, ev)
 		}
 	}
 
@@ -224,21 +224,21 @@ func ReadProxyAnswer(a ProxyAnswer) ProxyReading {
 			pv, known := proxyStatusErrors[errType]
 			switch {
 			case !known:
-				return mk(ProxyUnclear, DialectProxyStatus, errType, false, "the proxy reported error "+clip(errType), "read the proxy's Proxy-Status details", ev)
+				return mk(ProxyUnclear, DialectProxyStatus, errType, false, "the proxy reported error "+Clip(errType), "read the proxy's Proxy-Status details", ev)
 			case pv == ProxyDenied:
-				return mk(pv, DialectProxyStatus, errType, false, "the proxy denies the target ("+clip(errType)+")", remedyAllowlist, ev)
+				return mk(pv, DialectProxyStatus, errType, false, "the proxy denies the target ("+Clip(errType)+")", remedyAllowlist, ev)
 			case pv == ProxyUpstreamFailed:
-				return mk(pv, DialectProxyStatus, errType, false, "the proxy could not reach the target ("+clip(errType)+")", remedyUpstream, ev)
+				return mk(pv, DialectProxyStatus, errType, false, "the proxy could not reach the target ("+Clip(errType)+")", remedyUpstream, ev)
 			case pv == ProxyRejected:
-				return mk(pv, DialectProxyStatus, errType, false, "the proxy rejected the request ("+clip(errType)+")", "the request must change: see the proxy's details", ev)
+				return mk(pv, DialectProxyStatus, errType, false, "the proxy rejected the request ("+Clip(errType)+")", "the request must change: see the proxy's details", ev)
 			default:
-				return mk(pv, DialectProxyStatus, errType, false, "the proxy reported "+clip(errType), remedyEnvTLS, ev)
+				return mk(pv, DialectProxyStatus, errType, false, "the proxy reported "+Clip(errType), remedyEnvTLS, ev)
 			}
 		}
 	}
 
 	if v := headerGet(a.Header, "X-Deny-Reason"); v != "" && (a.Status == 403 || a.Status == 407 || a.Status == 451) {
-		return mk(ProxyDenied, DialectGateway, strings.TrimSpace(v), false, "the egress gateway denies the target: "+clip(v), remedyAllowlist, headerEvidence("x-deny-reason", v))
+		return mk(ProxyDenied, DialectGateway, strings.TrimSpace(v), false, "the egress gateway denies the target: "+Clip(v), remedyAllowlist, headerEvidence("x-deny-reason", v))
 	}
 
 	if isTinyproxy(a) {
@@ -248,11 +248,11 @@ func ReadProxyAnswer(a ProxyAnswer) ProxyReading {
 			if code == "" {
 				code = "Filtered"
 			}
-			return mk(ProxyDenied, DialectTinyproxy, code, false, "tinyproxy "+clip(code)+": the proxy's filter or ACL refuses the target", remedyAllowlist)
+			return mk(ProxyDenied, DialectTinyproxy, code, false, "tinyproxy "+Clip(code)+": the proxy's filter or ACL refuses the target", remedyAllowlist)
 		case a.Status == 407 || a.Status == 401:
 			return mk(ProxyAuthRequired, DialectTinyproxy, a.Reason, false, "tinyproxy wants credentials", remedyProxy407)
 		case a.Status >= 500:
-			return mk(ProxyUpstreamFailed, DialectTinyproxy, a.Reason, false, "tinyproxy "+clip(a.Reason)+": the proxy could not reach the target", remedyUpstream)
+			return mk(ProxyUpstreamFailed, DialectTinyproxy, a.Reason, false, "tinyproxy "+Clip(a.Reason)+": the proxy could not reach the target", remedyUpstream)
 		}
 	}
 
@@ -266,7 +266,7 @@ func ReadProxyAnswer(a ProxyAnswer) ProxyReading {
 	switch a.Status {
 	case 403, 451:
 		if !standard {
-			return mk(ProxyDenied, DialectCorporate, phrase, false, "the proxy refuses the target: "+clip(phrase), remedyAllowlist)
+			return mk(ProxyDenied, DialectCorporate, phrase, false, "the proxy refuses the target: "+Clip(phrase), remedyAllowlist)
 		}
 		return mk(ProxyDenied, DialectBare, "", true, "the proxy answered a bare "+strconv.Itoa(a.Status)+" to "+method, remedyAllowlist)
 	case 407:

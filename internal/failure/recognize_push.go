@@ -132,7 +132,7 @@ func FromPush(in PushInput) PushVerdict {
 	if n := countRejected(in.Refs) - 1; n > 0 {
 		f.Reason += fmt.Sprintf(" (and %s)", pluralRefs(n))
 	}
-	if ok && rank >= rankRefusal && !Worse(f.Class, text.Class) {
+	if ok && rank >= RankRefusal && !Worse(f.Class, text.Class) {
 		// The server's own refusal says more than the porcelain reason.
 		f = text
 		f.Evidence = appendEvidence(f.Evidence, ref.Line())
@@ -147,13 +147,13 @@ func FromPush(in PushInput) PushVerdict {
 // classifyPushText classifies git's output and returns the verdict with the
 // rank of the hit that decided it; ok is false when nothing was recognised.
 func classifyPushText(text string) (*Failure, int, bool) {
-	c := &scanCtx{text: text, tool: ToolGit, ms: allMatchers(), keys: gateKeys()}
+	c := &ScanCtx{Text: text, Tool: ToolGit, ms: allMatchers(), keys: gateKeys()}
 	hits := c.scan()
 	f, ok := c.resolve(hits)
 	if !ok {
 		return nil, 0, false
 	}
-	return f, hits[bestHit(hits)].rank, true
+	return f, hits[bestHit(hits)].Rank, true
 }
 
 // FromPushRef classifies one rejected ref of a push to remote ("" means origin).
@@ -162,23 +162,23 @@ func FromPushRef(remote string, r PushRef) *Failure {
 		remote = "origin"
 	}
 	h := rejectionHit(strings.Contains(r.Summary, "remote"), r.To, r.Reason)
-	branch := clip(r.Branch())
+	branch := Clip(r.Branch())
 	if branch == "" {
 		branch = "BRANCH"
 	}
-	remote = clip(remote)
+	remote = Clip(remote)
 	w := strings.ToLower(r.Reason)
 	switch {
 	case strings.Contains(w, "non-fast-forward"), strings.Contains(w, "fetch first"):
-		h.remedy = fmt.Sprintf("the remote %s has commits that your %s lacks: git pull --rebase %s %s (resolve any conflicts), then push again; or let retrywise do it with --rebase-on-reject 1", branch, branch, remote, branch)
+		h.Remedy = fmt.Sprintf("the remote %s has commits that your %s lacks: git pull --rebase %s %s (resolve any conflicts), then push again; or let retrywise do it with --rebase-on-reject 1", branch, branch, remote, branch)
 	case strings.Contains(w, "stale info"):
-		h.remedy = fmt.Sprintf("the remote %s moved since you last fetched it: git fetch %s %s, check the new tip (git log %s/%s), then push --force-with-lease again", branch, remote, branch, remote, branch)
+		h.Remedy = fmt.Sprintf("the remote %s moved since you last fetched it: git fetch %s %s, check the new tip (git log %s/%s), then push --force-with-lease again", branch, remote, branch, remote, branch)
 	case collateral(r):
-		h.code = CodeGitAtomic
-		h.reason = "git push rejected: " + branch + " not pushed because another ref of the atomic push was rejected"
-		h.remedy = "fix the rejected ref of this --atomic push, then push all of them again"
+		h.Code = CodeGitAtomic
+		h.Reason = "git push rejected: " + branch + " not pushed because another ref of the atomic push was rejected"
+		h.Remedy = "fix the rejected ref of this --atomic push, then push all of them again"
 	}
-	return &Failure{Class: h.class, Code: h.code, Reason: h.reason, Remedy: h.remedy, Evidence: []string{r.Line()}}
+	return &Failure{Class: h.Class, Code: h.Code, Reason: h.Reason, Remedy: h.Remedy, Evidence: []string{r.Line()}}
 }
 
 // collateral reports whether r failed only because another ref of an atomic
@@ -222,7 +222,7 @@ func RemoteLines(text string, max int) []string {
 		if !ok || strings.TrimSpace(body) == "" || remoteProgress(body) {
 			continue
 		}
-		out = append(out, evidenceLine(t, 0))
+		out = append(out, EvidenceLineAt(t, 0))
 	}
 	return out
 }
@@ -281,35 +281,35 @@ next:
 // git push's refusals before it contacts the remote, when the command line
 // does not say what to push: they are structural (the command must change).
 var (
-	reNoUpstream = lazyRE(`The current branch (\S+) has no upstream branch`)
-	reDetached   = lazyRE(`You are not currently on a branch`)
-	reUpstreamNm = lazyRE(`upstream branch of your current branch does not match`)
+	reNoUpstream = LazyRE(`The current branch (\S+) has no upstream branch`)
+	reDetached   = LazyRE(`You are not currently on a branch`)
+	reUpstreamNm = LazyRE(`upstream branch of your current branch does not match`)
 )
 
-var pushMatchers = []matcher{
+var pushMatchers = []Matcher{
 	{
-		gates: []string{"has no upstream branch"},
-		re:    reNoUpstream,
-		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
-			b := clip(m[1])
-			return hit{class: Structural, code: CodeGitNoUpstream, rank: rankRefusal, reason: "git push: the current branch " + b + " has no upstream branch",
-				remedy: "name the remote and the branch: git push --set-upstream origin " + b + " (retrywise push -- -u origin " + b + ")"}, true
+		Gates: []string{"has no upstream branch"},
+		RE:    reNoUpstream,
+		Build: func(_ *ScanCtx, _ string, m []string) (Hit, bool) {
+			b := Clip(m[1])
+			return Hit{Class: Structural, Code: CodeGitNoUpstream, Rank: RankRefusal, Reason: "git push: the current branch " + b + " has no upstream branch",
+				Remedy: "name the remote and the branch: git push --set-upstream origin " + b + " (retrywise push -- -u origin " + b + ")"}, true
 		},
 	},
 	{
-		gates: []string{"not currently on a branch"},
-		re:    reDetached,
-		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Structural, code: CodeGitDetached, rank: rankRefusal, reason: "git push: HEAD is detached, so there is no current branch to push",
-				remedy: "name what to push: git push origin HEAD:refs/heads/BRANCH"}, true
+		Gates: []string{"not currently on a branch"},
+		RE:    reDetached,
+		Build: func(_ *ScanCtx, _ string, _ []string) (Hit, bool) {
+			return Hit{Class: Structural, Code: CodeGitDetached, Rank: RankRefusal, Reason: "git push: HEAD is detached, so there is no current branch to push",
+				Remedy: "name what to push: git push origin HEAD:refs/heads/BRANCH"}, true
 		},
 	},
 	{
-		gates: []string{"does not match"},
-		re:    reUpstreamNm,
-		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Structural, code: CodeGitUpstreamName, rank: rankRefusal, reason: "git push: the upstream branch's name differs from the current branch's (push.default=simple)",
-				remedy: "name the destination: git push origin HEAD:UPSTREAM-BRANCH, or git push origin HEAD to push a branch of the same name"}, true
+		Gates: []string{"does not match"},
+		RE:    reUpstreamNm,
+		Build: func(_ *ScanCtx, _ string, _ []string) (Hit, bool) {
+			return Hit{Class: Structural, Code: CodeGitUpstreamName, Rank: RankRefusal, Reason: "git push: the upstream branch's name differs from the current branch's (push.default=simple)",
+				Remedy: "name the destination: git push origin HEAD:UPSTREAM-BRANCH, or git push origin HEAD to push a branch of the same name"}, true
 		},
 	},
 }

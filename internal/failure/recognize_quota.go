@@ -53,11 +53,11 @@ const (
 )
 
 const (
-	// rankAPICode is the rank of an API's specific error (a quota, a bad
+	// RankAPICode is the rank of an API's specific error (a quota, a bad
 	// key, the context window): above a generic error type on the same line
 	// (invalid_request_error at rankTool says less than "credit balance is
 	// too low" beside it), below GitHub's rule codes.
-	rankAPICode = rankTool + 2
+	RankAPICode = RankTool + 2
 	// maxQuotaWait is the longest reset still waited for: a quota that
 	// resets sooner is a rate limit; later, it is spent for the run.
 	maxQuotaWait = time.Hour
@@ -73,22 +73,22 @@ const (
 )
 
 var (
-	reQuota = lazyRE(`(?i)insufficient[_ ]quota|exceeded (?:your|the) (?:current |daily |monthly |free[- ]tier )?quota|quota (?:exceeded|has been (?:exceeded|exhausted|reached))|usage[_ ]limit[_ ]reached|usage limit (?:reached|exceeded|hit)|(?:hit|reached|exceeded) your (?:(?:usage|session|weekly|daily|monthly|message|5-hour|five-hour|opus|sonnet|plan|free[- ]tier)\s+)*limit\b|(?:5-hour|session|weekly|daily|monthly|opus|sonnet) limit (?:reached|exceeded|hit)|credit balance (?:is )?too low|insufficient (?:credits|balance|funds)|billing[_ ](?:error|hard[_ ]limit|not[_ ]active)|rate limit exceeded: [\w-]+-per-(?:day|month)`)
+	reQuota = LazyRE(`(?i)insufficient[_ ]quota|exceeded (?:your|the) (?:current |daily |monthly |free[- ]tier )?quota|quota (?:exceeded|has been (?:exceeded|exhausted|reached))|usage[_ ]limit[_ ]reached|usage limit (?:reached|exceeded|hit)|(?:hit|reached|exceeded) your (?:(?:usage|session|weekly|daily|monthly|message|5-hour|five-hour|opus|sonnet|plan|free[- ]tier)\s+)*limit\b|(?:5-hour|session|weekly|daily|monthly|opus|sonnet) limit (?:reached|exceeded|hit)|credit balance (?:is )?too low|insufficient (?:credits|balance|funds)|billing[_ ](?:error|hard[_ ]limit|not[_ ]active)|rate limit exceeded: [\w-]+-per-(?:day|month)`)
 	// reLimitZero: a quota of zero ("limit: 0"): the plan offers none at all.
-	reLimitZero = lazyRE(`\blimit: 0\b|"limit"\s*:\s*"?0\b`)
+	reLimitZero = LazyRE(`\blimit: 0\b|"limit"\s*:\s*"?0\b`)
 	// rePeriodLong / rePeriodShort: the period a quota counts over.
-	rePeriodLong  = lazyRE(`(?i)per[ -]?day|PerDay|\bdaily\b|per[ -]?month|PerMonth|\bmonthly\b|\bweekly\b|per[ -]?week|\bRPD\b|\bTPD\b`)
-	rePeriodShort = lazyRE(`(?i)per[ -]?minute|PerMinute|per[ -]?second|PerSecond|\bRPM\b|\bTPM\b`)
+	rePeriodLong  = LazyRE(`(?i)per[ -]?day|PerDay|\bdaily\b|per[ -]?month|PerMonth|\bmonthly\b|\bweekly\b|per[ -]?week|\bRPD\b|\bTPD\b`)
+	rePeriodShort = LazyRE(`(?i)per[ -]?minute|PerMinute|per[ -]?second|PerSecond|\bRPM\b|\bTPM\b`)
 	// reWaitIn: a relative reset ("try again in 5 days 22 hours", "Please
 	// retry in 24.58s", "resets in 4hr 29min"); the client's own backoff
 	// ("Retrying in 1 seconds") is not the server's word.
-	reWaitIn = lazyRE(`(?i)\b(?:try again|retry|resets?|available again) (?:in|after) (\d[\d.]*\s*[a-z]+(?:[ ,]+(?:and )?\d[\d.]*\s*[a-z]+)*)|resets_in_seconds\\?"?\s*:\s*(\d+)|retryDelay\\?"?\s*:\s*\\?"(\d+(?:\.\d+)?)s`)
+	reWaitIn = LazyRE(`(?i)\b(?:try again|retry|resets?|available again) (?:in|after) (\d[\d.]*\s*[a-z]+(?:[ ,]+(?:and )?\d[\d.]*\s*[a-z]+)*)|resets_in_seconds\\?"?\s*:\s*(\d+)|retryDelay\\?"?\s*:\s*\\?"(\d+(?:\.\d+)?)s`)
 	// reResetAt: an absolute reset ("Try again at Jul 5th, 2026 8:19 PM",
 	// "resets 4:50am (Europe/Rome)", "usage limit reached|1762952400").
-	reResetAt = lazyRE(`(?i)\b(?:try again at|resets? at|resets|will reset at|limit will reset at)\s+([0-9A-Za-z][^·∙\n"|]{0,60})|limit reached\|(\d{9,11})`)
+	reResetAt = LazyRE(`(?i)\b(?:try again at|resets? at|resets|will reset at|limit will reset at)\s+([0-9A-Za-z][^·∙\n"|]{0,60})|limit reached\|(\d{9,11})`)
 	// reResourceExhausted: Google's RESOURCE_EXHAUSTED, worded alone.
-	reResourceExhausted = lazyRE(`(?i)RESOURCE_EXHAUSTED|Resource (?:has been )?exhausted`)
-	reCheckQuota        = lazyRE(`(?i)check quota|try again later|retry (?:in|after)`)
+	reResourceExhausted = LazyRE(`(?i)RESOURCE_EXHAUSTED|Resource (?:has been )?exhausted`)
+	reCheckQuota        = LazyRE(`(?i)check quota|try again later|retry (?:in|after)`)
 )
 
 // quotaWait returns the relative reset the text gives, or false.
@@ -100,7 +100,7 @@ func quotaWait(s string) (time.Duration, bool) {
 				return d, true
 			}
 		case m[2] != "":
-			if n := atoi(m[2]); n >= 0 {
+			if n := Atoi(m[2]); n >= 0 {
 				return time.Duration(n) * time.Second, true
 			}
 		case m[3] != "":
@@ -137,7 +137,7 @@ func quotaResetAt(s string) string {
 	if v == "" || (v[0] < '0' || v[0] > '9') && !startsMonth(v) {
 		return "" // "resets the counter", not a time
 	}
-	return clip(v)
+	return Clip(v)
 }
 
 // startsMonth reports whether s starts with an English month's abbreviation.
@@ -246,36 +246,36 @@ func waitUnit(u string) time.Duration {
 
 // quotaContext returns the line and the few lines after it, where a quota's
 // reset and period are told.
-func (c *scanCtx) quotaContext(line string) string {
-	if c.lineEnd <= 0 || c.lineEnd > len(c.text) || !strings.HasSuffix(c.text[:c.lineEnd], line) {
+func (c *ScanCtx) quotaContext(line string) string {
+	if c.LineEnd <= 0 || c.LineEnd > len(c.Text) || !strings.HasSuffix(c.Text[:c.LineEnd], line) {
 		return line // a phrase inside a frame: only its own words
 	}
-	return line + "\n" + strings.Join(followingLines(c.text, c.lineEnd, quotaLookAhead), "\n")
+	return line + "\n" + strings.Join(FollowingLines(c.Text, c.LineEnd, quotaLookAhead), "\n")
 }
 
 // quotaVerdict decides a spent quota named by what (quoted from the text):
 // policy, unless it resets soon enough to wait for (a rate limit, with the
 // wait as RetryAfter) or counts per minute with no reset given.
-func quotaVerdict(c *scanCtx, line, what string, rank int) hit {
+func quotaVerdict(c *ScanCtx, line, what string, rank int) Hit {
 	ctx := c.quotaContext(line)
-	what = clip(what)
+	what = Clip(what)
 	remedy := remedyQuota
 	if l := strings.ToLower(what); strings.Contains(l, "credit") || strings.Contains(l, "balance") || strings.Contains(l, "funds") || strings.Contains(l, "billing") {
 		remedy = remedyBilling
 	}
 	if reLimitZero.MatchString(ctx) {
-		return hit{class: Policy, code: CodeQuotaExhausted, rank: rank, reason: "quota exhausted: " + what + " (the quota is 0: this plan or key has none)",
-			remedy: "this plan or key has no quota for the model: enable billing, use another model or key; retrying cannot succeed"}
+		return Hit{Class: Policy, Code: CodeQuotaExhausted, Rank: rank, Reason: "quota exhausted: " + what + " (the quota is 0: this plan or key has none)",
+			Remedy: "this plan or key has no quota for the model: enable billing, use another model or key; retrying cannot succeed"}
 	}
 	wait, hasWait := quotaWait(ctx)
 	long := rePeriodLong.MatchString(ctx)
 	if !long && hasWait && wait < c.quotaLimit() {
-		return hit{class: Transient, code: CodeRateLimited, rank: rank, retryAfter: wait,
-			reason: "rate limit exceeded: " + what + " (resets in " + humanWait(wait) + ")",
-			remedy: "a short quota window is spent: waiting for its reset, then retrying"}
+		return Hit{Class: Transient, Code: CodeRateLimited, Rank: rank, RetryAfter: wait,
+			Reason: "rate limit exceeded: " + what + " (resets in " + humanWait(wait) + ")",
+			Remedy: "a short quota window is spent: waiting for its reset, then retrying"}
 	}
 	if !long && !hasWait && rePeriodShort.MatchString(ctx) {
-		return hit{class: Transient, code: CodeRateLimited, rank: rank, reason: "rate limit exceeded: " + what + " (a per-minute quota)", remedy: remedyRateLimit}
+		return Hit{Class: Transient, Code: CodeRateLimited, Rank: rank, Reason: "rate limit exceeded: " + what + " (a per-minute quota)", Remedy: RemedyRateLimit}
 	}
 	reason := "quota exhausted: " + what
 	switch at := quotaResetAt(ctx); {
@@ -284,66 +284,66 @@ func quotaVerdict(c *scanCtx, line, what string, rank int) hit {
 	case at != "":
 		reason += " (resets " + at + ")"
 	}
-	return hit{class: Policy, code: CodeQuotaExhausted, rank: rank, reason: reason, remedy: remedy}
+	return Hit{Class: Policy, Code: CodeQuotaExhausted, Rank: rank, Reason: reason, Remedy: remedy}
 }
 
-var quotaOwnMatchers = []matcher{
+var quotaOwnMatchers = []Matcher{
 	{
-		gates: []string{"uota", "imit", "dit balance", "nsufficient", "illing"},
-		re:    reQuota,
-		build: func(c *scanCtx, line string, m []string) (hit, bool) {
-			return quotaVerdict(c, line, m[0], rankAPICode), true
+		Gates: []string{"uota", "imit", "dit balance", "nsufficient", "illing"},
+		RE:    reQuota,
+		Build: func(c *ScanCtx, line string, m []string) (Hit, bool) {
+			return quotaVerdict(c, line, m[0], RankAPICode), true
 		},
 	},
 	{
 		// Google's RESOURCE_EXHAUSTED alone: "(e.g. check quota)" does not
 		// say whether a minute's or a day's quota is spent, or none exists.
-		gates: []string{"RESOURCE_EXHAUSTED", "has been exhausted", "ource exhausted"},
-		re:    reResourceExhausted,
-		build: func(c *scanCtx, line string, _ []string) (hit, bool) {
+		Gates: []string{"RESOURCE_EXHAUSTED", "has been exhausted", "ource exhausted"},
+		RE:    reResourceExhausted,
+		Build: func(c *ScanCtx, line string, _ []string) (Hit, bool) {
 			ctx := c.quotaContext(line)
 			if reQuota.MatchString(ctx) {
-				return hit{}, false // the quota's own words decide (above)
+				return Hit{}, false // the quota's own words decide (above)
 			}
 			if wait, ok := quotaWait(ctx); ok || strings.Contains(strings.ToLower(ctx), "try again later") {
 				if ok && wait >= c.quotaLimit() {
-					return hit{class: Policy, code: CodeQuotaExhausted, rank: rankAPICode, reason: "quota exhausted: RESOURCE_EXHAUSTED (resets in " + humanWait(wait) + ")", remedy: remedyQuota}, true
+					return Hit{Class: Policy, Code: CodeQuotaExhausted, Rank: RankAPICode, Reason: "quota exhausted: RESOURCE_EXHAUSTED (resets in " + humanWait(wait) + ")", Remedy: remedyQuota}, true
 				}
-				return hit{class: Transient, code: CodeRateLimited, rank: rankAPICode, retryAfter: wait, reason: "rate limit exceeded: RESOURCE_EXHAUSTED, try again later", remedy: remedyRateLimit}, true
+				return Hit{Class: Transient, Code: CodeRateLimited, Rank: RankAPICode, RetryAfter: wait, Reason: "rate limit exceeded: RESOURCE_EXHAUSTED, try again later", Remedy: RemedyRateLimit}, true
 			}
 			if !reCheckQuota.MatchString(ctx) {
-				return hit{}, false
+				return Hit{}, false
 			}
-			return hit{class: Unknown, code: CodeQuotaUnclear, rank: rankAPICode, reason: "RESOURCE_EXHAUSTED without saying which quota (per minute, per day, or none on this plan)",
-				remedy: "check the project's quotas: a per-minute limit clears by itself (add --retry-on for it), a daily one or none at all does not"}, true
+			return Hit{Class: Unknown, Code: CodeQuotaUnclear, Rank: RankAPICode, Reason: "RESOURCE_EXHAUSTED without saying which quota (per minute, per day, or none on this plan)",
+				Remedy: "check the project's quotas: a per-minute limit clears by itself (add --retry-on for it), a daily one or none at all does not"}, true
 		},
 	},
 }
 
 // apiVerdicts are the model APIs' named error types and codes.
-var apiVerdicts = map[string]hit{
-	"overloaded_error":        {class: Transient, code: CodeAPIOverloaded, rank: rankTool, reason: "the model API is overloaded", remedy: remedyOverloaded},
-	"api_error":               {class: Transient, code: CodeAPIServerError, rank: rankTool, reason: "the model API had an internal error", remedy: remedyAPIServer},
-	"server_error":            {class: Transient, code: CodeAPIServerError, rank: rankTool, reason: "the model API had an internal error", remedy: remedyAPIServer},
-	"timeout_error":           {class: Transient, code: CodeTimeout, rank: rankTool, reason: "the model API timed out", remedy: remedyAPIServer},
-	"rate_limit_error":        {class: Transient, code: CodeRateLimited, rank: rankTool, reason: "rate limit exceeded", remedy: remedyRateLimit},
-	"rate_limit_exceeded":     {class: Transient, code: CodeRateLimited, rank: rankTool, reason: "rate limit exceeded", remedy: remedyRateLimit},
-	"authentication_error":    {class: Policy, code: CodeAPIAuth, rank: rankAPICode, reason: "the API refused the credential", remedy: remedyAPIAuth},
-	"invalid_api_key":         {class: Policy, code: CodeAPIAuth, rank: rankAPICode, reason: "the API key is invalid", remedy: remedyAPIAuth},
-	"permission_error":        {class: Policy, code: CodeAPIPermission, rank: rankAPICode, reason: "the credential may not use this API or model", remedy: remedyAPIPerm},
-	"not_found_error":         {class: Structural, code: CodeAPIModelNotFound, rank: rankAPICode, reason: "the API has no such model or resource", remedy: remedyModel},
-	"model_not_found":         {class: Structural, code: CodeAPIModelNotFound, rank: rankAPICode, reason: "the model does not exist or is not available to this account", remedy: remedyModel},
-	"context_length_exceeded": {class: Structural, code: CodeAPIContextLength, rank: rankAPICode, reason: "the input exceeds the model's context window", remedy: remedyContext},
-	"request_too_large":       {class: Structural, code: CodeAPIRequestTooLarge, rank: rankAPICode, reason: "the request exceeds the API's maximum size", remedy: remedyTooLarge},
-	"invalid_request_error":   {class: Structural, code: CodeAPIInvalidRequest, rank: rankTool, reason: "the API rejected the request as invalid", remedy: remedyInvalidReq},
-	"unsupported_value":       {class: Structural, code: CodeAPIInvalidRequest, rank: rankTool, reason: "the API rejected a parameter's value", remedy: remedyInvalidReq},
-	"unsupported_parameter":   {class: Structural, code: CodeAPIInvalidRequest, rank: rankTool, reason: "the API rejected a parameter", remedy: remedyInvalidReq},
-	"invalid_value":           {class: Structural, code: CodeAPIInvalidRequest, rank: rankTool, reason: "the API rejected a parameter's value", remedy: remedyInvalidReq},
+var apiVerdicts = map[string]Hit{
+	"overloaded_error":        {Class: Transient, Code: CodeAPIOverloaded, Rank: RankTool, Reason: "the model API is overloaded", Remedy: remedyOverloaded},
+	"api_error":               {Class: Transient, Code: CodeAPIServerError, Rank: RankTool, Reason: "the model API had an internal error", Remedy: remedyAPIServer},
+	"server_error":            {Class: Transient, Code: CodeAPIServerError, Rank: RankTool, Reason: "the model API had an internal error", Remedy: remedyAPIServer},
+	"timeout_error":           {Class: Transient, Code: CodeTimeout, Rank: RankTool, Reason: "the model API timed out", Remedy: remedyAPIServer},
+	"rate_limit_error":        {Class: Transient, Code: CodeRateLimited, Rank: RankTool, Reason: "rate limit exceeded", Remedy: RemedyRateLimit},
+	"rate_limit_exceeded":     {Class: Transient, Code: CodeRateLimited, Rank: RankTool, Reason: "rate limit exceeded", Remedy: RemedyRateLimit},
+	"authentication_error":    {Class: Policy, Code: CodeAPIAuth, Rank: RankAPICode, Reason: "the API refused the credential", Remedy: remedyAPIAuth},
+	"invalid_api_key":         {Class: Policy, Code: CodeAPIAuth, Rank: RankAPICode, Reason: "the API key is invalid", Remedy: remedyAPIAuth},
+	"permission_error":        {Class: Policy, Code: CodeAPIPermission, Rank: RankAPICode, Reason: "the credential may not use this API or model", Remedy: remedyAPIPerm},
+	"not_found_error":         {Class: Structural, Code: CodeAPIModelNotFound, Rank: RankAPICode, Reason: "the API has no such model or resource", Remedy: remedyModel},
+	"model_not_found":         {Class: Structural, Code: CodeAPIModelNotFound, Rank: RankAPICode, Reason: "the model does not exist or is not available to this account", Remedy: remedyModel},
+	"context_length_exceeded": {Class: Structural, Code: CodeAPIContextLength, Rank: RankAPICode, Reason: "the input exceeds the model's context window", Remedy: remedyContext},
+	"request_too_large":       {Class: Structural, Code: CodeAPIRequestTooLarge, Rank: RankAPICode, Reason: "the request exceeds the API's maximum size", Remedy: remedyTooLarge},
+	"invalid_request_error":   {Class: Structural, Code: CodeAPIInvalidRequest, Rank: RankTool, Reason: "the API rejected the request as invalid", Remedy: remedyInvalidReq},
+	"unsupported_value":       {Class: Structural, Code: CodeAPIInvalidRequest, Rank: RankTool, Reason: "the API rejected a parameter's value", Remedy: remedyInvalidReq},
+	"unsupported_parameter":   {Class: Structural, Code: CodeAPIInvalidRequest, Rank: RankTool, Reason: "the API rejected a parameter", Remedy: remedyInvalidReq},
+	"invalid_value":           {Class: Structural, Code: CodeAPIInvalidRequest, Rank: RankTool, Reason: "the API rejected a parameter's value", Remedy: remedyInvalidReq},
 	// quotas: decided by quotaVerdict (reset, period)
-	"insufficient_quota":  {class: Policy, code: CodeQuotaExhausted, rank: rankAPICode},
-	"billing_error":       {class: Policy, code: CodeQuotaExhausted, rank: rankAPICode},
-	"usage_limit_reached": {class: Policy, code: CodeQuotaExhausted, rank: rankAPICode},
-	"usage_not_included":  {class: Policy, code: CodeQuotaExhausted, rank: rankAPICode},
+	"insufficient_quota":  {Class: Policy, Code: CodeQuotaExhausted, Rank: RankAPICode},
+	"billing_error":       {Class: Policy, Code: CodeQuotaExhausted, Rank: RankAPICode},
+	"usage_limit_reached": {Class: Policy, Code: CodeQuotaExhausted, Rank: RankAPICode},
+	"usage_not_included":  {Class: Policy, Code: CodeQuotaExhausted, Rank: RankAPICode},
 }
 
 const (
@@ -357,18 +357,18 @@ const (
 )
 
 var (
-	reAPIType = lazyRE(`\\?["'](?:type|code)\\?["']\s*:\s*\\?["']([a-z_]{6,30})\\?["']`)
-	reAPIMsg  = lazyRE(`\\?["']message\\?["']\s*:\s*\\?["']([A-Za-z][^"'\\]{0,119})`)
+	reAPIType = LazyRE(`\\?["'](?:type|code)\\?["']\s*:\s*\\?["']([a-z_]{6,30})\\?["']`)
+	reAPIMsg  = LazyRE(`\\?["']message\\?["']\s*:\s*\\?["']([A-Za-z][^"'\\]{0,119})`)
 
-	reContext     = lazyRE(`(?i)exceeds? the context window|out of room in the model's context window|maximum context length is \d+|context length exceeded|prompt is too long|exceed context limit|input is too long for requested model`)
-	reTooLarge    = lazyRE(`(?i)request exceeds the maximum size|request too large for \S+`)
-	reModelGone   = lazyRE("(?i)the model:? [`'\"]?[^\\s`'\"]*[`'\"]? does not exist|model [`'\"][^`'\"]{0,60}[`'\"] is not supported|model is not supported when using|model not found|invalid model name|unknown model\\b")
-	reAPIAuth     = lazyRE(`(?i)invalid[_ ]api[_ ]key|incorrect api key provided|invalid x-api-key|invalid bearer token|oauth (?:access )?token (?:has expired|is invalid|(?:was |has been )?revoked)|(?:missing|no) api[_ ]key\b|api_key client option must be set|could not resolve authentication method|missing bearer (?:or basic )?authentication|authentication token (?:has been invalidated|is expired)|access token could not be refreshed|refresh token (?:has expired|was already used|was revoked|is invalid)`)
-	reAPIPerm     = lazyRE(`(?i)organization has been disabled|(?:organization|account) does not have access to|insufficient permissions for this operation|organization must be verified to (?:use|stream|access)|not authorized to use this API key|(?:account|organization) (?:has been|is) (?:suspended|deactivated)`)
-	reOverloaded  = lazyRE(`(?i)\b529\b[^\n]{0,40}overloaded|(?:model|server|servers|service|engine|API) (?:is |are )?(?:currently )?overloaded|currently experiencing high demand`)
-	reAPIServer   = lazyRE(`(?i)an error occurred while processing your request\. you can retry`)
-	reAPIRate     = lazyRE(`(?i)rate limit reached for|would exceed (?:your|the) (?:[\w-]+(?:'s|’s) )?rate limit|exceeded your (?:[\w-]+ )?rate limit`)
-	reAPIRetryMsg = lazyRE(`(?i)\b(?:try again|retry) (?:in|after) (\d[\d.]*\s*[a-z]+(?:[ ,]+\d[\d.]*\s*[a-z]+)*)`)
+	reContext     = LazyRE(`(?i)exceeds? the context window|out of room in the model's context window|maximum context length is \d+|context length exceeded|prompt is too long|exceed context limit|input is too long for requested model`)
+	reTooLarge    = LazyRE(`(?i)request exceeds the maximum size|request too large for \S+`)
+	reModelGone   = LazyRE("(?i)the model:? [`'\"]?[^\\s`'\"]*[`'\"]? does not exist|model [`'\"][^`'\"]{0,60}[`'\"] is not supported|model is not supported when using|model not found|invalid model name|unknown model\\b")
+	reAPIAuth     = LazyRE(`(?i)invalid[_ ]api[_ ]key|incorrect api key provided|invalid x-api-key|invalid bearer token|oauth (?:access )?token (?:has expired|is invalid|(?:was |has been )?revoked)|(?:missing|no) api[_ ]key\b|api_key client option must be set|could not resolve authentication method|missing bearer (?:or basic )?authentication|authentication token (?:has been invalidated|is expired)|access token could not be refreshed|refresh token (?:has expired|was already used|was revoked|is invalid)`)
+	reAPIPerm     = LazyRE(`(?i)organization has been disabled|(?:organization|account) does not have access to|insufficient permissions for this operation|organization must be verified to (?:use|stream|access)|not authorized to use this API key|(?:account|organization) (?:has been|is) (?:suspended|deactivated)`)
+	reOverloaded  = LazyRE(`(?i)\b529\b[^\n]{0,40}overloaded|(?:model|server|servers|service|engine|API) (?:is |are )?(?:currently )?overloaded|currently experiencing high demand`)
+	reAPIServer   = LazyRE(`(?i)an error occurred while processing your request\. you can retry`)
+	reAPIRate     = LazyRE(`(?i)rate limit reached for|would exceed (?:your|the) (?:[\w-]+(?:'s|’s) )?rate limit|exceeded your (?:[\w-]+ )?rate limit`)
+	reAPIRetryMsg = LazyRE(`(?i)\b(?:try again|retry) (?:in|after) (\d[\d.]*\s*[a-z]+(?:[ ,]+\d[\d.]*\s*[a-z]+)*)`)
 )
 
 // apiRetryAfter returns the wait a rate-limited answer names ("Please try
@@ -384,77 +384,77 @@ func apiRetryAfter(line string) time.Duration {
 
 // rateHit is a rate limit named on line: transient, with the wait it names,
 // unless it counts per day (a quota spent for the run).
-func rateHit(c *scanCtx, line, what string, rank int) hit {
+func rateHit(c *ScanCtx, line, what string, rank int) Hit {
 	if rePeriodLong.MatchString(line) {
-		return quotaVerdict(c, line, what, rankAPICode)
+		return quotaVerdict(c, line, what, RankAPICode)
 	}
-	return hit{class: Transient, code: CodeRateLimited, rank: rank, reason: "rate limit exceeded: " + clip(what), remedy: remedyRateLimit, retryAfter: apiRetryAfter(line)}
+	return Hit{Class: Transient, Code: CodeRateLimited, Rank: rank, Reason: "rate limit exceeded: " + Clip(what), Remedy: RemedyRateLimit, RetryAfter: apiRetryAfter(line)}
 }
 
-// duringRetry lowers a transient verdict told while the client was still
+// DuringRetry lowers a transient verdict told while the client was still
 // retrying ("API Error (500 ...) · Retrying in 5 seconds… (attempt 3/10)",
 // "stream error: ...; retrying 1/5 in 208ms…"): the client's last word,
 // a 401 say, decides over it.
-func duringRetry(line string, h hit) hit {
-	if h.class == Transient && (strings.Contains(line, "Retrying in ") || strings.Contains(line, "; retrying ")) {
-		h.rank = min(h.rank, rankAftermath)
+func DuringRetry(line string, h Hit) Hit {
+	if h.Class == Transient && (strings.Contains(line, "Retrying in ") || strings.Contains(line, "; retrying ")) {
+		h.Rank = min(h.Rank, RankAftermath)
 	}
 	return h
 }
 
-var modelAPIMatchers = []matcher{
+var modelAPIMatchers = []Matcher{
 	{
 		// {"type":"error","error":{"type":"overloaded_error",...}}, OpenAI's
 		// {"type":"invalid_request_error","code":"context_length_exceeded"},
 		// litellm's Python repr {'type': ..., 'code': ...}: the most specific
 		// name on the line decides.
-		gates: []string{`"type"`, `"type\`, `type'`, `code"`, `code\`, `code'`},
-		re:    reAPIType,
-		build: func(c *scanCtx, line string, _ []string) (hit, bool) {
-			var best hit
+		Gates: []string{`"type"`, `"type\`, `type'`, `code"`, `code\`, `code'`},
+		RE:    reAPIType,
+		Build: func(c *ScanCtx, line string, _ []string) (Hit, bool) {
+			var best Hit
 			name, found := "", false
 			for _, m := range reAPIType.FindAllStringSubmatch(line, 16) {
 				v, ok := apiVerdicts[m[1]]
-				if ok && (!found || v.rank > best.rank) {
+				if ok && (!found || v.Rank > best.Rank) {
 					best, name, found = v, m[1], true
 				}
 			}
 			if !found {
-				return hit{}, false
+				return Hit{}, false
 			}
 			what := name
 			if m := reAPIMsg.FindStringSubmatch(line); m != nil {
 				what += ": " + m[1]
 			}
 			switch {
-			case best.code == CodeQuotaExhausted:
-				return quotaVerdict(c, line, what, rankAPICode), true
-			case best.code == CodeRateLimited:
-				return duringRetry(line, rateHit(c, line, what, rankTool)), true
+			case best.Code == CodeQuotaExhausted:
+				return quotaVerdict(c, line, what, RankAPICode), true
+			case best.Code == CodeRateLimited:
+				return DuringRetry(line, rateHit(c, line, what, RankTool)), true
 			}
-			best.reason += " (" + clip(what) + ")"
-			return duringRetry(line, best), true
+			best.Reason += " (" + Clip(what) + ")"
+			return DuringRetry(line, best), true
 		},
 	},
 	{
-		gates: []string{"verloaded", "xperiencing high demand"},
-		re:    reOverloaded,
-		build: func(_ *scanCtx, line string, m []string) (hit, bool) {
-			return duringRetry(line, hit{class: Transient, code: CodeAPIOverloaded, rank: rankTool, reason: "the model API is overloaded (\"" + clip(m[0]) + "\")", remedy: remedyOverloaded}), true
+		Gates: []string{"verloaded", "xperiencing high demand"},
+		RE:    reOverloaded,
+		Build: func(_ *ScanCtx, line string, m []string) (Hit, bool) {
+			return DuringRetry(line, Hit{Class: Transient, Code: CodeAPIOverloaded, Rank: RankTool, Reason: "the model API is overloaded (\"" + Clip(m[0]) + "\")", Remedy: remedyOverloaded}), true
 		},
 	},
 	{
-		gates: []string{"rror occurred while processing your request"},
-		re:    reAPIServer,
-		build: func(_ *scanCtx, line string, _ []string) (hit, bool) {
-			return duringRetry(line, hit{class: Transient, code: CodeAPIServerError, rank: rankTool, reason: "the model API failed processing the request", remedy: remedyAPIServer}), true
+		Gates: []string{"rror occurred while processing your request"},
+		RE:    reAPIServer,
+		Build: func(_ *ScanCtx, line string, _ []string) (Hit, bool) {
+			return DuringRetry(line, Hit{Class: Transient, Code: CodeAPIServerError, Rank: RankTool, Reason: "the model API failed processing the request", Remedy: remedyAPIServer}), true
 		},
 	},
 	{
-		gates: []string{"ate limit"},
-		re:    reAPIRate,
-		build: func(c *scanCtx, line string, m []string) (hit, bool) {
-			return duringRetry(line, rateHit(c, line, m[0], rankTool)), true
+		Gates: []string{"ate limit"},
+		RE:    reAPIRate,
+		Build: func(c *ScanCtx, line string, m []string) (Hit, bool) {
+			return DuringRetry(line, rateHit(c, line, m[0], RankTool)), true
 		},
 	},
 }
@@ -463,15 +463,15 @@ var modelAPIMatchers = []matcher{
 // phrase table's form (the regular expressions are above).
 var modelAPIRows = []phraseRow{
 	{gates: []string{"context window", "context length", "ontext limit", "rompt is too long", "too long for requested model"}, re: reContext.src,
-		class: Structural, code: CodeAPIContextLength, rank: rankAPICode, reason: "the input exceeds the model's context window", remedy: remedyContext, plain: true},
+		class: Structural, code: CodeAPIContextLength, rank: RankAPICode, reason: "the input exceeds the model's context window", remedy: remedyContext, plain: true},
 	{gates: []string{"xceeds the maximum size", "too large for"}, re: reTooLarge.src,
-		class: Structural, code: CodeAPIRequestTooLarge, rank: rankAPICode, reason: "the request exceeds the API's size limit", remedy: remedyTooLarge, plain: true},
+		class: Structural, code: CodeAPIRequestTooLarge, rank: RankAPICode, reason: "the request exceeds the API's size limit", remedy: remedyTooLarge, plain: true},
 	{gates: []string{"does not exist", "not supported", "odel not found", "nvalid model name", "Unknown model", "unknown model"}, re: reModelGone.src,
-		class: Structural, code: CodeAPIModelNotFound, rank: rankAPICode, reason: "unknown or unavailable model", remedy: remedyModel, plain: true},
+		class: Structural, code: CodeAPIModelNotFound, rank: RankAPICode, reason: "unknown or unavailable model", remedy: remedyModel, plain: true},
 	{gates: []string{"pi_key", "pi key", "API key", "API Key", "invalid x-api-key", "arer token", "uth token", "uthentication method", "arer or basic authentication", "uthentication token", "could not be refreshed", "fresh token"}, re: reAPIAuth.src,
-		class: Policy, code: CodeAPIAuth, rank: rankAPICode, reason: "the API credential is missing or refused", remedy: remedyAPIAuth, plain: true},
+		class: Policy, code: CodeAPIAuth, rank: RankAPICode, reason: "the API credential is missing or refused", remedy: remedyAPIAuth, plain: true},
 	{gates: []string{"has been disabled", "does not have access to", "nsufficient permissions for this operation", "verified to ", "not authorized to use this API key", "suspended", "deactivated"}, re: reAPIPerm.src,
-		class: Policy, code: CodeAPIPermission, rank: rankAPICode, reason: "the account or key may not do this", remedy: remedyAPIPerm, plain: true},
+		class: Policy, code: CodeAPIPermission, rank: RankAPICode, reason: "the account or key may not do this", remedy: remedyAPIPerm, plain: true},
 }
 
 // quotaMatchers are the shared recognisers this file holds: quotas, and

@@ -70,7 +70,7 @@ func (e *RedirectSchemeError) Error() string {
 // redirectScheme is the failure of a redirect to a scheme other than http
 // or https, outside an http step (whose own remedy names --no-follow).
 func redirectScheme(err error, scheme string) *Failure {
-	f := New(Structural, CodeRedirectScheme, fmt.Sprintf("redirected to a %s: URL, which is not followed", clip(strings.ToLower(scheme))),
+	f := New(Structural, CodeRedirectScheme, fmt.Sprintf("redirected to a %s: URL, which is not followed", Clip(strings.ToLower(scheme))),
 		"the server redirects to a scheme other than http or https, which retrywise never follows: fix the server's redirect, or request a URL that answers itself", EvidenceLine(err.Error()))
 	f.Err, f.Trace = err, Trace{URL: errorTrace(err).URL}
 	return f
@@ -94,7 +94,7 @@ func UnexpectedStatus(status int, expected string, h http.Header, body []byte) *
 	remedy := "if this status is a valid answer, list it in --expect"
 	ev := []string{"HTTP " + st}
 	if loc := headerGet(h, "Location"); loc != "" && status >= 300 {
-		ev = append(ev, evidenceLine("Location: "+loc, 0))
+		ev = append(ev, EvidenceLineAt("Location: "+loc, 0))
 		remedy = "follow the redirect (drop --no-follow), request the new location, or list the status in --expect"
 	}
 	if len(body) > 0 {
@@ -185,7 +185,7 @@ func BreakerOpen(err error, failures int, last string, left time.Duration, trial
 	remedy += "; wait for the outage to end"
 	var ev []string
 	if last != "" {
-		ev = append(ev, evidenceLine("last failure: "+last, 0))
+		ev = append(ev, EvidenceLineAt("last failure: "+last, 0))
 	}
 	f := New(Transient, CodeBreakerOpen, err.Error(), remedy, ev...)
 	f.Err, f.Trace.NotSent = err, true

@@ -83,7 +83,7 @@ func matchLine(text string, res []*regexp.Regexp) (line, re string, ok bool) {
 				continue
 			}
 			if loc := r.FindStringIndex(l); loc != nil {
-				return evidenceLine(l, loc[0]), r.String(), true
+				return EvidenceLineAt(l, loc[0]), r.String(), true
 			}
 		}
 	}

@@ -67,13 +67,13 @@ const (
 )
 
 var (
-	reProxyErrorHdr = lazyRE(`(?i)x-proxy-error:\s*(blocked-by-[a-z-]+)`)
+	reProxyErrorHdr = LazyRE(`(?i)x-proxy-error:\s*(blocked-by-[a-z-]+)`)
 	reJSONHost      = regexp.MustCompile(`"host"\s*:\s*"([^"]+)"`)
-	reAWFBudget     = lazyRE(`\b(effective_tokens_limit_exceeded|ai_credits_limit_exceeded|max_runs_exceeded|max_cache_misses_exceeded|permission_denied_limit_exceeded|model_multiplier_cap_exceeded)\b|Maximum AI credits exceeded(?: \([\d.]+ / [\d.]+\))?`)
-	reAWFBlocked    = lazyRE(`Blocked: ([^\s:]+)(?::(\d+))? \(([^)]*)\)|Firewall blocked (?:domains|access to)(?: during startup)?:?\s*"?([^"\s]*)`)
-	reCopilotWarn   = lazyRE(`(?i)blocked by firewall rules|Firewall rules blocked me`)
-	reAzureDeny     = lazyRE(`Action: Deny\b`)
-	reSinkholeAddr  = lazyRE(`(?i)(?:ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|dial tcp|connect to|connection refused|Failed to connect to)[^\n]{0,40}?(?:\b0\.0\.0\.0|\[::\]):\d+`)
+	reAWFBudget     = LazyRE(`\b(effective_tokens_limit_exceeded|ai_credits_limit_exceeded|max_runs_exceeded|max_cache_misses_exceeded|permission_denied_limit_exceeded|model_multiplier_cap_exceeded)\b|Maximum AI credits exceeded(?: \([\d.]+ / [\d.]+\))?`)
+	reAWFBlocked    = LazyRE(`Blocked: ([^\s:]+)(?::(\d+))? \(([^)]*)\)|Firewall blocked (?:domains|access to)(?: during startup)?:?\s*"?([^"\s]*)`)
+	reCopilotWarn   = LazyRE(`(?i)blocked by firewall rules|Firewall rules blocked me`)
+	reAzureDeny     = LazyRE(`Action: Deny\b`)
+	reSinkholeAddr  = LazyRE(`(?i)(?:ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|dial tcp|connect to|connection refused|Failed to connect to)[^\n]{0,40}?(?:\b0\.0\.0\.0|\[::\]):\d+`)
 	reHostInText    = regexp.MustCompile(`(?i)(?:getaddrinfo (?:ENOTFOUND|EAI_AGAIN) |resolve host:? '?|lookup |Blocked: |"host"\s*:\s*"|https?://|connect to host |dial tcp |CONNECT |tunnel to )([A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+)`)
 	reEPERM         = regexp.MustCompile(`Operation not permitted|\bEPERM\b|os error 1\b`)
 )
@@ -120,110 +120,110 @@ func hardenRunnerRemedy(host string) string {
 	return "harden-runner (egress-policy: block) sinkholes hosts not listed: add " + hostPart(host) + ":443 to its allowed-endpoints; retrying cannot succeed"
 }
 
-var sandboxMatchers = []matcher{
+var sandboxMatchers = []Matcher{
 	{
-		gates: []string{"blocked-by-"},
-		re:    reProxyErrorHdr,
-		build: func(c *scanCtx, _ string, m []string) (hit, bool) {
-			return proxyErrorHit(c.text, m[1], c.run), true
+		Gates: []string{"blocked-by-"},
+		RE:    reProxyErrorHdr,
+		Build: func(c *ScanCtx, _ string, m []string) (Hit, bool) {
+			return proxyErrorHit(c.Text, m[1], c.run), true
 		},
 	},
 	{
-		gates: []string{"CODEX_NETWORK_POLICY_DECISION", "Codex blocked this request"},
-		build: func(c *scanCtx, line string, _ []string) (hit, bool) {
+		Gates: []string{"CODEX_NETWORK_POLICY_DECISION", "Codex blocked this request"},
+		Build: func(c *ScanCtx, line string, _ []string) (Hit, bool) {
 			host := ""
 			if m := reJSONHost.FindStringSubmatch(line); m != nil {
 				host = m[1]
 			}
-			return hit{class: Policy, code: CodeSandboxDenied, rank: rankSandbox, tr: trProxy,
-				reason: "Codex's network proxy blocked " + hostPart(host), remedy: remedyCodexProxy}, true
+			return Hit{Class: Policy, Code: CodeSandboxDenied, Rank: rankSandbox, Trace: trProxy,
+				Reason: "Codex's network proxy blocked " + hostPart(host), Remedy: remedyCodexProxy}, true
 		},
 	},
 	{
-		gates: []string{"Connection blocked by network allowlist"},
-		build: func(c *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Policy, code: CodeSandboxDenied, rank: rankSandbox, tr: trProxy,
-				reason: "the sandbox's proxy (srt) blocked " + hostPart(failingHost(c.text)) + ": connection blocked by network allowlist", remedy: remedySrt}, true
+		Gates: []string{"Connection blocked by network allowlist"},
+		Build: func(c *ScanCtx, _ string, _ []string) (Hit, bool) {
+			return Hit{Class: Policy, Code: CodeSandboxDenied, Rank: rankSandbox, Trace: trProxy,
+				Reason: "the sandbox's proxy (srt) blocked " + hostPart(failingHost(c.Text)) + ": connection blocked by network allowlist", Remedy: remedySrt}, true
 		},
 	},
 	{
-		gates: []string{"host_not_allowed", "Host not in allowlist"},
-		build: func(c *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Policy, code: CodeSandboxDenied, rank: rankSandbox, tr: trProxy,
-				reason: "the agent environment's proxy blocked " + hostPart(failingHost(c.text)) + " (host not in allowlist)",
-				remedy: "the agent environment allows only listed hosts: add the host to the environment's network access allowlist (a new session picks it up); retrying cannot succeed"}, true
+		Gates: []string{"host_not_allowed", "Host not in allowlist"},
+		Build: func(c *ScanCtx, _ string, _ []string) (Hit, bool) {
+			return Hit{Class: Policy, Code: CodeSandboxDenied, Rank: rankSandbox, Trace: trProxy,
+				Reason: "the agent environment's proxy blocked " + hostPart(failingHost(c.Text)) + " (host not in allowlist)",
+				Remedy: "the agent environment allows only listed hosts: add the host to the environment's network access allowlist (a new session picks it up); retrying cannot succeed"}, true
 		},
 	},
 	{
-		gates: []string{"_limit_exceeded", "max_runs_exceeded", "max_cache_misses_exceeded", "_cap_exceeded", "Maximum AI credits exceeded"},
-		re:    reAWFBudget,
-		build: func(_ *scanCtx, _ string, m []string) (hit, bool) {
-			return hit{class: Policy, code: CodeAWFBudget, rank: rankSandbox, reason: "the run's model budget is spent (" + clip(m[0]) + ")", remedy: remedyAWFBudget}, true
+		Gates: []string{"_limit_exceeded", "max_runs_exceeded", "max_cache_misses_exceeded", "_cap_exceeded", "Maximum AI credits exceeded"},
+		RE:    reAWFBudget,
+		Build: func(_ *ScanCtx, _ string, m []string) (Hit, bool) {
+			return Hit{Class: Policy, Code: CodeAWFBudget, Rank: rankSandbox, Reason: "the run's model budget is spent (" + Clip(m[0]) + ")", Remedy: remedyAWFBudget}, true
 		},
 	},
 	{
-		gates: []string{"Blocked: ", "Firewall blocked domains", "Firewall blocked access to"},
-		re:    reAWFBlocked,
-		build: func(c *scanCtx, line string, m []string) (hit, bool) {
+		Gates: []string{"Blocked: ", "Firewall blocked domains", "Firewall blocked access to"},
+		RE:    reAWFBlocked,
+		Build: func(c *ScanCtx, line string, m []string) (Hit, bool) {
 			host := m[1] + m[4]
 			if m[1] != "" && !strings.Contains(m[3], "allowlist") && !strings.Contains(m[3], "not allowed") {
-				return hit{}, false
+				return Hit{}, false
 			}
 			if internalHost(host) {
-				return hit{class: Policy, code: CodeAWFDenied, rank: rankSandbox - 1, tr: trProxy,
-					reason: "AWF reports a blocked internal address (" + clip(host) + ")",
-					remedy: "an AWF-internal address is not a host to allow (its gateway or proxy); look for another blocked domain, or the tool's own error"}, true
+				return Hit{Class: Policy, Code: CodeAWFDenied, Rank: rankSandbox - 1, Trace: trProxy,
+					Reason: "AWF reports a blocked internal address (" + Clip(host) + ")",
+					Remedy: "an AWF-internal address is not a host to allow (its gateway or proxy); look for another blocked domain, or the tool's own error"}, true
 			}
 			if host == "" {
-				host = failingHost(c.text)
+				host = failingHost(c.Text)
 			}
-			return hit{class: Policy, code: CodeAWFDenied, rank: rankSandbox, tr: trProxy,
-				reason: "GitHub Agentic Workflows' firewall blocked " + hostPart(host), remedy: awfRemedy(host)}, true
+			return Hit{Class: Policy, Code: CodeAWFDenied, Rank: rankSandbox, Trace: trProxy,
+				Reason: "GitHub Agentic Workflows' firewall blocked " + hostPart(host), Remedy: awfRemedy(host)}, true
 		},
 	},
 	{
-		gates: []string{"blocked by firewall rules", "Firewall rules blocked me"},
-		re:    reCopilotWarn,
-		build: func(c *scanCtx, _ string, _ []string) (hit, bool) {
+		Gates: []string{"blocked by firewall rules", "Firewall rules blocked me"},
+		RE:    reCopilotWarn,
+		Build: func(c *ScanCtx, _ string, _ []string) (Hit, bool) {
 			host := ""
-			for _, l := range followingLines(c.text, min(c.lineEnd, len(c.text)), 4) {
+			for _, l := range FollowingLines(c.Text, min(c.LineEnd, len(c.Text)), 4) {
 				if f := strings.Trim(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "-")), "`"); f != "" && !strings.ContainsAny(f, " :") && strings.Contains(f, ".") {
 					host = strings.TrimSuffix(f, ".")
 					break
 				}
 			}
-			return hit{class: Policy, code: CodeCopilotFirewall, rank: rankSandbox,
-				reason: "the Copilot coding agent's firewall blocked " + hostPart(host), remedy: remedyCopilotFW}, true
+			return Hit{Class: Policy, Code: CodeCopilotFirewall, Rank: rankSandbox,
+				Reason: "the Copilot coding agent's firewall blocked " + hostPart(host), Remedy: remedyCopilotFW}, true
 		},
 	},
 	{
-		gates: []string{hardenRunnerSinkhole},
-		build: func(c *scanCtx, _ string, _ []string) (hit, bool) {
-			host := failingHost(c.text)
-			return hit{class: Policy, code: CodeHardenRunner, rank: rankSandbox,
-				reason: "harden-runner sinkholed " + hostPart(host) + " (a connection to " + hardenRunnerSinkhole + ")", remedy: hardenRunnerRemedy(host)}, true
+		Gates: []string{hardenRunnerSinkhole},
+		Build: func(c *ScanCtx, _ string, _ []string) (Hit, bool) {
+			host := failingHost(c.Text)
+			return Hit{Class: Policy, Code: CodeHardenRunner, Rank: rankSandbox,
+				Reason: "harden-runner sinkholed " + hostPart(host) + " (a connection to " + hardenRunnerSinkhole + ")", Remedy: hardenRunnerRemedy(host)}, true
 		},
 	},
 	{
 		// a remote host name that resolved to 0.0.0.0: a DNS filter's
 		// sinkhole (Pi-hole, a corporate resolver, a sandbox's DNS)
-		gates: []string{" 0.0.0.0:", "tcp 0.0.0.0:", "[::]:"},
-		re:    reSinkholeAddr,
-		build: func(c *scanCtx, line string, _ []string) (hit, bool) {
-			host := failingHost(c.text)
+		Gates: []string{" 0.0.0.0:", "tcp 0.0.0.0:", "[::]:"},
+		RE:    reSinkholeAddr,
+		Build: func(c *ScanCtx, line string, _ []string) (Hit, bool) {
+			host := failingHost(c.Text)
 			if host == "" || host == "0.0.0.0" || !strings.Contains(host, ".") || strings.HasSuffix(host, ".local") || strings.HasSuffix(host, ".internal") {
-				return hit{}, false
+				return Hit{}, false
 			}
-			return hit{class: Policy, code: CodeDNSSinkhole, rank: rankSandbox - 2,
-				reason: hostPart(host) + " resolved to 0.0.0.0: a DNS filter sinkholes it",
-				remedy: "the network's DNS filter (a sandbox, a corporate resolver, Pi-hole) blocks " + hostPart(host) + ": allow it there, or use a network that resolves it; retrying cannot succeed"}, true
+			return Hit{Class: Policy, Code: CodeDNSSinkhole, Rank: rankSandbox - 2,
+				Reason: hostPart(host) + " resolved to 0.0.0.0: a DNS filter sinkholes it",
+				Remedy: "the network's DNS filter (a sandbox, a corporate resolver, Pi-hole) blocks " + hostPart(host) + ": allow it there, or use a network that resolves it; retrying cannot succeed"}, true
 		},
 	},
 	{
-		gates: []string{"Action: Deny"},
-		re:    reAzureDeny,
-		build: func(_ *scanCtx, _ string, _ []string) (hit, bool) {
-			return hit{class: Policy, code: CodeAzureFirewall, rank: rankSandbox, tr: trProxy, reason: "Azure Firewall denied the request (Action: Deny)", remedy: remedyAzure}, true
+		Gates: []string{"Action: Deny"},
+		RE:    reAzureDeny,
+		Build: func(_ *ScanCtx, _ string, _ []string) (Hit, bool) {
+			return Hit{Class: Policy, Code: CodeAzureFirewall, Rank: rankSandbox, Trace: trProxy, Reason: "Azure Firewall denied the request (Action: Deny)", Remedy: remedyAzure}, true
 		},
 	},
 }
@@ -231,23 +231,23 @@ var sandboxMatchers = []matcher{
 // proxyErrorHit is the verdict on an X-Proxy-Error: blocked-by-* answer,
 // srt's or Codex's (the same header): the body or the environment tells
 // which.
-func proxyErrorHit(text, value string, ro runOpts) hit {
-	h := hit{class: Policy, code: CodeSandboxDenied, rank: rankSandbox, tr: trProxy}
+func proxyErrorHit(text, value string, ro runOpts) Hit {
+	h := Hit{Class: Policy, Code: CodeSandboxDenied, Rank: rankSandbox, Trace: trProxy}
 	host := failingHost(text)
 	if m := reJSONHost.FindStringSubmatch(text); m != nil {
 		host = m[1]
 	}
 	switch {
 	case strings.Contains(text, "CODEX_NETWORK_POLICY_DECISION") || strings.Contains(text, "Codex blocked") || ro.env["CODEX_SANDBOX"] != "" || ro.env["CODEX_SANDBOX_NETWORK_DISABLED"] != "":
-		h.reason, h.remedy = "Codex's network proxy refused "+hostPart(host)+" ("+value+")", remedyCodexProxy
+		h.Reason, h.Remedy = "Codex's network proxy refused "+hostPart(host)+" ("+value+")", remedyCodexProxy
 	case strings.Contains(text, "network allowlist") || ro.env["SANDBOX_RUNTIME"] == "1":
-		h.reason, h.remedy = "the sandbox's proxy (srt) refused "+hostPart(host)+" ("+value+")", remedySrt
+		h.Reason, h.Remedy = "the sandbox's proxy (srt) refused "+hostPart(host)+" ("+value+")", remedySrt
 	default:
-		h.reason = "the sandbox's proxy refused " + hostPart(host) + " (" + value + ")"
-		h.remedy = "the agent sandbox's proxy allows only listed hosts: add the host to its allowlist (Claude Code: sandbox.network.allowedDomains; Codex: allowed_domains under [network_proxy.policy]); retrying cannot succeed"
+		h.Reason = "the sandbox's proxy refused " + hostPart(host) + " (" + value + ")"
+		h.Remedy = "the agent sandbox's proxy allows only listed hosts: add the host to its allowlist (Claude Code: sandbox.network.allowedDomains; Codex: allowed_domains under [network_proxy.policy]); retrying cannot succeed"
 	}
 	if value == "blocked-by-method-policy" {
-		h.reason += ": the method is not allowed in this mode"
+		h.Reason += ": the method is not allowed in this mode"
 	}
 	return h
 }
@@ -258,7 +258,7 @@ func proxyErrorHit(text, value string, ro runOpts) hit {
 func sandboxHeader(h http.Header, body string, ro runOpts) *Failure {
 	if v := strings.ToLower(strings.TrimSpace(headerGet(h, "X-Proxy-Error"))); strings.HasPrefix(v, "blocked-by-") {
 		x := proxyErrorHit(body, v, ro)
-		f := New(x.class, x.code, x.reason, x.remedy, headerEvidence("X-Proxy-Error", v))
+		f := New(x.Class, x.Code, x.Reason, x.Remedy, headerEvidence("X-Proxy-Error", v))
 		f.Trace.Proxy = true
 		return f
 	}
@@ -274,8 +274,8 @@ var networkCodes = map[Code]bool{
 // failure under Copilot's agent firewall for a host it does not allow, any
 // network failure in Codex's network-less sandbox, a proxy denial under
 // AWF or srt (named with its own remedy).
-func (c *scanCtx) sandboxVerdict(f *Failure) *Failure {
-	return envVerdict(f, c.text, c.run)
+func (c *ScanCtx) sandboxVerdict(f *Failure) *Failure {
+	return envVerdict(f, c.Text, c.run)
 }
 
 func envVerdict(f *Failure, text string, ro runOpts) *Failure {

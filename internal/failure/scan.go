@@ -16,10 +16,10 @@ import (
 // with megabytes of progress lines therefore costs a few substring searches.
 
 const (
-	// maxWindow bounds how far the scanner looks for a line's ends around a
+	// MaxWindow bounds how far the scanner looks for a line's ends around a
 	// gate; a longer line is cut into windows so that no regexp ever runs over
 	// more than 2*maxWindow bytes.
-	maxWindow = 512
+	MaxWindow = 512
 	// maxEvidenceLen is the longest evidence line, in bytes; longer lines are
 	// cut to a window around the match (a substring of the input, with
 	// redact.Cut where it was cut).
@@ -40,62 +40,62 @@ const (
 // "remote end hung up" that follows it; an explicit HTTP status beats both the
 // transport noise around it and a status merely mentioned in free text.
 const (
-	rankMention   = 20  // a frame without a recognised message
-	rankStatusTxt = 30  // a status mentioned in free text: "403 Forbidden"
-	rankAftermath = 40  // consequences: hung up, early EOF, sideband disconnect
+	RankMention   = 20  // a frame without a recognised message
+	RankStatusTxt = 30  // a status mentioned in free text: "403 Forbidden"
+	RankAftermath = 40  // consequences: hung up, early EOF, sideband disconnect
 	rankExitCode  = 45  // the process exit status alone
-	rankCurlCode  = 50  // "curl: (N) <unrecognised message>"
-	rankTransport = 60  // timeouts, resets, DNS, TLS receive errors
+	RankCurlCode  = 50  // "curl: (N) <unrecognised message>"
+	RankTransport = 60  // timeouts, resets, DNS, TLS receive errors
 	rankGoPhrase  = 70  // Go's bare CONNECT reason phrase
-	rankStatus    = 80  // an explicit status from the client: "returned error: 403"
+	RankStatus    = 80  // an explicit status from the client: "returned error: 403"
 	rankConfig    = 85  // certificates, TLS negotiation, proxy CONNECT answers
-	rankRateLimit = 90  // rate limits, Squid error pages
+	RankRateLimit = 90  // rate limits, Squid error pages
 	rankHint      = 95  // git's "Updates were rejected because ..." hints
-	rankRefusal   = 100 // identity/ACL refusals, rejections, size limits, absence
+	RankRefusal   = 100 // identity/ACL refusals, rejections, size limits, absence
 	rankRule      = 110 // GitHub's GHnnn rule codes
 )
 
-// hit is one matcher's verdict on one line.
-type hit struct {
-	class      Class
-	code       Code
-	rank       int
-	tr         traceBits // what the line says about the way to the server
-	reason     string
-	remedy     string
-	retryAfter time.Duration
-	extra      []string // further evidence lines (GH013 rules), substrings of the text
+// Hit is one matcher's verdict on one line.
+type Hit struct {
+	Class      Class
+	Code       Code
+	Rank       int
+	Trace      TraceBits // what the line says about the way to the server
+	Reason     string
+	Remedy     string
+	RetryAfter time.Duration
+	Extra      []string // further evidence lines (GH013 rules), substrings of the text
 	line       string   // the evidence line, filled in by the scanner
 	pos        int      // offset of the line in the text
 	synthetic  bool     // not from a line of the text (the exit status)
 }
 
-// matcher recognises one kind of failure on a line.
-type matcher struct {
-	// gates are literal substrings; a line is only examined when it holds one.
+// Matcher recognises one kind of failure on a line.
+type Matcher struct {
+	// Gates are literal substrings; a line is only examined when it holds one.
 	// Every match of re must contain one of them.
-	gates []string
-	// re, when set, must match the line; its submatches go to build.
-	re *lazyRegexp
-	// frame matchers wrap a message (curl's "(N) msg", git's "unable to access
+	Gates []string
+	// RE, when set, must match the line; its submatches go to Build.
+	RE *LazyRegexp
+	// Frame matchers wrap a message (curl's "(N) msg", git's "unable to access
 	// 'url': msg") and classify the message with the other matchers.
-	frame bool
+	Frame bool
 	// cut starts the evidence at the match (curl's message after a progress meter).
 	cut bool
-	// build makes the verdict; ok=false drops the match.
-	build func(c *scanCtx, line string, m []string) (h hit, ok bool)
+	// Build makes the verdict; ok=false drops the match.
+	Build func(c *ScanCtx, line string, m []string) (h Hit, ok bool)
 }
 
-// scanCtx is the state of one classification.
-type scanCtx struct {
-	text       string
-	tool       Tool // the tool the text comes from (detected for auto)
+// ScanCtx is the state of one classification.
+type ScanCtx struct {
+	Text       string
+	Tool       Tool // the tool the text comes from (detected for auto)
 	method     string
 	methodDone bool
-	lineEnd    int // end offset in text of the line being examined
-	ms         []matcher
+	LineEnd    int // end offset in text of the line being examined
+	ms         []Matcher
 	keys       *keyIndex
-	facts      facts   // for the trace, filled in by the matchers
+	Facts      facts   // for the trace, filled in by the matchers
 	run        runOpts // the step's environment and the run's max elapsed
 	inFrame    bool    // classifying a message a frame wraps (curl's, git's)
 	answer     bool    // the body of an HTTP answer whose status is known
@@ -105,7 +105,7 @@ type scanCtx struct {
 
 // quotaLimit is the longest reset a quota recogniser waits for: the run's
 // max elapsed when the caller gave it, else maxQuotaWait.
-func (c *scanCtx) quotaLimit() time.Duration {
+func (c *ScanCtx) quotaLimit() time.Duration {
 	if c.run.maxElapsed > 0 {
 		return c.run.maxElapsed
 	}
@@ -113,27 +113,27 @@ func (c *scanCtx) quotaLimit() time.Duration {
 }
 
 // waitLimit is the longest wait the run can make: its max elapsed.
-func (c *scanCtx) waitLimit() time.Duration {
+func (c *ScanCtx) waitLimit() time.Duration {
 	if c.run.maxElapsed > 0 {
 		return c.run.maxElapsed
 	}
 	return DefaultMaxElapsed
 }
 
-// lookupMethod returns the HTTP method, inferring it from the text when the
+// LookupMethod returns the HTTP method, inferring it from the text when the
 // caller did not know it; "" means a lookup (GET).
-func (c *scanCtx) lookupMethod() string {
+func (c *ScanCtx) LookupMethod() string {
 	if !c.methodDone {
 		c.methodDone = true
 		if c.method == "" {
-			c.method = inferMethod(c.text)
+			c.method = inferMethod(c.Text)
 		}
 	}
 	return c.method
 }
 
-// phrase classifies a message wrapped by a frame with the non-frame matchers.
-func (c *scanCtx) phrase(msg string) (hit, bool) {
+// Phrase classifies a message wrapped by a frame with the non-frame matchers.
+func (c *ScanCtx) Phrase(msg string) (Hit, bool) {
 	c.inFrame = true
 	defer func() { c.inFrame = false }()
 	h, _, ok := c.bestOnLine(msg, false)
@@ -142,21 +142,21 @@ func (c *scanCtx) phrase(msg string) (hit, bool) {
 
 // bestOnLine runs the gated matchers over one line and returns the best hit
 // and the offset of its match in the line.
-func (c *scanCtx) bestOnLine(line string, frames bool) (hit, int, bool) {
-	var best hit
+func (c *ScanCtx) bestOnLine(line string, frames bool) (Hit, int, bool) {
+	var best Hit
 	bestAt, bestCut, found := 0, false, false
 	for i := range c.ms {
 		m := &c.ms[i]
-		if m.frame && !frames {
+		if m.Frame && !frames {
 			continue
 		}
-		at := gateIndex(line, m.gates)
+		at := gateIndex(line, m.Gates)
 		if at < 0 {
 			continue
 		}
 		var sub []string
-		if m.re != nil {
-			idx := m.re.FindStringSubmatchIndex(line)
+		if m.RE != nil {
+			idx := m.RE.FindStringSubmatchIndex(line)
 			if idx == nil {
 				continue
 			}
@@ -168,11 +168,11 @@ func (c *scanCtx) bestOnLine(line string, frames bool) (hit, int, bool) {
 				}
 			}
 		}
-		h, ok := m.build(c, line, sub)
+		h, ok := m.Build(c, line, sub)
 		if !ok {
 			continue
 		}
-		if !found || better(h, best) {
+		if !found || Better(h, best) {
 			best, bestAt, bestCut, found = h, at, m.cut, true
 		}
 	}
@@ -182,13 +182,13 @@ func (c *scanCtx) bestOnLine(line string, frames bool) (hit, int, bool) {
 	return best, bestAt, found
 }
 
-// better reports whether a beats b: higher rank, and at equal rank a stop
+// Better reports whether a beats b: higher rank, and at equal rank a stop
 // class beats a transient one (a wasted retry is the worst mistake).
-func better(a, b hit) bool {
-	if a.rank != b.rank {
-		return a.rank > b.rank
+func Better(a, b Hit) bool {
+	if a.Rank != b.Rank {
+		return a.Rank > b.Rank
 	}
-	return a.class != Transient && b.class == Transient
+	return a.Class != Transient && b.Class == Transient
 }
 
 func gateIndex(line string, gates []string) int {
@@ -209,12 +209,12 @@ var scans atomic.Uint64
 func Scans() uint64 { return scans.Load() }
 
 // scan returns the hits of all candidate lines, in text order.
-func (c *scanCtx) scan() []hit {
+func (c *ScanCtx) scan() []Hit {
 	scans.Add(1)
-	var hits []hit
-	for _, sp := range candidateLines(c.text, c.keys) {
-		line := c.text[sp.start:sp.end]
-		c.lineEnd = sp.end
+	var hits []Hit
+	for _, sp := range candidateLines(c.Text, c.keys) {
+		line := c.Text[sp.start:sp.end]
+		c.LineEnd = sp.end
 		h, at, ok := c.bestOnLine(line, true)
 		if !ok {
 			continue
@@ -225,12 +225,12 @@ func (c *scanCtx) scan() []hit {
 			line = line[at:]
 			at = 0
 		}
-		if h.tr&trNet != 0 && mentionsProxy(line) {
-			h.tr |= trProxy
+		if h.Trace&TrNet != 0 && mentionsProxy(line) {
+			h.Trace |= trProxy
 		}
 		// A window of a huge line was cut out of it.
-		cutBefore := !startedAtMatch && sp.start > 0 && !isLineEnd(c.text[sp.start-1])
-		cutAfter := sp.end < len(c.text) && !isLineEnd(c.text[sp.end])
+		cutBefore := !startedAtMatch && sp.start > 0 && !isLineEnd(c.Text[sp.start-1])
+		cutAfter := sp.end < len(c.Text) && !isLineEnd(c.Text[sp.end])
 		h.line = evidenceCut(line, at, cutBefore, cutAfter)
 		h.pos = sp.start
 		hits = append(hits, h)
@@ -318,8 +318,8 @@ func candidateLines(text string, x *keyIndex) []span {
 // aligned on a grid, so that every gate in the same stretch of a huge line
 // lands in the same window (and the window is examined once).
 func lineSpan(text string, a, b int) span {
-	const half = maxWindow / 2
-	lo := max(0, a-maxWindow)
+	const half = MaxWindow / 2
+	lo := max(0, a-MaxWindow)
 	s := lo
 	if i := strings.LastIndexAny(text[lo:a], "\r\n"); i >= 0 {
 		s = lo + i + 1
@@ -329,7 +329,7 @@ func lineSpan(text string, a, b int) span {
 			s++
 		}
 	}
-	hi := min(len(text), s+2*maxWindow, max(b, a-a%half+maxWindow+half))
+	hi := min(len(text), s+2*MaxWindow, max(b, a-a%half+MaxWindow+half))
 	e := hi
 	if i := strings.IndexAny(text[b:max(b, hi)], "\r\n"); i >= 0 {
 		e = b + i
@@ -342,8 +342,8 @@ func lineSpan(text string, a, b int) span {
 	return span{s, e}
 }
 
-// followingLines returns up to n lines of text after offset from.
-func followingLines(text string, from, n int) []string {
+// FollowingLines returns up to n lines of text after offset from.
+func FollowingLines(text string, from, n int) []string {
 	var out []string
 	rest := text[from:]
 	for len(out) < n && len(rest) > 0 {
@@ -355,7 +355,7 @@ func followingLines(text string, from, n int) []string {
 		if i < 0 {
 			i = len(rest)
 		}
-		if i > maxWindow {
+		if i > MaxWindow {
 			break
 		}
 		out = append(out, rest[:i])
@@ -364,8 +364,8 @@ func followingLines(text string, from, n int) []string {
 	return out
 }
 
-// evidenceLine trims a line and cuts it to maxEvidenceLen around offset at.
-func evidenceLine(line string, at int) string { return evidenceCut(line, at, false, false) }
+// EvidenceLineAt trims a line and cuts it to maxEvidenceLen around offset at.
+func EvidenceLineAt(line string, at int) string { return evidenceCut(line, at, false, false) }
 
 // evidenceCut is evidenceLine of a line that may itself be cut out of a
 // longer one: before and after tell whether it was cut at its start and at
@@ -426,14 +426,14 @@ func lastLine(text string) string {
 	t := strings.TrimRight(text, " \t\r\n\v\f\x00")
 	i := strings.LastIndexAny(t, "\r\n")
 	line := t[i+1:]
-	return evidenceLine(line, len(line))
+	return EvidenceLineAt(line, len(line))
 }
 
 // bestHit returns the index of the most decisive hit; -1 when there is none.
-func bestHit(hits []hit) int {
+func bestHit(hits []Hit) int {
 	best := -1
 	for i := range hits {
-		if best < 0 || better(hits[i], hits[best]) {
+		if best < 0 || Better(hits[i], hits[best]) {
 			best = i
 		}
 	}
@@ -443,14 +443,14 @@ func bestHit(hits []hit) int {
 // resolve picks the most decisive hit and gathers the evidence that agrees
 // with it: its own lines first, then other lines of the same class in order.
 // The failure's trace comes from the same hits.
-func (c *scanCtx) resolve(hits []hit) (*Failure, bool) {
+func (c *ScanCtx) resolve(hits []Hit) (*Failure, bool) {
 	best := bestHit(hits)
 	if best < 0 {
 		return nil, false
 	}
 	b := hits[best]
-	f := &Failure{Class: b.class, Code: b.code, Reason: b.reason, Remedy: b.remedy, RetryAfter: b.retryAfter,
-		Trace: traceOf(hits, b, c.facts)}
+	f := &Failure{Class: b.Class, Code: b.Code, Reason: b.Reason, Remedy: b.Remedy, RetryAfter: b.RetryAfter,
+		Trace: traceOf(hits, b, c.Facts)}
 	add := func(s string) {
 		if s == "" || len(f.Evidence) >= maxEvidenceLines {
 			return
@@ -463,19 +463,19 @@ func (c *scanCtx) resolve(hits []hit) (*Failure, bool) {
 		f.Evidence = append(f.Evidence, s)
 	}
 	add(b.line)
-	for _, e := range b.extra {
+	for _, e := range b.Extra {
 		add(e)
 	}
 	for i, h := range hits {
-		if i == best || h.class != b.class || h.synthetic {
+		if i == best || h.Class != b.Class || h.synthetic {
 			continue
 		}
 		add(h.line)
-		for _, e := range h.extra {
+		for _, e := range h.Extra {
 			add(e)
 		}
-		if b.class == Transient && h.retryAfter > f.RetryAfter {
-			f.RetryAfter = h.retryAfter
+		if b.Class == Transient && h.RetryAfter > f.RetryAfter {
+			f.RetryAfter = h.RetryAfter
 		}
 	}
 	if f.Class != Transient {
@@ -486,10 +486,10 @@ func (c *scanCtx) resolve(hits []hit) (*Failure, bool) {
 
 // collectGates returns the distinct gates of the matchers, dropping any gate
 // that contains another (the shorter one already finds its lines).
-func collectGates(ms []matcher) []string {
+func collectGates(ms []Matcher) []string {
 	var all []string
 	for _, m := range ms {
-		all = append(all, m.gates...)
+		all = append(all, m.Gates...)
 	}
 	sort.Slice(all, func(i, j int) bool { return len(all[i]) < len(all[j]) })
 	var keys []string
@@ -505,9 +505,9 @@ next:
 	return keys
 }
 
-// clip shortens a value quoted from the input into a reason or remedy, with
+// Clip shortens a value quoted from the input into a reason or remedy, with
 // the one cut (redact.Clip), and keeps it on one line.
-func clip(s string) string {
+func Clip(s string) string {
 	s = strings.TrimSpace(strings.Map(func(r rune) rune {
 		if r == '\r' || r == '\n' {
 			return ' '
@@ -517,8 +517,8 @@ func clip(s string) string {
 	return redact.Clip(s, maxName)
 }
 
-// hostOf returns the host of a URL or scp-like git address, or s itself.
-func hostOf(s string) string {
+// HostOf returns the host of a URL or scp-like git address, or s itself.
+func HostOf(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.Index(s, "://"); i >= 0 {
 		s = s[i+3:]
@@ -534,11 +534,11 @@ func hostOf(s string) string {
 	if s == "" {
 		return "the host"
 	}
-	return clip(s)
+	return Clip(s)
 }
 
-// atoi parses a small non-negative decimal number; -1 when it is not one.
-func atoi(s string) int {
+// Atoi parses a small non-negative decimal number; -1 when it is not one.
+func Atoi(s string) int {
 	if s == "" || len(s) > 9 {
 		return -1
 	}

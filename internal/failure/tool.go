@@ -11,10 +11,10 @@ func ToolOf(program string) Tool {
 	case "curl":
 		return ToolCurl
 	}
-	for _, f := range families {
-		for _, n := range f.names {
+	for _, f := range registered() {
+		for _, n := range f.Names {
 			if n == name {
-				return f.tool
+				return f.Tool
 			}
 		}
 	}

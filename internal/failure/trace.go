@@ -64,49 +64,49 @@ type LiveTrace struct {
 	Canary LiveProbe `json:"canary,omitzero"`
 }
 
-// traceBits are what one recognised line says about the way to the server.
-type traceBits uint8
+// TraceBits are what one recognised line says about the way to the server.
+type TraceBits uint8
 
 const (
-	// trNet: the line tells of a failure on the way to the server.
-	trNet traceBits = 1 << iota
+	// TrNet: the line tells of a failure on the way to the server.
+	TrNet TraceBits = 1 << iota
 	// trProxy: the line names a proxy on that way.
 	trProxy
-	// trNotSent: the line proves the request never reached the server.
-	trNotSent
+	// TrNotSent: the line proves the request never reached the server.
+	TrNotSent
 )
 
 // facts are the values a scan collects for the trace, last one wins.
 type facts struct {
-	url           string
+	URL           string
 	tunnel        string
-	status        int
+	Status        int
 	connectStatus int
 }
 
 // traceOf derives the trace of a text classification from its decisive hit
 // and the facts the scan collected.
-func traceOf(hits []hit, best hit, fa facts) Trace {
-	t := Trace{URL: redact.URL(fa.url), Tunnel: fa.tunnel, Status: fa.status, ConnectStatus: fa.connectStatus}
-	t.Network = best.tr&trNet != 0 || fa.connectStatus != 0
+func traceOf(hits []Hit, best Hit, fa facts) Trace {
+	t := Trace{URL: redact.URL(fa.URL), Tunnel: fa.tunnel, Status: fa.Status, ConnectStatus: fa.connectStatus}
+	t.Network = best.Trace&TrNet != 0 || fa.connectStatus != 0
 	if !t.Network {
 		t.ConnectStatus = 0
 	}
-	t.NotSent = t.Network && best.tr&trNotSent != 0
+	t.NotSent = t.Network && best.Trace&TrNotSent != 0
 	noCreds := false
 	for _, h := range hits {
-		if t.Network && h.tr&(trNet|trProxy) == trNet|trProxy {
+		if t.Network && h.Trace&(TrNet|trProxy) == TrNet|trProxy {
 			t.Proxy = true
 		}
-		switch h.code {
+		switch h.Code {
 		case CodeGitNoCredentials, CodeDockerNoCredentials, CodeNPMNeedAuth, CodeGeminiAuthMissing, CodeAiderAPIKeyMissing:
 			// nothing was given to refuse
 			noCreds = true
 		}
 	}
-	t.Proxy = t.Proxy || (t.Network && best.tr&trProxy != 0) || fa.connectStatus != 0
+	t.Proxy = t.Proxy || (t.Network && best.Trace&trProxy != 0) || fa.connectStatus != 0
 	// a spent quota is not a refusal of the credentials
-	t.AuthRefused = best.class == Policy && best.tr&trProxy == 0 && !t.Proxy && !noCreds && best.code != CodeQuotaExhausted
+	t.AuthRefused = best.Class == Policy && best.Trace&trProxy == 0 && !t.Proxy && !noCreds && best.Code != CodeQuotaExhausted
 	return t
 }
 
