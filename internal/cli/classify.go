@@ -66,11 +66,12 @@ func parseClassify(f *factory, args []string) (*classifyOptions, int, bool) {
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the explanation")
 	rulesFile := fs.String("rules", "", "a YAML `FILE` of team rules; the first that matches decides, before the built-in recognisers")
 	command := fs.String("command", "", "the `NAME` of the command that printed the text, which a team rule's tool: may name")
-	if code, done := f.parse(fs, args); done {
+	pos, code, done := f.parse(fs, args)
+	if done {
 		return nil, code, true
 	}
-	if fs.NArg() > 0 {
-		return nil, f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q: the failure text comes on stdin", fs.Arg(0))), true
+	if len(pos) > 0 {
+		return nil, f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q: the failure text comes on stdin", pos[0])), true
 	}
 	t, err := failure.ParseTool(*tool)
 	if err != nil {

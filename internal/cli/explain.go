@@ -56,16 +56,17 @@ func parseExplain(f *factory, args []string) (*explainOptions, int, bool) {
 	o := &explainOptions{f: f}
 	fs.StringVar(&o.reportPath, "report", "", "also write the report as JSON to `FILE` (docs/report.schema.json, kind explain)")
 	fs.StringVar(&o.summaryPath, "summary", "", "also write the report as Markdown to `FILE`")
-	if code, done := f.parse(fs, args); done {
+	pos, code, done := f.parse(fs, args)
+	if done {
 		return nil, code, true
 	}
 	switch {
-	case fs.NArg() > 1:
-		return nil, f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q: explain takes one run URL", fs.Arg(1))), true
-	case fs.NArg() == 1 && (*repo != "" || *runID != 0):
+	case len(pos) > 1:
+		return nil, f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q: explain takes one run URL", pos[1])), true
+	case len(pos) == 1 && (*repo != "" || *runID != 0):
 		return nil, f.fail(exitcode.Usage, "give a run URL or --repo and --run, not both"), true
-	case fs.NArg() == 1:
-		t, err := explain.ParseURL(fs.Arg(0))
+	case len(pos) == 1:
+		t, err := explain.ParseURL(pos[0])
 		if err != nil {
 			return nil, f.fail(exitcode.Usage, err.Error()), true
 		}

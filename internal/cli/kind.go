@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 
 	"github.com/retrywise/retrywise/internal/exitcode"
@@ -21,18 +20,11 @@ func parseKind(ctx context.Context, f *factory, k *step.Kind, args []string) (*s
 	c := k.New()
 	fields := c.Fields()
 	step.Flags(fs, fields)
-	var pos []string
-	if k.Interspersed {
-		var code int
-		var done bool
-		if pos, code, done = f.parseInterspersed(fs, args); done {
-			return nil, code, true
-		}
-	} else {
-		if code, done := f.parse(fs, args); done {
-			return nil, code, true
-		}
-		pos = fs.Args()
+	// A child's arguments are never retrywise's flags: exec's command
+	// and push's git arguments start at "--" or at the first argument.
+	pos, code, done := f.parseUntil(fs, args, k == step.ExecKind || k == step.PushKind)
+	if done {
+		return nil, code, true
 	}
 	if msg := setArgs(k, fields, pos); msg != "" {
 		return nil, f.fail(exitcode.Usage, msg), true
@@ -105,24 +97,5 @@ func stepCommand(k *step.Kind) func(context.Context, *factory, []string) int {
 			return code
 		}
 		return runKind(ctx, f, p)
-	}
-}
-
-// parseInterspersed parses flags that may come before or after the
-// positional arguments (as curl allows); "--" ends the flags.
-func (f *factory) parseInterspersed(fs *flag.FlagSet, args []string) (pos []string, code int, done bool) {
-	for {
-		if code, done := f.parse(fs, args); done {
-			return nil, code, true
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, 0, false
-		}
-		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			return append(pos, rest...), 0, false
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
 	}
 }

@@ -51,11 +51,12 @@ func runValidate(ctx context.Context, f *factory, args []string) int {
 	config := fs.String("config", "", "the job `FILE`; empty means .github/retrywise.yml, then retrywise.yml")
 	format := fs.String("format", "text", "how errors are printed: text (FILE:LINE:COL: message) or json (one JSON array on stdout)")
 	workflow := fs.String("workflow", "", "check the steps of this workflow `FILE` that use the retrywise action instead: input names, one mode, the config: job file")
-	if code, done := f.parse(fs, args); done {
+	pos, code, done := f.parse(fs, args)
+	if done {
 		return code
 	}
-	if fs.NArg() > 0 {
-		return f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", fs.Arg(0)))
+	if len(pos) > 0 {
+		return f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", pos[0]))
 	}
 	if *format != "text" && *format != "json" {
 		return f.fail(exitcode.Usage, fmt.Sprintf("invalid --format %q: want text or json", *format))
@@ -137,11 +138,12 @@ func runRun(ctx context.Context, f *factory, args []string) int {
 	fs := newFlagSet("run", runSynopsis)
 	var o runOptions
 	defineRunFlags(fs, &o)
-	if code, done := f.parse(fs, args); done {
+	pos, code, done := f.parse(fs, args)
+	if done {
 		return code
 	}
-	if fs.NArg() > 0 {
-		return f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", fs.Arg(0)))
+	if len(pos) > 0 {
+		return f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", pos[0]))
 	}
 	l, code, ok := f.loadValid(ctx, o.config)
 	if !ok {

@@ -54,14 +54,15 @@ func runSchedule(ctx context.Context, f *factory, args []string) int {
 	fs.BoolVar(&o.once, "once", false, "run the jobs that fell due since their last recorded run, once, and exit")
 	fs.StringVar(&o.job, "job", "", "with --once, run this job (`NAME`) now, whatever its cron")
 	fs.DurationVar(&o.lockWait, "lock-wait", schedule.DefaultLockWait, fmt.Sprintf("with --once --job, how long to wait for the history's lock another scheduler holds, then exit 75; 0 means do not wait; at most %s", schedule.MaxLockWait))
-	if code, done := f.parse(fs, args); done {
+	pos, code, done := f.parse(fs, args)
+	if done {
 		return code
 	}
 	lockWaitSet := false
 	fs.Visit(func(fl *flag.Flag) { lockWaitSet = lockWaitSet || fl.Name == "lock-wait" })
 	switch {
-	case fs.NArg() > 0:
-		return f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", fs.Arg(0)))
+	case len(pos) > 0:
+		return f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", pos[0]))
 	case o.job != "" && !o.once:
 		return f.fail(exitcode.Usage, "--job needs --once: the scheduler runs every job on its cron")
 	case o.keep < 1:
