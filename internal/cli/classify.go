@@ -95,7 +95,7 @@ func runClassify(ctx context.Context, opts *classifyOptions) int {
 	if opts.rulesFile != "" {
 		rs, err := failure.LoadTeamRules(ctx, opts.rulesFile)
 		if ctx.Err() != nil {
-			return f.fail(exitForCause(ctx), "cancelled while reading --rules: "+err.Error())
+			return f.fail(exitcode.ForCause(ctx), "cancelled while reading --rules: "+err.Error())
 		}
 		if err != nil {
 			return f.fail(exitcode.Usage, "invalid --rules:\n  "+strings.ReplaceAll(err.Error(), "\n", "\n  "))
@@ -110,7 +110,7 @@ func runClassify(ctx context.Context, opts *classifyOptions) int {
 		return err
 	})
 	if ctx.Err() != nil {
-		return f.fail(exitForCause(ctx), "cancelled while reading stdin: "+context.Cause(ctx).Error())
+		return f.fail(exitcode.ForCause(ctx), "cancelled while reading stdin: "+context.Cause(ctx).Error())
 	}
 	if err != nil {
 		return f.fail(exitcode.Usage, "cannot read stdin: "+err.Error())
@@ -122,7 +122,7 @@ func runClassify(ctx context.Context, opts *classifyOptions) int {
 	in.Text, in.Ctx = text, ctx
 	fl := failure.Classify(in)
 	if ctx.Err() != nil {
-		return f.fail(exitForCause(ctx), "cancelled while classifying: "+context.Cause(ctx).Error())
+		return f.fail(exitcode.ForCause(ctx), "cancelled while classifying: "+context.Cause(ctx).Error())
 	}
 	red := f.redactor()
 	out := Classification{Class: fl.Class.String(), Code: string(fl.Code), Decision: string(fl.Class.Decision()), Reason: red.String(fl.Reason), Remedy: red.String(fl.Remedy), Evidence: []string{}, Rule: fl.Rule}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/retrywise/retrywise/internal/app"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/step"
 )
@@ -32,7 +33,7 @@ func parseKind(ctx context.Context, f *factory, k *step.Kind, args []string) (*s
 	p, err := step.Prepare(ctx, k, c)
 	if err != nil && ctx.Err() != nil {
 		// A file a setting names (--rules) waited: a FIFO no one writes.
-		return nil, f.fail(exitForCause(ctx), step.FieldErrors(err)[0].Render(step.FlagName)), true
+		return nil, f.fail(exitcode.ForCause(ctx), step.FieldErrors(err)[0].Render(step.FlagName)), true
 	}
 	if err != nil {
 		return nil, f.fail(exitcode.Usage, step.FieldErrors(err)[0].Render(step.FlagName)), true
@@ -73,18 +74,18 @@ func runKind(ctx context.Context, f *factory, p *step.Prepared) int {
 		return f.failOpen(ctx, err)
 	}
 	defer o.close()
-	svc := f.services()
+	opts := app.StepOptions{Step: p, IO: o.stepIO(f)}
 	var wf *workflowFiles
 	if p.Kind == step.ExecKind {
 		if wf, err = f.workflowFiles(ctx, o.red, o.stderr); err != nil {
 			return o.fail(exitcode.Config, err.Error())
 		}
-		svc.FileCommands = wf.forwarder()
+		opts.FileCommands = wf.forwarder()
 	}
-	rep, serr := p.RunStep(ctx, svc, o.stepIO(f))
+	rep, code, err := f.application().RunStep(ctx, opts)
 	wf.writeSummary()
-	if serr != nil {
-		return wf.exit(o.fail(serr.Code, serr.Msg))
+	if err != nil {
+		return wf.exit(o.fail(code, err.Error()))
 	}
 	return wf.exit(o.finish(ctx, rep, f.clock.Now()))
 }

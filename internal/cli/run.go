@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/retrywise/retrywise/internal/action"
+	"github.com/retrywise/retrywise/internal/app"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/jobs"
 )
@@ -153,18 +154,12 @@ func runRun(ctx context.Context, f *factory, args []string) int {
 }
 
 // loadValid loads the job file at path ("" means the default places) for a
-// command that runs it: an invalid file prints every error and runs nothing
-// (78).
+// command that runs it (app.LoadJobFile): an invalid file prints every
+// error and runs nothing (78).
 func (f *factory) loadValid(ctx context.Context, path string) (*jobs.Loaded, int, bool) {
-	l, errs, err := f.loadJobFile(ctx, path)
+	l, code, err := f.application().LoadJobFile(ctx, path)
 	if err != nil {
-		return nil, f.failLoad(ctx, err), false
-	}
-	if len(errs) > 0 {
-		w := f.redactor().Writer(f.stderr)
-		errs.WriteText(w)
-		w.Close()
-		return nil, f.fail(exitcode.Config, fmt.Sprintf("%s is invalid (%d error(s)): nothing ran", errs[0].Path, len(errs))), false
+		return nil, f.failErr(code, err), false
 	}
 	return l, 0, true
 }
@@ -173,7 +168,7 @@ func (f *factory) loadValid(ctx context.Context, path string) (*jobs.Loaded, int
 // 130/143 when a signal stopped the loading.
 func (f *factory) failLoad(ctx context.Context, err error) int {
 	if ctx.Err() != nil {
-		return f.fail(exitForCause(ctx), "stopped while loading the job file: "+err.Error())
+		return f.fail(exitcode.ForCause(ctx), "stopped while loading the job file: "+err.Error())
 	}
 	return f.fail(exitcode.Config, err.Error())
 }
@@ -181,12 +176,10 @@ func (f *factory) failLoad(ctx context.Context, err error) int {
 // runJob runs one job of a loaded file (or prints its plan), writes its
 // reports and returns the run's exit code.
 func (f *factory) runJob(ctx context.Context, l *jobs.Loaded, o runOptions) int {
-	job, err := l.File.Pick(o.job)
+	js, code, err := f.application().OpenJob(app.JobOptions{Loaded: l, Job: o.job, Preflight: o.preflight, Session: f.jobStreams()})
 	if err != nil {
-		return f.fail(exitcode.Usage, err.Error())
+		return f.failErr(code, err)
 	}
-	js := f.jobSession(l, job)
-	js.Runner.Preflight = js.Runner.Preflight || o.preflight
 	defer js.Close()
 	if o.dryRun {
 		return js.Plan()
@@ -203,17 +196,14 @@ func (f *factory) runJob(ctx context.Context, l *jobs.Loaded, o runOptions) int 
 		return f.fail(exitcode.Config, err.Error())
 	}
 	js.Runner.Services.FileCommands = wf.forwarder()
-	rep := js.Run(ctx)
+	rep, code, _ := f.application().RunJob(ctx, js)
 	files.Write(ctx, rep, js.Red, js.Stderr)
 	wf.writeSummary()
 	js.Finish(rep)
-	return wf.exit(rep.Run.ExitCode)
+	return wf.exit(code)
 }
 
-// jobSession prepares a run of job with the process's streams and services.
-func (f *factory) jobSession(l *jobs.Loaded, job *jobs.Job) *jobs.Session {
-	return jobs.NewSession(l, job, jobs.SessionOptions{
-		Env: f.env, Stdin: f.stdin, Stdout: f.stdout, Stderr: f.stderr, Redactor: f.redactor,
-		Services: f.services(), Clock: f.clock, StdoutTerminal: f.stdoutTerminal(),
-	})
+// jobStreams are a job's streams: the process's.
+func (f *factory) jobStreams() jobs.SessionOptions {
+	return jobs.SessionOptions{Stdin: f.stdin, Stdout: f.stdout, Stderr: f.stderr, StdoutTerminal: f.stdoutTerminal()}
 }

@@ -2,19 +2,14 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"strings"
 	"time"
 
-	"github.com/jonboulle/clockwork"
-
-	"github.com/retrywise/retrywise/internal/environ"
+	"github.com/retrywise/retrywise/internal/app"
 	"github.com/retrywise/retrywise/internal/exitcode"
-	"github.com/retrywise/retrywise/internal/interrupt"
+	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/schedule"
-	"github.com/retrywise/retrywise/internal/schedule/metrics"
 )
 
 const scheduleSynopsis = `Usage: retrywise schedule [flags]
@@ -80,114 +75,36 @@ func runSchedule(ctx context.Context, f *factory, args []string) int {
 	if !ok {
 		return code
 	}
-	triggers := schedule.TriggersOf(l.File)
-	if o.job != "" {
-		if l.File.Job(o.job) == nil {
-			return f.fail(exitcode.Usage, fmt.Sprintf("no job %q in %s", o.job, l.File.Path))
-		}
-		if !hasTrigger(triggers, o.job) {
-			// --once --job runs the job now, whatever its cron: it needs none.
-			triggers = append(triggers, schedule.Trigger{Job: o.job, Cron: []string{"@daily"}})
-		}
-	}
-	if len(triggers) == 0 {
-		return f.fail(exitcode.Config, fmt.Sprintf("no job of %s has a cron: trigger (add cron: [\"*/30 * * * *\"] to a job, or use retrywise run)", l.File.Path))
-	}
-	dir := o.history
-	if dir == "" {
-		var err error
-		if dir, err = schedule.DefaultDir(environ.Map(f.env)); err != nil {
-			return f.fail(exitcode.Config, err.Error())
-		}
-	}
-	hist, err := schedule.OpenHistory(dir, o.keep)
-	if err != nil {
-		return f.fail(exitcode.Config, "cannot open the history: "+err.Error())
-	}
-	defer hist.Close()
-
-	m := metrics.New()
-	clk := clockwork.NewRealClock()
 	logf := func(line string) {
 		fmt.Fprintf(f.stderr, "retrywise schedule: %s\n", f.redactor().String(line))
 	}
-	s := &schedule.Scheduler{
-		Triggers: triggers, Clock: clk, History: hist, Grace: o.grace, Log: logf,
-		LockWait: o.lockWait, LockClock: f.clock,
-		Run: func(ctx context.Context, name string) (int, []byte) {
-			job := l.File.Job(name)
-			js := f.jobSession(l, job)
+	code, err := f.application().Schedule(ctx, app.ScheduleOptions{
+		Loaded: l, History: o.history, Keep: o.keep, Grace: o.grace, Listen: o.listen,
+		Once: o.once, Job: o.job, LockWait: o.lockWait, Log: logf,
+		Run: func(ctx context.Context, name string) (*report.Run, int, []byte) {
+			js, code, err := f.application().OpenJob(app.JobOptions{Loaded: l, Job: name, Session: f.jobStreams()})
+			if err != nil {
+				logf(err.Error())
+				return nil, code, nil
+			}
 			defer js.Close()
 			// Inside a workflow (a cron workflow's --once), each exec
 			// step's attempts get file commands of their own, as in run.
 			wf, err := f.workflowFiles(ctx, js.Red, js.Stderr)
 			if err != nil {
 				logf(err.Error())
-				return exitcode.Config, nil
+				return nil, exitcode.Config, nil
 			}
 			js.Runner.Services.FileCommands = wf.forwarder()
-			rep := js.Run(ctx)
+			rep, code, _ := f.application().RunJob(ctx, js)
 			wf.writeSummary()
 			js.Finish(rep)
-			rep.Run.ExitCode = wf.exit(rep.Run.ExitCode)
-			m.Observe(rep)
-			for _, t := range triggers {
-				if t.Job == name && len(t.Cron) > 0 {
-					m.SetNext(name, schedule.Next(t, clk.Now()))
-				}
-			}
-			return rep.Run.ExitCode, rep.MaskedJSON(js.Red.String)
+			rep.Run.ExitCode = wf.exit(code)
+			return rep, rep.Run.ExitCode, rep.MaskedJSON(js.Red.String)
 		},
-	}
-	if o.once {
-		return s.Once(ctx, o.job)
-	}
-	for _, t := range triggers {
-		m.SetNext(t.Job, schedule.Next(t, clk.Now()))
-	}
-	if o.listen != "" {
-		health := &metrics.Health{}
-		srvCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-		defer stop()
-		bound, err := metrics.Serve(srvCtx, o.listen, metrics.Mux(m, health), logf)
-		if err != nil {
-			return f.fail(exitcode.Config, "--listen: "+err.Error())
-		}
-		logf("serving /healthz and /metrics on " + bound)
-		go func() {
-			<-ctx.Done()
-			health.SetServing(false) // 503 while the running jobs get their grace
-		}()
-	}
-	names := make([]string, len(triggers))
-	for i, t := range triggers {
-		names[i] = t.Job + " (" + strings.Join(t.Cron, ", ") + ")"
-	}
-	logf(fmt.Sprintf("history %s; jobs %s", hist.Dir(), strings.Join(names, "; ")))
-	code = s.Serve(ctx)
-	if code == exitcode.OK && ctx.Err() != nil {
-		// Stopped by a signal with nothing running: the signal's code, as every command.
-		return exitForCause(ctx)
+	})
+	if err != nil {
+		return f.failErr(code, err)
 	}
 	return code
-}
-
-// hasTrigger reports whether job has a trigger.
-func hasTrigger(ts []schedule.Trigger, job string) bool {
-	for _, t := range ts {
-		if t.Job == job {
-			return true
-		}
-	}
-	return false
-}
-
-// exitForCause is the exit code of a command stopped by ctx: the signal's
-// (130 for SIGINT, 143 for SIGTERM), else 130.
-func exitForCause(ctx context.Context) int {
-	var sig *interrupt.Signal
-	if errors.As(context.Cause(ctx), &sig) {
-		return sig.ExitCode()
-	}
-	return exitcode.Interrupted
 }
