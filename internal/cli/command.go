@@ -270,8 +270,5 @@ func runAction(ctx context.Context, f *factory, args []string) int {
 	if len(pos) > 0 {
 		return f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q: the action takes its settings from its inputs (INPUT_*)", pos[0]))
 	}
-	return action.Main(ctx, &action.Host{
-		Stdin: f.stdin, Stdout: f.stdout, Env: f.env, Clock: f.clock, UserAgent: f.userAgent(),
-		Services: f.services, Redactor: f.redactor, Fail: f.fail,
-	})
+	return action.Main(ctx, &action.Host{Stdin: f.stdin, Stdout: f.stdout, Stderr: f.stderr, App: f.application()})
 }
