@@ -8,7 +8,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -164,13 +163,4 @@ func (a *App) OpenJob(o JobOptions) (*jobs.Session, int, error) {
 func (a *App) RunJob(ctx context.Context, js *jobs.Session) (*report.Run, int, error) {
 	rep := js.Run(ctx)
 	return rep, rep.Run.ExitCode, nil
-}
-
-// Code is the exit code of err from a use case: an *Error's own, else def.
-func Code(err error, def int) int {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return def
 }

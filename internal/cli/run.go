@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 
@@ -25,12 +26,6 @@ Validates a job file (--config, default .github/retrywise.yml, then
 retrywise.yml) without running anything: every error is printed as
 FILE:LINE:COL: message, with a one-line fix. Exit 78 on errors; 0 and one
 line on stdout when the file is valid.`
-
-// loadJobFile loads and validates the job file at path ("" means the
-// default places) in the process's environment.
-func (f *factory) loadJobFile(ctx context.Context, path string) (*jobs.Loaded, jobs.Errors, error) {
-	return jobs.LoadFile(ctx, path, f.env)
-}
 
 // loadJobSource validates src, read from path; ctx stops it.
 func (f *factory) loadJobSource(ctx context.Context, path string, src []byte) (*jobs.Loaded, jobs.Errors, error) {
@@ -64,14 +59,22 @@ func runValidate(ctx context.Context, f *factory, args []string) int {
 	}
 	var l *jobs.Loaded
 	var errs jobs.Errors
-	var err error
 	if *workflow != "" {
-		errs, err = action.CheckWorkflow(ctx, *workflow, f.env)
+		var err error
+		if errs, err = action.CheckWorkflow(ctx, *workflow, f.env); err != nil {
+			return f.failLoad(ctx, err)
+		}
 	} else {
-		l, errs, err = f.loadJobFile(ctx, *config)
-	}
-	if err != nil {
-		return f.failLoad(ctx, err)
+		var code int
+		var err error
+		var invalid *app.InvalidJobFile
+		l, code, err = f.application().LoadJobFile(ctx, *config)
+		switch {
+		case errors.As(err, &invalid):
+			errs = invalid.Errs
+		case err != nil:
+			return f.fail(code, err.Error())
+		}
 	}
 	red := f.redactor()
 	// The messages may quote the file's values: masked before they are
