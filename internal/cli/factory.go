@@ -14,7 +14,6 @@ import (
 	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/redact"
-	"github.com/retrywise/retrywise/internal/step"
 	"github.com/retrywise/retrywise/internal/userfile"
 )
 
@@ -129,12 +128,6 @@ func (f *factory) output(ctx context.Context, masks []string, reportPath string)
 	}
 	o.stdout, o.stderr = o.red.Writer(f.stdout), o.red.Writer(f.stderr)
 	return o, nil
-}
-
-// services are the step services of a step command: the process's
-// environment, clock, breakers, user agent and random source.
-func (f *factory) services() *step.Services {
-	return f.application().Services()
 }
 
 // userAgent is the User-Agent of retrywise's own requests.
