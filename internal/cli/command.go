@@ -72,10 +72,10 @@ func (c *Command) subcommands() map[string]subcommand {
 		"push":     {"git push, retrying only network failures", stepCommand(step.PushKind)},
 		"version":  {"print the version", command(parseVersion, runVersion)},
 		"explain":  {"classify a failed GitHub Actions run from its logs; re-run it only if waiting can help", command(parseExplain, runExplain)},
-		"run":      {"run a job of a job file: many steps, one report", runRun},
-		"validate": {"check a job file and print every error with its position", runValidate},
+		"run":      {"run a job of a job file: many steps, one report", command(parseRun, runRun)},
+		"validate": {"check a job file and print every error with its position", command(parseValidate, runValidate)},
 		"demo":     {"run an offline demo of every failure class on 127.0.0.1", runDemo},
-		"schedule": {"run the job file's jobs on their cron: triggers, outside GitHub", runSchedule},
+		"schedule": {"run the job file's jobs on their cron: triggers, outside GitHub", command(parseSchedule, runSchedule)},
 		"action":   {"run as the GitHub Action's entry point (inputs from INPUT_*)", runAction},
 
 		"http":         {"send an HTTP request, retrying only transient failures", stepCommand(step.HTTPKind)},

@@ -41,34 +41,51 @@ func countSteps(file *jobs.File) int {
 	return n
 }
 
-// runValidate is `retrywise validate`.
-func runValidate(ctx context.Context, f *factory, args []string) int {
+// validateOptions is what `retrywise validate` checks.
+type validateOptions struct {
+	f *factory
+	// config is the job file ("" means the default places); workflow, when
+	// set, a workflow file to check instead.
+	config, workflow string
+	// json prints the errors as one JSON array on stdout.
+	json bool
+}
+
+// parseValidate parses `retrywise validate`'s flags into its options.
+func parseValidate(f *factory, args []string) (*validateOptions, int, bool) {
 	fs := newFlagSet("validate", validateSynopsis)
 	config := fs.String("config", "", "the job `FILE`; empty means .github/retrywise.yml, then retrywise.yml")
 	format := fs.String("format", "text", "how errors are printed: text (FILE:LINE:COL: message) or json (one JSON array on stdout)")
 	workflow := fs.String("workflow", "", "check the steps of this workflow `FILE` that use the retrywise action instead: input names, one mode, the config: job file")
 	pos, code, done := f.parse(fs, args)
 	if done {
-		return code
+		return nil, code, true
 	}
 	if len(pos) > 0 {
-		return f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", pos[0]))
+		return nil, f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", pos[0])), true
 	}
 	if *format != "text" && *format != "json" {
-		return f.fail(exitcode.Usage, fmt.Sprintf("invalid --format %q: want text or json", *format))
+		return nil, f.fail(exitcode.Usage, fmt.Sprintf("invalid --format %q: want text or json", *format)), true
 	}
+	return &validateOptions{f: f, config: *config, workflow: *workflow, json: *format == "json"}, 0, false
+}
+
+// runValidate loads the job file (app.LoadJobFile), or checks the
+// workflow, and prints every error with its position.
+func runValidate(ctx context.Context, o *validateOptions) int {
+	f := o.f
 	var l *jobs.Loaded
 	var errs jobs.Errors
-	if *workflow != "" {
+	if o.workflow != "" {
 		var err error
-		if errs, err = action.CheckWorkflow(ctx, *workflow, f.env); err != nil {
+		if errs, err = action.CheckWorkflow(ctx, o.workflow, f.env); err != nil {
 			return f.failLoad(ctx, err)
 		}
 	} else {
 		var code int
 		var err error
 		var invalid *app.InvalidJobFile
-		l, code, err = f.application().LoadJobFile(ctx, *config)
+		l, code, err = f.application().LoadJobFile(ctx, o.config)
 		switch {
 		case errors.As(err, &invalid):
 			errs = invalid.Errs
@@ -82,7 +99,7 @@ func runValidate(ctx context.Context, f *factory, args []string) int {
 	for _, e := range errs {
 		e.Path, e.Msg, e.Fix = red.String(e.Path), red.String(e.Msg), red.String(e.Fix)
 	}
-	if *format == "json" {
+	if o.json {
 		w := red.Writer(f.stdout)
 		defer w.Close()
 		if errs == nil {
@@ -101,7 +118,7 @@ func runValidate(ctx context.Context, f *factory, args []string) int {
 		return f.fail(exitcode.Config, fmt.Sprintf("%s: %d error(s)", errs[0].Path, len(errs)))
 	}
 	if l == nil {
-		fmt.Fprintf(f.stdout, "%s: ok\n", *workflow)
+		fmt.Fprintf(f.stdout, "%s: ok\n", o.workflow)
 		return exitcode.OK
 	}
 	fmt.Fprintf(f.stdout, "%s: ok (%d jobs, %d steps)\n", l.File.Path, len(l.File.Jobs), countSteps(l.File))
@@ -110,6 +127,7 @@ func runValidate(ctx context.Context, f *factory, args []string) int {
 
 // runOptions is what `retrywise run` (and the demo) runs.
 type runOptions struct {
+	f *factory
 	// job is the job's name; "" means the file's only job.
 	job string
 	// reportPath and summaryPath receive the JSON and Markdown reports.
@@ -137,23 +155,29 @@ func defineRunFlags(fs *flag.FlagSet, o *runOptions) {
 	addRunFlags(fs, o)
 }
 
-// runRun is `retrywise run`.
-func runRun(ctx context.Context, f *factory, args []string) int {
+// parseRun parses `retrywise run`'s flags into its options.
+func parseRun(f *factory, args []string) (*runOptions, int, bool) {
 	fs := newFlagSet("run", runSynopsis)
-	var o runOptions
-	defineRunFlags(fs, &o)
+	o := &runOptions{f: f}
+	defineRunFlags(fs, o)
 	pos, code, done := f.parse(fs, args)
 	if done {
-		return code
+		return nil, code, true
 	}
 	if len(pos) > 0 {
-		return f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", pos[0]))
+		return nil, f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", pos[0])), true
 	}
+	return o, 0, false
+}
+
+// runRun loads the job file (app.LoadJobFile) and runs its job.
+func runRun(ctx context.Context, o *runOptions) int {
+	f := o.f
 	l, code, ok := f.loadValid(ctx, o.config)
 	if !ok {
 		return code
 	}
-	return f.runJob(ctx, l, o)
+	return f.runJob(ctx, l, *o)
 }
 
 // loadValid loads the job file at path ("" means the default places) for a

@@ -31,16 +31,17 @@ waits for it, up to --lock-wait, then exits 75 naming the holder.`
 
 // scheduleOptions is what `retrywise schedule` runs.
 type scheduleOptions struct {
+	f                            *factory
 	config, history, listen, job string
 	keep                         int
 	grace, lockWait              time.Duration
 	once                         bool
 }
 
-// runSchedule is `retrywise schedule`.
-func runSchedule(ctx context.Context, f *factory, args []string) int {
+// parseSchedule parses `retrywise schedule`'s flags into its options.
+func parseSchedule(f *factory, args []string) (*scheduleOptions, int, bool) {
 	fs := newFlagSet("schedule", scheduleSynopsis)
-	var o scheduleOptions
+	o := &scheduleOptions{f: f}
 	fs.StringVar(&o.config, "config", "", "the job `FILE`; empty means .github/retrywise.yml, then retrywise.yml")
 	fs.StringVar(&o.history, "history", "", "the history `DIR` of run reports (and the lock); empty means $XDG_STATE_HOME/retrywise, else ~/.local/state/retrywise")
 	fs.IntVar(&o.keep, "keep", schedule.DefaultKeep, "the reports kept per job in the history; older ones are removed")
@@ -51,26 +52,33 @@ func runSchedule(ctx context.Context, f *factory, args []string) int {
 	fs.DurationVar(&o.lockWait, "lock-wait", schedule.DefaultLockWait, fmt.Sprintf("with --once --job, how long to wait for the history's lock another scheduler holds, then exit 75; 0 means do not wait; at most %s", schedule.MaxLockWait))
 	pos, code, done := f.parse(fs, args)
 	if done {
-		return code
+		return nil, code, true
 	}
 	lockWaitSet := false
 	fs.Visit(func(fl *flag.Flag) { lockWaitSet = lockWaitSet || fl.Name == "lock-wait" })
 	switch {
 	case len(pos) > 0:
-		return f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", pos[0]))
+		return nil, f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", pos[0])), true
 	case o.job != "" && !o.once:
-		return f.fail(exitcode.Usage, "--job needs --once: the scheduler runs every job on its cron")
+		return nil, f.fail(exitcode.Usage, "--job needs --once: the scheduler runs every job on its cron"), true
 	case o.keep < 1:
-		return f.fail(exitcode.Usage, "--keep must be at least 1")
+		return nil, f.fail(exitcode.Usage, "--keep must be at least 1"), true
 	case o.grace < 0:
-		return f.fail(exitcode.Usage, "--grace must not be negative")
+		return nil, f.fail(exitcode.Usage, "--grace must not be negative"), true
 	case lockWaitSet && o.job == "":
-		return f.fail(exitcode.Usage, "--lock-wait needs --once --job: plain --once skips a history another scheduler holds, and the scheduler refuses it")
+		return nil, f.fail(exitcode.Usage, "--lock-wait needs --once --job: plain --once skips a history another scheduler holds, and the scheduler refuses it"), true
 	case o.lockWait < 0 || o.lockWait > schedule.MaxLockWait:
-		return f.fail(exitcode.Usage, fmt.Sprintf("--lock-wait must be between 0 and %s", schedule.MaxLockWait))
+		return nil, f.fail(exitcode.Usage, fmt.Sprintf("--lock-wait must be between 0 and %s", schedule.MaxLockWait)), true
 	case o.listen != "" && o.once:
-		return f.fail(exitcode.Usage, "--listen serves a running scheduler; --once exits after its runs")
+		return nil, f.fail(exitcode.Usage, "--listen serves a running scheduler; --once exits after its runs"), true
 	}
+	return o, 0, false
+}
+
+// runSchedule loads the job file and runs its jobs on their cron
+// (app.Schedule); the log's lines go to stderr, masked.
+func runSchedule(ctx context.Context, o *scheduleOptions) int {
+	f := o.f
 	l, code, ok := f.loadValid(ctx, o.config)
 	if !ok {
 		return code
