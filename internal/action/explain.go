@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"strconv"
 
 	"github.com/retrywise/retrywise/internal/app"
@@ -103,10 +102,7 @@ func (a *actionRun) explainTarget(ctx context.Context) (explain.Target, error) {
 		case rerr != nil || ev.WorkflowRun.ID <= 0:
 			return explain.Target{}, fmt.Errorf("explain: event: the payload names no run: %v", err)
 		}
-		t = explain.Target{Host: "github.com", Owner: owner, Repo: repo, RunID: ev.WorkflowRun.ID}
-		if u, err := url.Parse(a.getenv("GITHUB_SERVER_URL")); err == nil && u.Host != "" {
-			t.Host = u.Host
-		}
+		t = a.app.RepoTarget(owner, repo, ev.WorkflowRun.ID)
 	}
 	if ev.WorkflowRun.RunAttempt > 0 && t.Attempt == 0 {
 		t.Attempt = ev.WorkflowRun.RunAttempt

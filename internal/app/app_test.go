@@ -104,3 +104,14 @@ func TestRunStep(t *testing.T) {
 		t.Errorf("code %d, err %v, report %+v", code, err, rep)
 	}
 }
+
+// TestRepoTarget: a run named by repository and ID is on
+// $GITHUB_SERVER_URL's host when set, else github.com.
+func TestRepoTarget(t *testing.T) {
+	if got := testApp(nil).RepoTarget("o", "r", 7); got.Host != "github.com" || got.Owner != "o" || got.Repo != "r" || got.RunID != 7 {
+		t.Errorf("no server: %+v", got)
+	}
+	if got := testApp([]string{"GITHUB_SERVER_URL=https://ghe.example.com"}).RepoTarget("o", "r", 7); got.Host != "ghe.example.com" {
+		t.Errorf("GHES: %+v", got)
+	}
+}

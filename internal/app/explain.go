@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"net/url"
 
 	"github.com/retrywise/retrywise/internal/environ"
 	"github.com/retrywise/retrywise/internal/exitcode"
@@ -24,6 +25,17 @@ type ExplainOptions struct {
 	MaxReruns int
 	// Progress is told of each failed API attempt that will be retried.
 	Progress func(a retry.Attempt, max int)
+}
+
+// RepoTarget is run runID of owner/repo on the host of
+// $GITHUB_SERVER_URL (GitHub Enterprise Server, as a workflow's
+// environment says), else github.com.
+func (a *App) RepoTarget(owner, repo string, runID int64) explain.Target {
+	t := explain.Target{Host: "github.com", Owner: owner, Repo: repo, RunID: runID}
+	if u, err := url.Parse(environ.Map(a.Env)["GITHUB_SERVER_URL"]); err == nil && u.Host != "" {
+		t.Host = u.Host
+	}
+	return t
 }
 
 // ExplainToken is the token explain uses, the one rule of both

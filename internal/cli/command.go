@@ -2,8 +2,9 @@
 // runs a subcommand and returns the exit code. cmd/retrywise only calls Main.
 //
 // Every command is two functions over one options struct: parseX fills
-// xOptions from the flags and validates them, and runX(ctx, opts) does the
-// work, so tests can call runX with hand-built options. The services the
+// xOptions from the flags (one parser, parseFlags) and validates them, and
+// runX(ctx, opts) calls the use case of internal/app and renders what it
+// returns, so tests can call runX with hand-built options. The services the
 // commands share (masked output, egress prober, breaker registry, clock,
 // HTTP transport, user agent) come from the factory Main builds; no command
 // sets them up itself.

@@ -3,10 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
-	"net/url"
 
 	"github.com/retrywise/retrywise/internal/app"
-	"github.com/retrywise/retrywise/internal/environ"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/explain"
 	"github.com/retrywise/retrywise/internal/jobs"
@@ -76,10 +74,7 @@ func parseExplain(f *factory, args []string) (*explainOptions, int, bool) {
 		if err != nil {
 			return nil, f.fail(exitcode.Usage, err.Error()), true
 		}
-		o.target = explain.Target{Host: "github.com", Owner: owner, Repo: name, RunID: *runID}
-		if u, err := url.Parse(environ.Map(f.env)["GITHUB_SERVER_URL"]); err == nil && u.Host != "" {
-			o.target.Host = u.Host // GitHub Enterprise Server, as a workflow's environment says
-		}
+		o.target = f.application().RepoTarget(owner, name, *runID)
 	}
 	if *attempt < 0 || *maxReruns < 0 {
 		return nil, f.fail(exitcode.Usage, "--attempt and --max-reruns must not be negative"), true
