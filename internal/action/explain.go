@@ -61,6 +61,10 @@ func (a *actionRun) runExplain(ctx context.Context) int {
 	return a.finish(ctx, res.Report, outputs)
 }
 
+// MaxEventPayload bounds the event payload explain: event reads
+// ($GITHUB_EVENT_PATH); GitHub caps a webhook payload at 25 MB.
+const MaxEventPayload = 32 << 20
+
 // explainTarget is the run the explain input names: a run URL, or event
 // for the run of the workflow_run event at $GITHUB_EVENT_PATH (the
 // attempt that completed).
@@ -73,9 +77,12 @@ func (a *actionRun) explainTarget(ctx context.Context) (explain.Target, error) {
 	if path == "" {
 		return explain.Target{}, errors.New("explain: event needs $GITHUB_EVENT_PATH (a workflow_run event)")
 	}
-	b, err := userfile.ReadFile(ctx, path, -1)
+	b, err := userfile.ReadFile(ctx, path, MaxEventPayload)
 	if err != nil {
 		return explain.Target{}, fmt.Errorf("explain: event: cannot read the event payload: %w", err)
+	}
+	if len(b) > MaxEventPayload {
+		return explain.Target{}, fmt.Errorf("explain: event: the event payload ($GITHUB_EVENT_PATH) is over %d MiB, more than GitHub sends (25 MB)", MaxEventPayload>>20)
 	}
 	var ev struct {
 		WorkflowRun *struct {

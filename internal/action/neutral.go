@@ -1,89 +1,17 @@
 package action
 
 import (
-	"bytes"
 	"io"
 	"slices"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/retrywise/retrywise/internal/report"
+	"github.com/retrywise/retrywise/internal/workflowtext"
 )
 
-// dataEscapes are the workflow commands' data escapes: "%" as %25, CR as
-// %0D, LF as %0A.
-var dataEscapes = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
-
-// Neutral returns s as text the runner shows and never runs: the one
-// function every outside text (a job or step name, an API's message, a log
-// line, a server's answer) goes through before retrywise prints it in
-// action mode. It escapes s as the runner's workflow commands escape their
-// data ("%" as %25, CR as %0D, LF as %0A), so the result is one line, and
-// then defuses what the runner reads as a command in a line: the legacy
-// "##[" anywhere (written "##%5B"), and a "::" that starts the line after
-// blanks and invisible format characters, which the runner skips (written
-// "%3A:").
-func Neutral(s string) string {
-	return defuse(dataEscapes.Replace(s))
-}
-
-// defuse writes line so that the runner reads no command in it: "##[" as
-// "##%5B", and a "::" that starts it (after blanks and format characters)
-// as "%3A:". Neutral's second half, and all neutralLines does to a line of
-// text whose outside parts are Neutral already.
-func defuse(line string) string {
-	line = strings.ReplaceAll(line, "##[", "##%5B")
-	i := 0
-	for i < len(line) {
-		r, n := utf8.DecodeRuneInString(line[i:])
-		if !unicode.IsSpace(r) && !unicode.Is(unicode.Cf, r) {
-			break
-		}
-		i += n
-	}
-	if strings.HasPrefix(line[i:], "::") {
-		line = line[:i] + "%3A" + line[i+1:]
-	}
-	return line
-}
-
-// neutralLines writes text retrywise renders itself (a report, a job
-// file's errors) line by line through defuse, its line breaks kept: the
-// last guard, after the outside parts went through Neutral, so that no
-// line of it is ever read as a command, or looks like a child's
-// ::add-mask:: line. A partial line is held until its end or Flush.
-type neutralLines struct {
-	w   io.Writer
-	buf []byte
-}
-
-// Write defuses and writes out the complete lines of p.
-func (n *neutralLines) Write(p []byte) (int, error) {
-	n.buf = append(n.buf, p...)
-	for {
-		i := bytes.IndexByte(n.buf, '\n')
-		if i < 0 {
-			return len(p), nil
-		}
-		line := defuse(string(n.buf[:i])) + "\n"
-		n.buf = n.buf[i+1:]
-		if _, err := io.WriteString(n.w, line); err != nil {
-			return 0, err
-		}
-	}
-}
-
-// Flush defuses and writes out the partial line, ended with a line break.
-func (n *neutralLines) Flush() error {
-	if len(n.buf) == 0 {
-		return nil
-	}
-	line := defuse(string(n.buf)) + "\n"
-	n.buf = n.buf[:0]
-	_, err := io.WriteString(n.w, line)
-	return err
-}
+// Neutral returns s as text the runner shows and never runs
+// (workflowtext.Neutral): the one function every outside text goes through
+// before retrywise prints it in action mode.
+func Neutral(s string) string { return workflowtext.Neutral(s) }
 
 // writeNeutralText writes run's terminal text to w as the log shows it:
 // from a copy whose every text (ids, targets, reasons, evidence, notes,
@@ -103,7 +31,7 @@ func writeNeutralText(w io.Writer, run *report.Run) error {
 		}
 		c.Steps[i] = &cs
 	}
-	text := &neutralLines{w: w}
+	text := workflowtext.NewLines(w)
 	if err := c.WriteText(text); err != nil {
 		return err
 	}

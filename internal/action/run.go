@@ -27,6 +27,7 @@ import (
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/retry"
 	"github.com/retrywise/retrywise/internal/step"
+	"github.com/retrywise/retrywise/internal/workflowtext"
 )
 
 // FlagExceptions are the flags of a mode that are not inputs: the action
@@ -362,7 +363,7 @@ func (a *actionRun) runStep(ctx context.Context) int {
 		return a.fail(exitcode.Config, err.Error())
 	}
 	opts := app.StepOptions{Step: p}
-	if k == step.ExecKind {
+	if k == step.ExecKind || k == step.PushKind {
 		done, err := a.forwarder(func(name string) string {
 			return fmt.Sprintf("it is only inside the output outputs (fromJSON(steps.<id>.outputs.outputs)[%q])", name)
 		})
@@ -523,7 +524,7 @@ func (a *actionRun) runJob(ctx context.Context) int {
 		var invalid *app.InvalidJobFile
 		if errors.As(err, &invalid) {
 			w := a.app.Redactor().Writer(a.out)
-			text := &neutralLines{w: w}
+			text := workflowtext.NewLines(w)
 			invalid.Errs.WriteText(text)
 			text.Flush()
 			w.Close()
@@ -556,7 +557,7 @@ func (a *actionRun) runJob(ctx context.Context) int {
 			js.Runner.Log(err.Error())
 			return exitcode.Config
 		}
-		text := &neutralLines{w: js.Stdout}
+		text := workflowtext.NewLines(js.Stdout)
 		jobs.WritePlan(text, l.File, js.Runner.Job, plans)
 		text.Flush()
 		js.Stdout.Flush()

@@ -87,6 +87,7 @@ func (c *Command) subcommands() map[string]subcommand {
 // Main runs the command line args (args[0] is the program name) and returns the exit code.
 func (c *Command) Main(ctx context.Context, args []string) int {
 	f := c.factory()
+	defer f.flushText()
 	if len(args) > 1 {
 		f.args = args[1:]
 	}
@@ -271,5 +272,5 @@ func runAction(ctx context.Context, f *factory, args []string) int {
 	if len(pos) > 0 {
 		return f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q: the action takes its settings from its inputs (INPUT_*)", pos[0]))
 	}
-	return action.Main(ctx, &action.Host{Stdin: f.stdin, Stdout: f.stdout, Stderr: f.stderr, App: f.application()})
+	return action.Main(ctx, &action.Host{Stdin: f.stdin, Stdout: f.rawStdout, Stderr: f.stderr, App: f.application()})
 }

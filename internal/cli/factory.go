@@ -12,9 +12,11 @@ import (
 	"github.com/retrywise/retrywise/internal/breaker"
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/egress"
+	"github.com/retrywise/retrywise/internal/environ"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/redact"
 	"github.com/retrywise/retrywise/internal/userfile"
+	"github.com/retrywise/retrywise/internal/workflowtext"
 )
 
 // factory gives every command the services of the process, each built in
@@ -23,8 +25,20 @@ import (
 // registry. Command.Main builds one per command line; commands never build
 // these themselves.
 type factory struct {
-	stdin          io.Reader
+	stdin io.Reader
+	// stdout and stderr take retrywise's own text. Inside a workflow
+	// (GITHUB_ACTIONS=true) the runner reads workflow commands in what a
+	// run: step prints, and that text may quote an outsider (an API's
+	// names, a server's answer, a log line): there each line is defused
+	// (workflowtext.Lines), so none of it is ever a command.
 	stdout, stderr io.Writer
+	// rawStdout and rawStderr are the process's streams as they are: a
+	// child's output goes there (its workflow commands are its own), and
+	// the action's, which writes commands of its own.
+	rawStdout, rawStderr io.Writer
+	// flushText writes out what stdout and stderr hold of a line not yet
+	// ended; Command.Main calls it last.
+	flushText func()
 	// env is the environment as KEY=VALUE pairs: given to children, scanned
 	// for secrets and proxies.
 	env     []string
@@ -49,7 +63,13 @@ type factory struct {
 // c.Breakers, so that every command line c runs shares it, as the commands
 // of one process do.
 func (c *Command) factory() *factory {
-	f := &factory{stdin: c.Stdin, stdout: c.Stdout, stderr: c.Stderr, env: c.Env, version: c.Version, clock: c.Clock, breakers: c.Breakers, rand: c.Rand}
+	f := &factory{stdin: c.Stdin, stdout: c.Stdout, stderr: c.Stderr, rawStdout: c.Stdout, rawStderr: c.Stderr,
+		env: c.Env, version: c.Version, clock: c.Clock, breakers: c.Breakers, rand: c.Rand, flushText: func() {}}
+	if v, _ := environ.Lookup(c.Env, "GITHUB_ACTIONS"); v == "true" {
+		out, err := workflowtext.NewLines(c.Stdout), workflowtext.NewLines(c.Stderr)
+		f.stdout, f.stderr = out, err
+		f.flushText = func() { out.Flush(); err.Flush() }
+	}
 	if f.clock == nil {
 		f.clock = clock.Real{}
 	}
@@ -126,7 +146,7 @@ func (f *factory) output(ctx context.Context, masks []string, reportPath string)
 		}
 		o.report = file
 	}
-	o.stdout, o.stderr = o.red.Writer(f.stdout), o.red.Writer(f.stderr)
+	o.stdout, o.stderr, o.text = o.red.Writer(f.rawStdout), o.red.Writer(f.rawStderr), o.red.Writer(f.stderr)
 	return o, nil
 }
 

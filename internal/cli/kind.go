@@ -76,7 +76,7 @@ func runKind(ctx context.Context, f *factory, p *step.Prepared) int {
 	defer o.close()
 	opts := app.StepOptions{Step: p, IO: o.stepIO(f)}
 	var wf *workflowFiles
-	if p.Kind == step.ExecKind {
+	if p.Kind == step.ExecKind || p.Kind == step.PushKind {
 		if wf, err = f.workflowFiles(ctx, o.red, o.stderr); err != nil {
 			return o.fail(exitcode.Config, err.Error())
 		}

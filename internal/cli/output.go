@@ -19,10 +19,13 @@ import (
 // JSON report file.
 type output struct {
 	// start is when the command's run began, for its report.
-	start          time.Time
-	red            *redact.Redactor
-	stdout, stderr *redact.Writer
-	report         *os.File
+	start time.Time
+	red   *redact.Redactor
+	// stdout and stderr are the step's streams (a child's output), masked;
+	// text is retrywise's own text on stderr (progress, the report, the
+	// reason), masked and, inside a workflow, defused (factory.stderr).
+	stdout, stderr, text *redact.Writer
+	report               *os.File
 }
 
 // close flushes the streams; a report file that finish never wrote (the
@@ -30,6 +33,7 @@ type output struct {
 func (o *output) close() {
 	o.stdout.Close()
 	o.stderr.Close()
+	o.text.Close()
 	if o.report != nil {
 		o.report.Close()
 		userfile.RemoveIfRegular(o.report.Name())
@@ -40,8 +44,8 @@ func (o *output) close() {
 func (o *output) fail(code int, msg string) int {
 	o.stdout.Flush()
 	o.stderr.Flush()
-	fmt.Fprintf(o.stderr, "retrywise: %s\n", msg)
-	o.stderr.Flush()
+	fmt.Fprintf(o.text, "retrywise: %s\n", msg)
+	o.text.Flush()
 	return code
 }
 
@@ -52,8 +56,10 @@ func (o *output) progress(a retry.Attempt, maxAttempts int) {
 	if !ok {
 		return
 	}
+	o.stdout.Flush()
 	o.stderr.Flush()
-	fmt.Fprintf(o.stderr, "retrywise: %s\n", line)
+	fmt.Fprintf(o.text, "retrywise: %s\n", line)
+	o.text.Flush()
 }
 
 // finish writes the report to stderr and the JSON file, then the one-line
@@ -64,7 +70,7 @@ func (o *output) progress(a retry.Attempt, maxAttempts int) {
 func (o *output) finish(ctx context.Context, rep *report.Step, end time.Time) int {
 	o.stdout.Flush()
 	o.stderr.Flush()
-	rep.WriteText(o.stderr)
+	rep.WriteText(o.text)
 	if f := o.report; f != nil {
 		o.report = nil
 		var b strings.Builder
@@ -75,13 +81,13 @@ func (o *output) finish(ctx context.Context, rep *report.Step, end time.Time) in
 		werr := userfile.WriteClose(wctx, f, []byte(o.red.String(b.String())))
 		cancel()
 		if werr != nil {
-			fmt.Fprintf(o.stderr, "retrywise: cannot write the JSON report: %v\n", werr)
+			fmt.Fprintf(o.text, "retrywise: cannot write the JSON report: %v\n", werr)
 		}
 	}
 	if rep.ExitCode != exitcode.OK {
-		fmt.Fprintf(o.stderr, "retrywise: %s\n", rep.Headline())
+		fmt.Fprintf(o.text, "retrywise: %s\n", rep.Headline())
 	}
-	o.stderr.Flush()
+	o.text.Flush()
 	return rep.ExitCode
 }
 

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/retrywise/retrywise/internal/action"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/gittest"
 )
@@ -110,6 +111,30 @@ func TestActionRefusesABadGitHubRepository(t *testing.T) {
 		if s.code == exitcode.OK {
 			t.Errorf("%s: exit 0 for a refused push:\n%s", repo, s.stdout)
 		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("%d requests reached the API", n)
+	}
+}
+
+// TestActionExplainEventPayloadIsBounded: the event payload explain: event
+// reads is read to at most action.MaxEventPayload; a larger one (here a
+// sparse file, all zeros) fails before any request, naming the bound.
+func TestActionExplainEventPayloadIsBounded(t *testing.T) {
+	api, hits := countingAPI(t)
+	s := newActionStep(t)
+	event := filepath.Join(s.dir, "event.json")
+	f, err := os.Create(event)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(action.MaxEventPayload + 1)
+	f.Close()
+	s.env = append(s.env, "GITHUB_API_URL="+api, "GITHUB_EVENT_PATH="+event, "GITHUB_EVENT_NAME=workflow_run")
+	s.inputs["explain"], s.inputs["token"] = "event", explainToken
+	s.run()
+	if s.code == exitcode.OK || !strings.Contains(s.stdout, "is over 32 MiB") {
+		t.Errorf("exit %d, want a failure naming the bound:\n%s", s.code, s.stdout)
 	}
 	if n := hits.Load(); n != 0 {
 		t.Errorf("%d requests reached the API", n)

@@ -224,13 +224,17 @@ func (f *factory) runJob(ctx context.Context, l *jobs.Loaded, o runOptions) int 
 	}
 	js.Runner.Services.FileCommands = wf.forwarder()
 	rep, code, _ := f.application().RunJob(ctx, js)
-	files.Write(ctx, rep, js.Red, js.Stderr)
+	files.Write(ctx, rep, js.Red, js.TextStderr)
 	wf.writeSummary()
 	js.Finish(rep)
 	return wf.exit(code)
 }
 
-// jobStreams are a job's streams: the process's.
+// jobStreams are a job's streams: the process's, as they are for the
+// steps' output, and for retrywise's own text (defused inside a workflow).
 func (f *factory) jobStreams() jobs.SessionOptions {
-	return jobs.SessionOptions{Stdin: f.stdin, Stdout: f.stdout, Stderr: f.stderr, StdoutTerminal: f.stdoutTerminal()}
+	return jobs.SessionOptions{
+		Stdin: f.stdin, Stdout: f.rawStdout, Stderr: f.rawStderr, TextStdout: f.stdout, TextStderr: f.stderr,
+		StdoutTerminal: f.stdoutTerminal(),
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -349,5 +350,52 @@ func TestExecInAWorkflowUnwritableRunnerFileExits78(t *testing.T) {
 	code, log := workflowCommand(t, s, "exec", "--", "sh", "-c", `echo ok=1 >> "$GITHUB_OUTPUT"`)
 	if code != exitcode.Config || !strings.Contains(log, "::warning title=retrywise%3A file commands not written::cannot write to $GITHUB_OUTPUT") {
 		t.Errorf("exit %d, want 78 and a warning:\n%s", code, log)
+	}
+}
+
+// TestPushInAWorkflowHookWritesToItsOwnFiles: a push's hooks (and
+// credential helpers) are children of git push, so in a workflow they get
+// the push's own file commands, as an exec step's attempts do: what the
+// pre-push hook writes reaches the runner's files when the step ends, and a
+// background writer it leaves, released after the run, writes into a file
+// nobody reads. Also through the action's push mode and a job's push step.
+func TestPushInAWorkflowHookWritesToItsOwnFiles(t *testing.T) {
+	for _, mode := range []string{"push", "run", "action"} {
+		t.Run(mode, func(t *testing.T) {
+			fx := newPushFixture(t)
+			s := newActionStep(t)
+			fifos := lateFIFOs(t, s.dir)
+			hook := filepath.Join(fx.work, ".git", "hooks", "pre-push")
+			os.WriteFile(hook, []byte("#!/bin/sh\n"+lateWriter(s.dir, "B")+`echo ok=1 >> "$GITHUB_OUTPUT"
+printf 'multi<<EOF\nx\ny\nEOF\n' >> "$GITHUB_OUTPUT"
+echo OK=1 >> "$GITHUB_ENV"
+echo /ok/bin >> "$GITHUB_PATH"
+echo ok-summary >> "$GITHUB_STEP_SUMMARY"
+cat > /dev/null
+`), 0o755)
+			// git's isolated environment (no user config), then the runner's
+			s.env = append(append([]string(nil), fx.env...), s.env...)
+			var code int
+			var log string
+			switch mode {
+			case "push":
+				code, log = workflowCommand(t, s, "push", "--dir", fx.work, "--", "origin", "main")
+			case "run":
+				code, log = workflowCommand(t, s, "run", "--config", jobFile(t, s.dir, fmt.Sprintf("version: 1\njobs:\n  j:\n    steps:\n      - id: publish\n        push: {dir: %q, args: [origin, main]}\n", fx.work)))
+			case "action":
+				s.inputs["push"], s.inputs["push-args"], s.inputs["dir"] = "true", "origin main", fx.work
+				s.run()
+				code, log = s.code, s.stdout
+			}
+			if code != exitcode.OK {
+				t.Fatalf("exit %d:\n%s", code, log)
+			}
+			out := s.outputs()
+			if out["ok"] != "1" || out["multi"] != "x\ny" {
+				t.Errorf("outputs %v, want the hook's ok=1 and multi", out)
+			}
+			releaseAndWait(t, fifos["release-B"], fifos["done-B"])
+			checkNoLateWrite(t, s, "after the hook's late writer")
+		})
 	}
 }

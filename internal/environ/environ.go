@@ -1,7 +1,10 @@
 // Package environ reads KEY=VALUE environment lists such as os.Environ().
 package environ
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Map returns the variables of env by name; the last pair for a name wins,
 // as in os/exec, and entries without "=" are skipped. Names are compared
@@ -25,4 +28,17 @@ func Lookup(env []string, name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// Without returns a copy of env with every pair of the given names left
+// out; env itself is not changed.
+func Without(env []string, names ...string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(names, k) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }

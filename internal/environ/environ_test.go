@@ -2,6 +2,7 @@ package environ
 
 import (
 	"maps"
+	"slices"
 	"testing"
 )
 
@@ -47,5 +48,16 @@ func TestLookup(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestWithout(t *testing.T) {
+	env := []string{"A=1", "GITHUB_OUTPUT=/o", "B=2", "GITHUB_ENV=/e", "GITHUB_OUTPUT=/o2", "NOEQ"}
+	got := Without(env, "GITHUB_OUTPUT", "GITHUB_ENV")
+	if want := []string{"A=1", "B=2", "NOEQ"}; !slices.Equal(got, want) {
+		t.Errorf("Without = %q, want %q", got, want)
+	}
+	if env[1] != "GITHUB_OUTPUT=/o" {
+		t.Error("Without changed its argument")
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/retrywise/retrywise/internal/environ"
 	"github.com/retrywise/retrywise/internal/execstep"
 	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/redact"
@@ -55,6 +56,11 @@ type Options struct {
 	// its user when it has none, percent-decoded) before the first push,
 	// for the caller to mask.
 	Secrets func(values ...string)
+	// AttemptFiles, when set, gives each git push (its hooks and credential
+	// helpers included) file commands of its own, as an exec step's
+	// attempts get (execstep.Options.AttemptFiles); the other gits
+	// retrywise runs (fetch, rebase, ls-remote) get none of those variables.
+	AttemptFiles *execstep.AttemptFiles
 }
 
 // RefResult is one ref's fate in the last attempt.
@@ -117,9 +123,12 @@ func New(opts Options) (*Step, error) {
 		return nil, err
 	}
 	s := &Step{opts: opts, args: parseArgs(opts.Args), env: env}
+	if opts.AttemptFiles != nil {
+		s.env = environ.Without(env, opts.AttemptFiles.Vars...)
+	}
 	s.push, err = execstep.New(execstep.Options{
 		Args: append([]string{"git", "push", "--porcelain"}, opts.Args...),
-		Env:  env, Dir: opts.Dir,
+		Env:  env, Dir: opts.Dir, AttemptFiles: opts.AttemptFiles,
 		Stdout: io.MultiWriter(opts.Stdout, &s.out), Stderr: opts.Stderr,
 		Timeout: opts.Timeout, KillGrace: opts.KillGrace, Tool: failure.ToolGit,
 		Classify: func(_ context.Context, r execstep.Result) error {

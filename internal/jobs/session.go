@@ -106,6 +106,11 @@ type SessionOptions struct {
 	// masked by the session.
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	// TextStdout and TextStderr take retrywise's own text (the plan, the
+	// progress lines, the report); nil means Stdout and Stderr. The
+	// command line inside a workflow defuses them, as the steps' output
+	// is not.
+	TextStdout, TextStderr io.Writer
 	// Redactor returns the process's masker with extra values (the file's
 	// secrets).
 	Redactor func(masks ...string) *redact.Redactor
@@ -123,9 +128,13 @@ type SessionOptions struct {
 
 // Session is one run of a job: its masked streams and its runner.
 type Session struct {
-	Red            *redact.Redactor
+	Red *redact.Redactor
+	// Stdout and Stderr are the steps' streams, masked.
 	Stdout, Stderr *redact.Writer
-	Runner         *Runner
+	// TextStdout and TextStderr are retrywise's own text, masked
+	// (SessionOptions.TextStdout).
+	TextStdout, TextStderr *redact.Writer
+	Runner                 *Runner
 }
 
 // NewSession prepares a run of job: every value the defaults name as
@@ -141,6 +150,13 @@ func NewSession(l *Loaded, job *Job, o SessionOptions) *Session {
 	s := &Session{Red: o.Redactor(secrets...)}
 	registerFileSecrets(s.Red, job)
 	s.Stdout, s.Stderr = s.Red.Writer(o.Stdout), s.Red.Writer(o.Stderr)
+	s.TextStdout, s.TextStderr = s.Stdout, s.Stderr
+	if o.TextStdout != nil {
+		s.TextStdout = s.Red.Writer(o.TextStdout)
+	}
+	if o.TextStderr != nil {
+		s.TextStderr = s.Red.Writer(o.TextStderr)
+	}
 	svc := *o.Services
 	svc.Prober = l.Prober
 	svc.Rules = l.File.Defaults.Rules
@@ -155,8 +171,8 @@ func NewSession(l *Loaded, job *Job, o SessionOptions) *Session {
 func (s *Session) Log(line string) {
 	s.Stdout.Flush()
 	s.Stderr.Flush()
-	fmt.Fprintf(s.Stderr, "retrywise: %s\n", line)
-	s.Stderr.Flush()
+	fmt.Fprintf(s.TextStderr, "retrywise: %s\n", line)
+	s.TextStderr.Flush()
 }
 
 // Run runs the job and returns its report, masked.
@@ -176,24 +192,32 @@ func (s *Session) Plan() int {
 		s.Log(err.Error())
 		return exitcode.Config
 	}
-	WritePlan(s.Stdout, s.Runner.File, s.Runner.Job, plans)
-	s.Stdout.Flush()
+	WritePlan(s.TextStdout, s.Runner.File, s.Runner.Job, plans)
+	s.TextStdout.Flush()
 	return exitcode.OK
 }
 
 // Finish prints the report on stderr, and the one-line headline last on a failure.
 func (s *Session) Finish(rep *report.Run) {
-	rep.WriteText(s.Stderr)
-	if rep.Run.ExitCode != exitcode.OK {
-		fmt.Fprintf(s.Stderr, "retrywise: %s\n", Headline(rep))
-	}
+	s.Stdout.Flush()
 	s.Stderr.Flush()
+	rep.WriteText(s.TextStderr)
+	if rep.Run.ExitCode != exitcode.OK {
+		fmt.Fprintf(s.TextStderr, "retrywise: %s\n", Headline(rep))
+	}
+	s.TextStderr.Flush()
 }
 
 // Close flushes the streams.
 func (s *Session) Close() {
 	s.Stdout.Close()
 	s.Stderr.Close()
+	if s.TextStdout != s.Stdout {
+		s.TextStdout.Close()
+	}
+	if s.TextStderr != s.Stderr {
+		s.TextStderr.Close()
+	}
 }
 
 // registerFileSecrets masks what the job file itself holds as secret, before

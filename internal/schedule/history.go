@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -448,8 +449,19 @@ func (h *History) rotate(r *os.Root) error {
 	return nil
 }
 
+// MaxFolderEntries bounds the entries of a job's history folder that are
+// read: rotation keeps it to --keep reports, so a folder past the bound was
+// filled by something else, and listing it is refused rather than read
+// without end.
+const MaxFolderEntries = 100_000
+
+// folderEntries is the bound reports applies: MaxFolderEntries, lowered by
+// tests.
+var folderEntries = MaxFolderEntries
+
 // reports returns the names of the reports (regular files) in r, oldest
-// first; none when r is nil (no folder).
+// first; none when r is nil (no folder). It reads the folder in pieces, to
+// at most MaxFolderEntries entries.
 func reports(r *os.Root) ([]string, error) {
 	if r == nil {
 		return nil, nil
@@ -459,14 +471,22 @@ func reports(r *os.Root) ([]string, error) {
 		return nil, fmt.Errorf("history: %w", err)
 	}
 	defer d.Close()
-	entries, err := d.ReadDir(-1)
-	if err != nil {
-		return nil, fmt.Errorf("history: %w", err)
-	}
 	var names []string
-	for _, e := range entries {
-		if _, ok := reportStart(e.Name()); ok && e.Type().IsRegular() {
-			names = append(names, e.Name())
+	for seen := 0; ; {
+		entries, err := d.ReadDir(1024)
+		for _, e := range entries {
+			if _, ok := reportStart(e.Name()); ok && e.Type().IsRegular() {
+				names = append(names, e.Name())
+			}
+		}
+		if seen += len(entries); seen > folderEntries {
+			return nil, fmt.Errorf("history: %s holds more than %d entries; rotation keeps far fewer, so something else filled it: clear it", r.Name(), folderEntries)
+		}
+		if errors.Is(err, io.EOF) || (err == nil && len(entries) == 0) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("history: %w", err)
 		}
 	}
 	sort.Strings(names)

@@ -2,9 +2,11 @@ package schedule
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -183,5 +185,33 @@ func TestDefaultDir(t *testing.T) {
 		if got != tt.want || !errors.Is(err, tt.err) {
 			t.Errorf("%s: DefaultDir = %q, %v; want %q, %v", tt.name, got, err, tt.want, tt.err)
 		}
+	}
+}
+
+// TestHistoryFolderIsReadWithinItsBound: a job's folder that something
+// else filled past the bound is refused while it is read, naming the bound;
+// at the bound it is read.
+func TestHistoryFolderIsReadWithinItsBound(t *testing.T) {
+	defer func(n int) { folderEntries = n }(folderEntries)
+	folderEntries = 3000
+	dir := t.TempDir()
+	h, err := OpenHistory(dir, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Save("publish", t0, []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < folderEntries; i++ {
+		if err := os.WriteFile(filepath.Join(dir, "publish", fmt.Sprintf("junk-%05d", i)), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := h.Reports("publish"); err != nil || len(got) != 1 {
+		t.Fatalf("at the bound: %v %v, want the one report", got, err)
+	}
+	os.WriteFile(filepath.Join(dir, "publish", "junk-over"), nil, 0o600)
+	if _, err := h.Reports("publish"); err == nil || !strings.Contains(err.Error(), "more than 3000 entries") {
+		t.Errorf("past the bound: %v, want an error naming it", err)
 	}
 }

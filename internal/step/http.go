@@ -55,6 +55,11 @@ var HTTPKind = &Kind{
 	new: func() Config { return &HTTPConfig{} },
 }
 
+// MaxRequestBody bounds a request's body (--data, --data-file FILE or -):
+// it is held in memory to be sent again on each attempt. Past it the step
+// fails before anything is sent (78).
+const MaxRequestBody = 64 << 20
+
 // HTTPConfig is an http step: one request.
 type HTTPConfig struct {
 	Common
@@ -241,21 +246,26 @@ func (c *HTTPConfig) run(ctx context.Context, x *exe) (*report.Step, *Error) {
 		// Read so that a signal stops it at once (the read abandoned).
 		err = interrupt.Do(ctx, func() error {
 			var rerr error
-			body, rerr = goio.ReadAll(io.Stdin)
+			body, rerr = goio.ReadAll(goio.LimitReader(io.Stdin, MaxRequestBody+1))
 			return rerr
 		})
 		if ctx.Err() != nil {
 			return cancelledBeforeRequest(ctx, c.pol, "cancelled while reading --data-file - (stdin): "+context.Cause(ctx).Error()), nil
 		} else if err != nil {
 			return nil, &Error{exitcode.Config, "cannot read --data-file - (stdin): " + err.Error()}
+		} else if len(body) > MaxRequestBody {
+			return nil, &Error{exitcode.Config, fmt.Sprintf("--data-file - (stdin) holds more than %d MiB: a request body is at most that (send a file's content as a stream with exec and curl)", MaxRequestBody>>20)}
 		}
 	case dataFile != "":
 		// A FIFO no one writes: a signal abandons the open and the read.
-		if body, err = userfile.ReadFile(ctx, dataFile, -1); err != nil {
+		if body, err = userfile.ReadFile(ctx, dataFile, MaxRequestBody); err != nil {
 			if ctx.Err() != nil {
 				return cancelledBeforeRequest(ctx, c.pol, "cancelled while reading --data-file: "+err.Error()), nil
 			}
 			return nil, &Error{exitcode.Config, "cannot read --data-file: " + err.Error()}
+		}
+		if len(body) > MaxRequestBody {
+			return nil, &Error{exitcode.Config, fmt.Sprintf("--data-file holds more than %d MiB: a request body is at most that (send a file's content as a stream with exec and curl)", MaxRequestBody>>20)}
 		}
 	}
 	u, err := url.Parse(rawURL)

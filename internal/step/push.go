@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/retrywise/retrywise/internal/egress"
+	"github.com/retrywise/retrywise/internal/execstep"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/gitpush"
@@ -95,10 +96,19 @@ func (c *PushConfig) run(ctx context.Context, x *exe) (*report.Step, *Error) {
 	if serr != nil {
 		return nil, serr
 	}
+	var attemptFiles *execstep.AttemptFiles
+	if fw := x.svc.FileCommands; fw != nil {
+		files, done, err := fw.Attempts()
+		if err != nil {
+			return nil, &Error{exitcode.Config, err.Error()}
+		}
+		defer done()
+		attemptFiles = files
+	}
 	step, err := gitpush.New(gitpush.Options{
 		Dir: dir, Args: gitArgs, Env: io.Env, Stdout: io.Stdout, Stderr: io.Stderr,
 		Timeout: c.Timeout, RebaseOnReject: c.RebaseOnReject, AuthRecheck: c.AuthRecheck, SafeDirectory: c.SafeDirectory,
-		Secrets: io.Red.Add, Team: c.teamRules(x.svc),
+		Secrets: io.Red.Add, Team: c.teamRules(x.svc), AttemptFiles: attemptFiles,
 	})
 	if err != nil {
 		return nil, &Error{exitcode.Config, err.Error()}
@@ -110,6 +120,14 @@ func (c *PushConfig) run(ctx context.Context, x *exe) (*report.Step, *Error) {
 	out, err := x.coordinator(c.pol, pushDiagnose(prober, dir, gitArgs, io.Env)).Run(ctx, step)
 	if err != nil {
 		return nil, &Error{exitcode.Usage, err.Error()}
+	}
+	if attemptFiles != nil {
+		// Only the final push's file commands (a hook's) reach the workflow.
+		who := "the push"
+		if io.ID != "" {
+			who = "step " + io.ID
+		}
+		x.svc.FileCommands.Forward(ctx, who, attemptFiles.Final())
 	}
 	code := exitcode.For(out, false)
 	rep := report.New("push", report.CommandLine(step.Command()), out, code)
