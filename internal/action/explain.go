@@ -140,7 +140,7 @@ func (a *actionRun) explainIssue(t explain.Target, res *explain.Result) {
 		a.issueSkip = "the run was handed back for a re-run, so its workflow's failure issue waits for the re-run's outcome"
 	case res.Worst == nil:
 		a.issueSkip = "nothing failed that an issue would report"
-	case res.Worst.Class != failure.Policy.String() && res.Worst.Class != failure.Structural.String():
+	case res.Worst.Class != failure.Policy && res.Worst.Class != failure.Structural:
 		a.issueSkip = fmt.Sprintf("the worst failure is %s, not a policy or structural stop, so no issue is opened", res.Worst.Class)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/retrywise/retrywise/internal/branchrules"
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/ghapi"
 	"github.com/retrywise/retrywise/internal/ghissue"
 	"github.com/retrywise/retrywise/internal/httpstep"
@@ -96,7 +97,7 @@ func (a *actionRun) reportIssue(ctx context.Context, run *report.Run, markdown s
 // apply to the branch it went to (with a token): never required, so a
 // failure to read them is a note.
 func (a *actionRun) explainRefusal(ctx context.Context, rep *report.Step) {
-	if rep.Class != "policy" && rep.Class != "structural" {
+	if rep.Class != failure.Policy && rep.Class != failure.Structural {
 		return
 	}
 	gh, err := a.github()

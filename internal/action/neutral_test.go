@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/report"
 )
 
@@ -19,7 +20,7 @@ func isCommand(line string) bool {
 // TestWriteNeutralText: the log's text of a report shows every outside
 // text on its own line, escaped, and the report itself is left as it was.
 func TestWriteNeutralText(t *testing.T) {
-	s := &report.Step{ID: "build\n::set-output name=evil::1", Kind: "explain", Result: report.Failure, Class: "transient",
+	s := &report.Step{ID: "build\n::set-output name=evil::1", Kind: "explain", Result: report.Failure, Class: failure.Transient,
 		Target: "::error::x (job 1)", Reason: "r\n::add-mask::transient", Evidence: []string{"ok", "::warning::w"},
 		Notes: []string{"100%"}, Outputs: map[string]any{"job": "build\n"}}
 	run := report.NewRun("explain", time.Time{})

@@ -18,6 +18,7 @@ import (
 	"github.com/retrywise/retrywise/internal/app"
 	"github.com/retrywise/retrywise/internal/environ"
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/filecmd"
 	"github.com/retrywise/retrywise/internal/ghissue"
 	"github.com/retrywise/retrywise/internal/gitpush"
@@ -397,12 +398,13 @@ func (a *actionRun) runStep(ctx context.Context) int {
 		outputs[n] = v
 	}
 	if a.fw != nil {
-		// The script's $GITHUB_OUTPUT, copied to the runner's as it ended,
-		// is in the output outputs too.
+		// The script's (or a push hook's) $GITHUB_OUTPUT, copied to the
+		// runner's as it ended, is in the output outputs too.
 		for _, e := range a.fw.Outputs() {
 			outputs[e.Name] = e.Value
 		}
-	} else if k != step.ExecKind {
+	}
+	if k != step.ExecKind {
 		a.passOutputs(rep.Outputs)
 	}
 	if a.mode == ModePush && !rep.OK() {
@@ -657,7 +659,7 @@ func (a *actionRun) finish(ctx context.Context, run *report.Run, outputs map[str
 		"report":    reportPath,
 	}
 	if failed != nil {
-		set["class"], set["code"], set["reason"], set["remedy"] = failed.Class, string(failed.Code), failed.Reason, failed.Remedy
+		set["class"], set["code"], set["reason"], set["remedy"] = failed.Class.String(), string(failed.Code), failed.Reason, failed.Remedy
 	} else if run.Run.Result != report.Success && run.Run.Detail != "" {
 		set["reason"] = run.Run.Detail
 	}
@@ -704,7 +706,7 @@ func (a *actionRun) finish(ctx context.Context, run *report.Run, outputs map[str
 func (a *actionRun) annotate(run *report.Run, failed *report.Step, headline string) {
 	if failed != nil {
 		title := "retrywise: " + failed.ID + " failed"
-		if failed.Class != "" {
+		if failed.Class != failure.None {
 			title = fmt.Sprintf("retrywise: %s failed (%s, %s)", failed.ID, failed.Class, failed.Code)
 		}
 		msg := headline

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jonboulle/clockwork"
-
 	"github.com/retrywise/retrywise/internal/environ"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/jobs"
@@ -76,10 +74,10 @@ func (a *App) Schedule(ctx context.Context, o ScheduleOptions) (int, error) {
 	defer hist.Close()
 
 	m := metrics.New()
-	clk := clockwork.NewRealClock()
+	clk := a.Clock
 	s := &schedule.Scheduler{
 		Triggers: triggers, Clock: clk, History: hist, Grace: o.Grace, Log: o.Log,
-		LockWait: o.LockWait, LockClock: a.Clock,
+		LockWait: o.LockWait,
 		Run: func(ctx context.Context, name string) (int, []byte) {
 			rep, code, masked := o.Run(ctx, name)
 			if rep == nil {

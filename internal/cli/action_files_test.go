@@ -3,7 +3,6 @@ package cli
 import (
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -212,14 +211,15 @@ yes /some/bin | head -c ` + strconv.Itoa(otherBytes) + ` >> "$GITHUB_PATH"
 echo wrote it all`
 	env := append(append([]string(nil), s.env...),
 		action.InputVar("run")+"="+script, action.InputVar("report-issue")+"=false", action.InputVar("step-summary")+"=true")
-	cmd := exec.Command(bin, "action")
-	cmd.Env, cmd.Dir = env, s.workspace
+	cmd, setEnv, peak := measuredCommand(t, bin, "action")
+	setEnv(env)
+	cmd.Dir = s.workspace
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v:\n%s", err, out)
 	}
 	log := string(out)
-	maxRSS := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB on Linux
+	maxRSS := peak()
 	t.Logf("peak resident memory of retrywise action (with its children): %.1f MB", float64(maxRSS)/1024)
 	if maxRSS > 100<<10 {
 		t.Errorf("peak resident memory %d KiB, want under 100 MiB", maxRSS)

@@ -13,6 +13,7 @@ import (
 	"github.com/retrywise/retrywise/internal/execstep"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/failure/teamrules"
 	"github.com/retrywise/retrywise/internal/interrupt"
 	"github.com/retrywise/retrywise/internal/redact"
 )
@@ -32,12 +33,12 @@ http-429, ...; "unknown" only when nothing recognised it).`
 
 // Classification is the stable JSON contract of `retrywise classify --json`.
 type Classification struct {
-	Class    string   `json:"class"`
-	Code     string   `json:"code"`
-	Decision string   `json:"decision"`
-	Reason   string   `json:"reason"`
-	Remedy   string   `json:"remedy"`
-	Evidence []string `json:"evidence"`
+	Class    failure.Class `json:"class"`
+	Code     string        `json:"code"`
+	Decision string        `json:"decision"`
+	Reason   string        `json:"reason"`
+	Remedy   string        `json:"remedy"`
+	Evidence []string      `json:"evidence"`
 	// Rule is where the team rule that decided is written (FILE:LINE);
 	// absent when a built-in recogniser decided.
 	Rule string `json:"rule,omitempty"`
@@ -93,7 +94,7 @@ func parseClassify(f *factory, args []string) (*classifyOptions, int, bool) {
 func runClassify(ctx context.Context, opts *classifyOptions) int {
 	f := opts.f
 	if opts.rulesFile != "" {
-		rs, err := failure.LoadTeamRules(ctx, opts.rulesFile)
+		rs, err := teamrules.Load(ctx, opts.rulesFile)
 		if ctx.Err() != nil {
 			return f.fail(exitcode.ForCause(ctx), "cancelled while reading --rules: "+err.Error())
 		}
@@ -125,7 +126,7 @@ func runClassify(ctx context.Context, opts *classifyOptions) int {
 		return f.fail(exitcode.ForCause(ctx), "cancelled while classifying: "+context.Cause(ctx).Error())
 	}
 	red := f.redactor()
-	out := Classification{Class: fl.Class.String(), Code: string(fl.Code), Decision: string(fl.Class.Decision()), Reason: red.String(fl.Reason), Remedy: red.String(fl.Remedy), Evidence: []string{}, Rule: fl.Rule}
+	out := Classification{Class: fl.Class, Code: string(fl.Code), Decision: string(fl.Class.Decision()), Reason: red.String(fl.Reason), Remedy: red.String(fl.Remedy), Evidence: []string{}, Rule: fl.Rule}
 	for _, e := range fl.Evidence {
 		out.Evidence = append(out.Evidence, red.String(e))
 	}

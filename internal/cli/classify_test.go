@@ -120,15 +120,15 @@ func classifyCorpusFile(t *testing.T, name string) int {
 			t.Errorf("%s: stdout is not exactly one JSON object (%v): %q", c.ID, err, r.stdout)
 			continue
 		}
-		if (got.Decision == "retry") != (got.Class == "transient") {
+		if (got.Decision == "retry") != (got.Class == failure.Transient) {
 			t.Errorf("%s: decision %s inconsistent with class %s", c.ID, got.Decision, got.Class)
 		}
 		// every case has a code; a recognised class never carries "unknown"
-		if !codePattern.MatchString(got.Code) || (got.Class != "unknown" && (got.Code == "unknown" || got.Code == "no-output")) {
+		if !codePattern.MatchString(got.Code) || (got.Class != failure.Unknown && (got.Code == "unknown" || got.Code == "no-output")) {
 			t.Errorf("%s: code %q for class %s", c.ID, got.Code, got.Class)
 		}
 		lib := failure.Classify(in)
-		want := Classification{Class: lib.Class.String(), Code: string(lib.Code), Decision: string(lib.Class.Decision()),
+		want := Classification{Class: lib.Class, Code: string(lib.Code), Decision: string(lib.Class.Decision()),
 			Reason: red.String(lib.Reason), Remedy: red.String(lib.Remedy), Evidence: []string{}}
 		for _, e := range lib.Evidence {
 			want.Evidence = append(want.Evidence, red.String(e))

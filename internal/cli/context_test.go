@@ -13,6 +13,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/retry"
 )
 
@@ -52,7 +53,7 @@ func TestExecContinuesInContext(t *testing.T) {
 		t.Errorf("the agent ran %q", got)
 	}
 	got, _ := readReport(t, rep)
-	if len(got.Attempts) != 2 || got.Attempts[0].Class != "transient" || !strings.Contains(got.Attempts[1].Command, "resume") || !strings.Contains(got.Attempts[1].Why, "sess-0199a3f2") {
+	if len(got.Attempts) != 2 || got.Attempts[0].Class != failure.Transient || !strings.Contains(got.Attempts[1].Command, "resume") || !strings.Contains(got.Attempts[1].Why, "sess-0199a3f2") {
 		t.Errorf("attempts = %+v", got.Attempts)
 	}
 	if !strings.Contains(strings.Join(got.Notes, "\n"), "succeeding attempt's output only") {
@@ -136,7 +137,7 @@ func TestExecOnRetry(t *testing.T) {
 	if r.code != exitcode.Transient || got.Stop != retry.StopCleanupFailed || len(got.Attempts) != 1 || readLog(t, log) != "attempt\n" {
 		t.Fatalf("exit %d, stop %s, %d attempts, log %q\n%s", r.code, got.Stop, len(got.Attempts), readLog(t, log), r.stderr)
 	}
-	if !strings.Contains(got.Detail, "exit 3") || !strings.Contains(got.Detail, "cannot clean build/") || got.Class != "transient" {
+	if !strings.Contains(got.Detail, "exit 3") || !strings.Contains(got.Detail, "cannot clean build/") || got.Class != failure.Transient {
 		t.Errorf("detail %q, class %s", got.Detail, got.Class)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/proxytest"
 )
 
@@ -355,7 +356,7 @@ func TestExecMasksProxyCredentials(t *testing.T) {
 	if strings.Contains(all, "Pr0xyPassw0rd") || strings.Contains(all, "egress-user") {
 		t.Errorf("proxy credentials leaked:\n%s", all)
 	}
-	if got.Class != "policy" || !strings.Contains(raw, squid.Addr) {
+	if got.Class != failure.Policy || !strings.Contains(raw, squid.Addr) {
 		t.Errorf("the report does not name the proxy's denial:\n%s", raw)
 	}
 	if r.code != exitcode.Policy || !strings.Contains(r.stderr, "is not on the egress allowlist of proxy "+squid.Addr) {

@@ -70,7 +70,7 @@ echo '{"ok":true}'
 		}
 	}
 	got, _ := readReport(t, rep)
-	if !got.OK() || len(got.Attempts) != 3 || got.Attempts[0].Class != "transient" || !got.Attempts[2].OK || got.Policy.MaxAttempts != 4 {
+	if !got.OK() || len(got.Attempts) != 3 || got.Attempts[0].Class != failure.Transient || !got.Attempts[2].OK || got.Policy.MaxAttempts != 4 {
 		t.Errorf("report = %+v", got)
 	}
 }

@@ -322,7 +322,7 @@ func TestGitHubQuotaFailures(t *testing.T) {
 			r := newProc(t, "GITHUB_API_URL="+srv.URL, "GITHUB_TOKEN="+tok).run(append(args, "--report", rep)...)
 			got, raw := readReport(t, rep) // fails when there is no report to check
 			all := r.stdout + r.stderr + raw
-			if r.code != exitcode.Policy || got.Class != "policy" || strings.Contains(all, tok) || !strings.Contains(raw, "bad credentials") {
+			if r.code != exitcode.Policy || got.Class != failure.Policy || strings.Contains(all, tok) || !strings.Contains(raw, "bad credentials") {
 				t.Errorf("%v: exit %d:\n%s", args, r.code, all)
 			}
 		}

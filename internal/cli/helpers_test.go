@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -23,6 +24,9 @@ import (
 // TestMain provides a temp folder for the binary built by buildBinary and the
 // package's real proxies (startProxies), and removes them afterwards.
 func TestMain(m *testing.M) {
+	if out := os.Getenv(launchVar); out != "" {
+		os.Exit(launch(out, os.Args[1:]))
+	}
 	dir, err := os.MkdirTemp("", "retrywise-bin-")
 	if err != nil {
 		panic(err)
@@ -38,6 +42,53 @@ func TestMain(m *testing.M) {
 	stop()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// launchVar, set to a file, makes the test binary a launcher (launch):
+// it runs its arguments as a child and writes the child's peak resident
+// memory to the file.
+const launchVar = "RETRYWISE_TEST_LAUNCH_RUSAGE"
+
+// launch runs argv with the launcher's streams and environment (launchVar
+// left out), writes the child's peak resident memory in KiB (its rusage's
+// Maxrss, its own waited children included) to out, and returns its exit
+// code. The launcher is the test binary just started, so the child's
+// Maxrss, which Linux carries over from the process that forked it, starts
+// from a small process, not from the test process grown by other tests.
+func launch(out string, argv []string) int {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, launchVar+"=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	err := cmd.Run()
+	if cmd.ProcessState == nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 127
+	}
+	os.WriteFile(out, []byte(strconv.FormatInt(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss, 10)), 0o600)
+	return cmd.ProcessState.ExitCode()
+}
+
+// measuredCommand is exec.Command(bin, args...) started through the
+// launcher; peak returns the child's peak resident memory in KiB once it
+// has been waited for. Set Env with the returned setEnv.
+func measuredCommand(t *testing.T, bin string, args ...string) (cmd *exec.Cmd, setEnv func(env []string), peak func() int64) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "maxrss")
+	cmd = exec.Command(os.Args[0], append([]string{bin}, args...)...)
+	setEnv = func(env []string) { cmd.Env = append(append([]string(nil), env...), launchVar+"="+file) }
+	peak = func() int64 {
+		b, err := os.ReadFile(file)
+		n, perr := strconv.ParseInt(string(b), 10, 64)
+		if err != nil || perr != nil {
+			t.Fatalf("the launcher wrote no peak memory: %v %v", err, perr)
+		}
+		return n
+	}
+	return cmd, setEnv, peak
 }
 
 var (

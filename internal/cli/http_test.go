@@ -161,7 +161,7 @@ func TestHTTPGuessStorm(t *testing.T) {
 	}
 	got, raw := readReport(t, rep)
 	res := result(t, got)
-	if !got.OK() || got.Class != "absent" || res["found"] != false || res["value"] != nil || !strings.Contains(raw, `"id": null`) {
+	if !got.OK() || got.Class != failure.Absent || res["found"] != false || res["value"] != nil || !strings.Contains(raw, `"id": null`) {
 		t.Errorf("absent report:\n%s", raw)
 	}
 	b := p.c.Breakers.Get(srv.key(), breaker.Settings{Threshold: breaker.DefaultThreshold})
@@ -227,7 +227,7 @@ func TestHTTPOutage(t *testing.T) {
 		}
 	}
 	got, raw = readReport(t, rep)
-	if got.Reason != want || !strings.Contains(raw, "last failure: transient: HTTP 500 Internal Server Error") || got.Class != "transient" {
+	if got.Reason != want || !strings.Contains(raw, "last failure: transient: HTTP 500 Internal Server Error") || got.Class != failure.Transient {
 		t.Errorf("short-circuit report:\n%s", raw)
 	}
 	// Another host:port has its own breaker.

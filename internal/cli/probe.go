@@ -15,8 +15,8 @@ import (
 type probeLine struct {
 	// Verdict is the summary: allowed, denied, unreachable, direct or unclear.
 	Verdict string `json:"verdict"`
-	// Class is the failure class of a denial or an outage; empty otherwise.
-	Class string `json:"class,omitempty"`
+	// Class is the failure class of a denial or an outage; None otherwise.
+	Class failure.Class `json:"class,omitempty"`
 	*egress.Result
 }
 
@@ -45,7 +45,7 @@ func runProbeCommand(ctx context.Context, f *factory, args []string) int {
 		for i, r := range results {
 			lines[i] = probeLine{Verdict: r.Verdict.Summary(), Result: maskedResult(r, red.String)}
 			if fd := findings[i]; fd != nil {
-				lines[i].Class = fd.Class.String()
+				lines[i].Class = fd.Class
 			}
 		}
 		b, _ := json.Marshal(struct {

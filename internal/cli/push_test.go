@@ -103,7 +103,7 @@ func TestPushRejectionReport(t *testing.T) {
 		t.Errorf("last line = %q", last)
 	}
 	got, _ := readReport(t, rep)
-	if got.ExitCode != r.code || len(got.Refs) != 2 || got.Refs[1].Class != "structural" || got.Refs[0].Class != "" || !got.Refs[0].OK {
+	if got.ExitCode != r.code || len(got.Refs) != 2 || got.Refs[1].Class != failure.Structural || got.Refs[0].Class != failure.None || !got.Refs[0].OK {
 		t.Errorf("report refs = %+v", got.Refs)
 	}
 }

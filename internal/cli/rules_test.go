@@ -15,6 +15,7 @@ import (
 
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/failure/teamrules"
 	"github.com/retrywise/retrywise/internal/gittest"
 )
 
@@ -98,7 +99,7 @@ func TestClassifyRulesShowsTheRule(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &c); err != nil {
 		t.Fatalf("%v: %s %s", err, r.stdout, r.stderr)
 	}
-	if c.Code != "deployctl-lock-held" || c.Class != "transient" || c.Rule != rules+":1" {
+	if c.Code != "deployctl-lock-held" || c.Class != failure.Transient || c.Rule != rules+":1" {
 		t.Errorf("got %+v", c)
 	}
 	// Without the command's name, the tool: gate keeps the rule out.
@@ -188,12 +189,12 @@ func TestPushRulesNameTheGatekeeper(t *testing.T) {
 }
 
 // heaviestRules is the costliest rules file the loader accepts: rules of
-// failure.MaxRuleProgram instructions, up to failure.MaxRulesProgram in
+// teamrules.MaxRuleProgram instructions, up to teamrules.MaxRulesProgram in
 // all, each keeping all its threads alive on a line of letters.
 func heaviestRules() string {
 	var b strings.Builder
-	re := fmt.Sprintf(`[\pL\pN]{1000}[\pL\pN]{%d}[.!]`, failure.MaxRuleProgram-1003)
-	for i := range failure.MaxRulesProgram / failure.MaxRuleProgram {
+	re := fmt.Sprintf(`[\pL\pN]{1000}[\pL\pN]{%d}[.!]`, teamrules.MaxRuleProgram-1003)
+	for i := range teamrules.MaxRulesProgram / teamrules.MaxRuleProgram {
 		fmt.Fprintf(&b, "- match: '%s'\n  class: policy\n  code: tool-heavy%d\n", re, i)
 	}
 	return b.String()

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,7 +16,9 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/interrupt"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/report/reporttest"
 	"github.com/retrywise/retrywise/internal/schedule"
@@ -121,19 +123,32 @@ func TestScheduleLock(t *testing.T) {
 	}
 }
 
-// startSchedule starts the binary's scheduler on a job file with a catch-up
-// job whose last recorded run is a year old, so it runs once at the start.
-func startSchedule(t *testing.T, job string, args ...string) (cmd *exec.Cmd, stderr *syncBuffer, hist string) {
+// servingSchedule is `retrywise schedule` serving in this process on a
+// fake clock that moves only when the test says.
+type servingSchedule struct {
+	clk            *clock.Fake
+	stdout, stderr *syncBuffer
+	deliver        func(syscall.Signal) // the signal the scheduler receives
+	result         chan int
+	hist, dir      string
+}
+
+// startSchedule starts the scheduler in this process, on a fake clock, on
+// the job file job (its text's $DIR is a folder of the test's, the only
+// place its commands may write) with a catch-up job j whose last recorded
+// run is a year old, so that it runs once at the start.
+func startSchedule(t *testing.T, job string, args ...string) *servingSchedule {
 	t.Helper()
-	bin := buildBinary(t)
-	dir := t.TempDir()
-	hist = t.TempDir()
-	writeJob(t, dir, job)
-	h, err := schedule.OpenHistory(hist, 10)
+	s := &servingSchedule{clk: clock.NewFake(testStart, false), stdout: &syncBuffer{}, stderr: &syncBuffer{}, result: make(chan int, 1), hist: t.TempDir(), dir: t.TempDir()}
+	config := filepath.Join(s.dir, "retrywise.yml")
+	if err := os.WriteFile(config, []byte(strings.ReplaceAll(job, "$DIR", s.dir)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h, err := schedule.OpenHistory(s.hist, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := time.Now().AddDate(-1, 0, 0)
+	old := testStart.AddDate(-1, 0, 0)
 	prev := report.NewRun("j", old)
 	prev.Finish(old, exitcode.OK, "")
 	var b bytes.Buffer
@@ -141,15 +156,66 @@ func startSchedule(t *testing.T, job string, args ...string) (cmd *exec.Cmd, std
 	if _, err := h.Save("j", old, b.Bytes()); err != nil {
 		t.Fatal(err)
 	}
-	cmd = exec.Command(bin, append([]string{"schedule", "--history", hist}, args...)...)
-	cmd.Dir = dir
-	stderr = &syncBuffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	c := &Command{Stdin: strings.NewReader(""), Stdout: s.stdout, Stderr: s.stderr, Env: os.Environ(), Clock: s.clk, Version: "test", Rand: noJitter}
+	ctx, deliver := interrupt.WithSignal(t.Context())
+	s.deliver = deliver
+	go func() {
+		s.result <- c.Main(ctx, append([]string{"retrywise", "schedule", "--config", config, "--history", s.hist}, args...))
+	}()
+	t.Cleanup(func() {
+		// A test that failed early leaves it serving: stopped, with every
+		// grace passed on the clock.
+		deliver(syscall.SIGTERM)
+		s.clk.Advance(time.Hour)
+		guard := time.After(30 * time.Second)
+		for {
+			select {
+			case <-s.result:
+				return
+			case <-s.clk.TimerCreated():
+				s.clk.Advance(time.Hour)
+			case <-guard:
+				t.Error("the scheduler did not stop")
+				return
+			}
+		}
+	})
+	return s
+}
+
+// advanceWait waits until the code under test starts a wait of d on the
+// clock (beyond the first seen of the clock's waits), then moves the clock
+// by d; it returns how many waits the clock has then seen.
+func (s *servingSchedule) advanceWait(t *testing.T, seen int, d time.Duration) int {
+	t.Helper()
+	deadline := time.After(30 * time.Second) // a guard, not a wait
+	for {
+		waits := s.clk.Waits()
+		if i := slices.Index(waits[seen:], d); i >= 0 {
+			s.clk.Advance(d)
+			return seen + i + 1
+		}
+		select {
+		case <-s.clk.TimerCreated():
+		case <-deadline:
+			t.Fatalf("no wait of %s on the clock (waits %v)\n%s", d, waits, s.stderr.String())
+		}
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	return cmd, stderr, hist
+}
+
+// stop delivers sig and returns the scheduler's exit code; the wall bound
+// is a guard: with nothing left to wait for, the return is the event.
+func (s *servingSchedule) stop(t *testing.T, sig syscall.Signal) int {
+	t.Helper()
+	s.deliver(sig)
+	select {
+	case code := <-s.result:
+		s.result <- code // for the cleanup
+		return code
+	case <-time.After(stopLimit):
+		t.Fatalf("still serving %s after %s:\n%s", stopLimit, sig, s.stderr.String())
+	}
+	return -1
 }
 
 // TestScheduleServeMetrics: a running scheduler serves /healthz and
@@ -157,17 +223,21 @@ func startSchedule(t *testing.T, job string, args ...string) (cmd *exec.Cmd, std
 // one policy stop, the metrics (parsed with Prometheus' text parser) count
 // them; SIGTERM stops it within a second with 143.
 func TestScheduleServeMetrics(t *testing.T) {
-	cmd, stderr, hist := startSchedule(t, `version: 1
+	s := startSchedule(t, `version: 1
 jobs:
   j:
     cron: "0 0 1 1 *"
     catch-up: true
     steps:
-      - {id: flaky, retry: {schedule: [10ms]}, exec: {run: 'if [ ! -e f ]; then touch f; echo "curl: (28) Operation timed out" >&2; exit 28; fi'}}
+      - {id: flaky, retry: {schedule: [10ms]}, exec: {run: 'if [ ! -e $DIR/f ]; then touch $DIR/f; echo "curl: (28) Operation timed out" >&2; exit 28; fi'}}
       - id: refused
         continue-on-error: true
         exec: {command: [sh, -c, "echo 'curl: (22) The requested URL returned error: 403' >&2; exit 22"]}
 `, "--listen", "127.0.0.1:0")
+	stderr := s.stderr
+	waitFor(t, stderr, "started: job j (catch-up")
+	// The flaky step's one retry waits its 10ms on the clock: the test moves it.
+	s.advanceWait(t, 0, 10*time.Millisecond)
 	waitFor(t, stderr, "ended: job j: exit 0")
 	m := regexp.MustCompile(`serving /healthz and /metrics on (\S+)`).FindStringSubmatch(stderr.String())
 	if m == nil {
@@ -217,14 +287,14 @@ jobs:
 	if got := value("retrywise_failures_total", map[string]string{"job": "j", "class": "policy"}); got != 1 {
 		t.Errorf("failures_total{policy} = %v, want 1", got)
 	}
-	if got := value("retrywise_next_run_timestamp_seconds", map[string]string{"job": "j"}); got < float64(time.Now().Unix()) {
-		t.Errorf("next run = %v, not in the future", got)
+	if got, want := value("retrywise_next_run_timestamp_seconds", map[string]string{"job": "j"}), time.Date(testStart.Year()+1, 1, 1, 0, 0, 0, 0, time.UTC); got != float64(want.Unix()) {
+		t.Errorf("next run = %v, want %v (%v): the next slot on the scheduler's clock", got, want.Unix(), want)
 	}
-	if got := len(historyReports(t, hist, "j")); got != 2 {
-		t.Errorf("%d reports in the history, want the old one and the catch-up's", got)
+	if got := historyReports(t, s.hist, "j"); len(got) != 2 || !strings.HasPrefix(filepath.Base(got[1]), testStart.Format("20060102T150405")) {
+		t.Errorf("reports %v, want the old one and the catch-up's, started at %v on the command's clock", got, testStart)
 	}
-	// Nothing runs: exiting at all (within stopLimit) is the signal's event.
-	if code := stopWithin(t, cmd, stderr, syscall.SIGTERM, stopLimit); code != exitcode.Terminated {
+	// Nothing runs: returning at all is the signal's event.
+	if code := s.stop(t, syscall.SIGTERM); code != exitcode.Terminated {
 		t.Errorf("SIGTERM: exit %d\n%s", code, stderr.String())
 	}
 }
@@ -232,7 +302,7 @@ jobs:
 // TestScheduleGrace: SIGTERM while a job runs lets it go on for --grace,
 // then cancels it; its report is still saved, and the scheduler exits 143.
 func TestScheduleGrace(t *testing.T) {
-	cmd, stderr, hist := startSchedule(t, `version: 1
+	s := startSchedule(t, `version: 1
 jobs:
   j:
     cron: "0 0 1 1 *"
@@ -241,19 +311,28 @@ jobs:
       - {id: long, exec: {command: [sh, -c, "echo started; sleep 30"]}}
       - {id: after, exec: {command: ["true"]}}
 `, "--grace", "300ms")
+	stderr := s.stderr
 	waitFor(t, stderr, "started: job j")
 	waitFor(t, stderr, "step long (exec")
-	if code := stopWithin(t, cmd, stderr, syscall.SIGTERM, stopLimit); code != exitcode.Terminated {
+	s.deliver(syscall.SIGTERM)
+	waitFor(t, stderr, "shutting down: 1 running, 300ms grace")
+	// The job goes on through the grace: it ends only once the clock has
+	// passed the grace, which the test does.
+	if strings.Contains(stderr.String(), "ended: job j") {
+		t.Fatalf("the job ended before its grace was over:\n%s", stderr.String())
+	}
+	s.advanceWait(t, 0, 300*time.Millisecond)
+	if code := s.stop(t, syscall.SIGTERM); code != exitcode.Terminated {
 		t.Fatalf("exit %d, want 143\n%s", code, stderr.String())
 	}
 	// The events, in order: the grace began, it ran out, the job was
 	// cancelled (its sleep 30 cut short: stopLimit is far below it).
 	log := stderr.String()
-	began, over := strings.Index(log, "shutting down: 1 running, 300ms grace"), strings.Index(log, "the 300ms grace is over")
-	if began < 0 || over < began {
+	began, over, ended := strings.Index(log, "shutting down: 1 running, 300ms grace"), strings.Index(log, "the 300ms grace is over"), strings.Index(log, "ended: job j: exit 143")
+	if began < 0 || over < began || ended < over {
 		t.Errorf("the grace's events are missing or out of order:\n%s", log)
 	}
-	reports := historyReports(t, hist, "j")
+	reports := historyReports(t, s.hist, "j")
 	if len(reports) != 2 {
 		t.Fatalf("%d reports, want the cut run's too\n%s", len(reports), stderr.String())
 	}

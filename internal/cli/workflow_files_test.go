@@ -6,11 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -250,9 +248,8 @@ func bigSummary(n int) string {
 // 300 MB of it: at most 1 MiB, valid UTF-8, cut on a line end before the
 // note, with the warning in the log; it also checks retrywise's peak
 // memory.
-func checkBoundedSummary(t *testing.T, s *actionStep, cmd *exec.Cmd, log, what string) string {
+func checkBoundedSummary(t *testing.T, s *actionStep, maxRSS int64, log, what string) string {
 	t.Helper()
-	maxRSS := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB on Linux
 	t.Logf("peak resident memory (with its children): %.1f MB", float64(maxRSS)/1024)
 	if maxRSS > 100<<10 {
 		t.Errorf("peak resident memory %d KiB, want under 100 MiB", maxRSS)
@@ -303,13 +300,14 @@ jobs:
         exec: {run: echo later-summary >> "$GITHUB_STEP_SUMMARY"}
 `)
 	env := append(append([]string(nil), s.env...), action.InputVar("config")+"="+job, action.InputVar("report-issue")+"=false")
-	cmd := exec.Command(bin, "action")
-	cmd.Env, cmd.Dir = env, s.workspace
+	cmd, setEnv, peak := measuredCommand(t, bin, "action")
+	setEnv(env)
+	cmd.Dir = s.workspace
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v:\n%s", err, tail(string(out), 4000))
 	}
-	sum := checkBoundedSummary(t, s, cmd, string(out), "step big")
+	sum := checkBoundedSummary(t, s, peak(), string(out), "step big")
 	if !strings.HasPrefix(sum, "small-summary\n") || strings.Contains(sum, "later-summary") || !strings.Contains(sum, "1 later step(s) are left out") {
 		t.Errorf("the summary does not hold small's summary first, and later's left out:\n%s", tail(sum, 2000))
 	}
@@ -327,13 +325,14 @@ func TestExecInAWorkflowStepSummaryIsBounded(t *testing.T) {
 	}
 	bin := buildBinary(t)
 	s := newActionStep(t)
-	cmd := exec.Command(bin, "exec", "--", "bash", "-c", bigSummary(300_000_000))
-	cmd.Env, cmd.Dir = s.env, s.workspace
+	cmd, setEnv, peak := measuredCommand(t, bin, "exec", "--", "bash", "-c", bigSummary(300_000_000))
+	setEnv(s.env)
+	cmd.Dir = s.workspace
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v:\n%s", err, tail(string(out), 4000))
 	}
-	checkBoundedSummary(t, s, cmd, string(out), "the command")
+	checkBoundedSummary(t, s, peak(), string(out), "the command")
 }
 
 // TestExecInAWorkflowUnwritableRunnerFileExits78: when the runner's

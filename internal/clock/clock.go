@@ -4,6 +4,7 @@ package clock
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"sync"
 	"time"
@@ -52,12 +53,14 @@ type Fake struct {
 	timers []*fakeTimer
 	waits  []time.Duration
 	notify chan struct{}
+	// changed is closed, and replaced, whenever timers changes (BlockUntil).
+	changed chan struct{}
 }
 
 // NewFake returns a fake clock at start; with auto set, every new timer fires at
 // once and moves the clock forward by its duration (deadlines excepted).
 func NewFake(start time.Time, auto bool) *Fake {
-	return &Fake{now: start, auto: auto, notify: make(chan struct{}, 1)}
+	return &Fake{now: start, auto: auto, notify: make(chan struct{}, 1), changed: make(chan struct{})}
 }
 
 // Now returns the fake time.
@@ -73,6 +76,7 @@ func (f *Fake) NewTimer(d time.Duration) Timer {
 	t := &fakeTimer{f: f, at: f.now.Add(d), c: make(chan time.Time, 1)}
 	f.waits = append(f.waits, d)
 	f.timers = append(f.timers, t)
+	f.changedLocked()
 	auto := f.auto
 	f.mu.Unlock()
 	select {
@@ -99,6 +103,40 @@ func (f *Fake) Pending() int {
 	return len(f.timers)
 }
 
+// BlockUntil waits until exactly n timers, deadlines included, are pending
+// (Pending), and returns nil; or ctx's error if it ends first. Use it to wait,
+// without sleeping, until the code under test has set (or stopped) its timers.
+func (f *Fake) BlockUntil(ctx context.Context, n int) error {
+	for {
+		f.mu.Lock()
+		pending, changed := len(f.timers), f.changedChan()
+		f.mu.Unlock()
+		if pending == n {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return fmt.Errorf("%d timers pending, not %d: %w", pending, n, context.Cause(ctx))
+		}
+	}
+}
+
+// changedChan returns the channel closed at the next change of the timers;
+// f.mu is held.
+func (f *Fake) changedChan() chan struct{} {
+	if f.changed == nil {
+		f.changed = make(chan struct{})
+	}
+	return f.changed
+}
+
+// changedLocked wakes BlockUntil: the timers changed; f.mu is held.
+func (f *Fake) changedLocked() {
+	close(f.changedChan())
+	f.changed = make(chan struct{})
+}
+
 // TimerCreated returns a channel that receives after a timer is created; use it
 // to wait, without sleeping, until the code under test starts waiting.
 func (f *Fake) TimerCreated() <-chan struct{} { return f.notify }
@@ -117,6 +155,7 @@ func (f *Fake) Advance(d time.Duration) {
 		}
 	}
 	f.timers = keep
+	f.changedLocked()
 	f.mu.Unlock()
 	sort.SliceStable(due, func(i, j int) bool { return due[i].at.Before(due[j].at) })
 	for _, t := range due {
@@ -134,6 +173,7 @@ func (f *Fake) afterFunc(d time.Duration, fn func()) func() bool {
 	defer f.mu.Unlock()
 	t := &fakeTimer{f: f, at: f.now.Add(d), fn: fn}
 	f.timers = append(f.timers, t)
+	f.changedLocked()
 	return t.Stop
 }
 
@@ -152,6 +192,7 @@ func (t *fakeTimer) Stop() bool {
 	for i, o := range t.f.timers {
 		if o == t {
 			t.f.timers = append(t.f.timers[:i], t.f.timers[i+1:]...)
+			t.f.changedLocked()
 			return true
 		}
 	}

@@ -178,3 +178,38 @@ func TestRemaining(t *testing.T) {
 		t.Errorf("Remaining = %v after the bound, want 0", d)
 	}
 }
+
+// TestFakeBlockUntil: BlockUntil returns once exactly n timers are pending,
+// whether they were created, stopped or fired by another goroutine, and
+// gives up when its context ends.
+func TestFakeBlockUntil(t *testing.T) {
+	f := NewFake(start, false)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second) // a guard, not a wait
+	defer cancel()
+	if err := f.BlockUntil(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	made := make(chan Timer)
+	go func() {
+		a := f.NewTimer(time.Second)
+		f.NewTimer(time.Minute)
+		made <- a
+	}()
+	if err := f.BlockUntil(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	a := <-made
+	go a.Stop()
+	if err := f.BlockUntil(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	go f.Advance(time.Hour)
+	if err := f.BlockUntil(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	short, stop := context.WithCancel(t.Context())
+	stop()
+	if err := f.BlockUntil(short, 3); !errors.Is(err, context.Canceled) {
+		t.Errorf("BlockUntil on an ended context = %v", err)
+	}
+}

@@ -5,25 +5,21 @@
 //	...
 //	<!-- end generated -->
 //
-// and its content is written only by the tests that own NAME (the failure
-// codes from internal/failure, the action's inputs and outputs and each
-// command's --help from internal/cli), run with -update-docs:
+// and its content is written only by internal/artefact, which renders every
+// region (each command's --help and options, the action's inputs and
+// outputs, the failure codes) with the other generated files:
 //
-//	go test ./internal/cli ./internal/failure -run TestDocsTables -update-docs
+//	go generate ./...
 //
-// Without -update-docs the same tests fail when a region is stale. It is used
-// by tests only and is not linked into the binary.
+// It is used by the generator and tests only and is not linked into the
+// binary.
 package docgen
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 )
-
-// UpdateCommand is the one command that rewrites every generated region.
-const UpdateCommand = "go test ./internal/cli ./internal/failure -run TestDocsTables -update-docs"
 
 const endMarker = "<!-- end generated -->"
 
@@ -52,32 +48,4 @@ func Replace(text string, regions map[string]string) (string, error) {
 		text = text[:i] + "\n" + strings.TrimRight(regions[n], "\n") + "\n\n" + text[i+j:]
 	}
 	return text, nil
-}
-
-// Sync brings the regions of the file at path up to date when update is
-// true; either way it returns the names of the regions that were stale
-// before (none: the file is up to date).
-func Sync(path string, regions map[string]string, update bool) ([]string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	text := string(b)
-	want, err := Replace(text, regions)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	var stale []string
-	for n, content := range regions {
-		if r, _ := Replace(text, map[string]string{n: content}); r != text {
-			stale = append(stale, n)
-		}
-	}
-	sort.Strings(stale)
-	if update && want != text {
-		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
-			return nil, err
-		}
-	}
-	return stale, nil
 }

@@ -1,9 +1,6 @@
 package docgen
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -28,26 +25,5 @@ func TestReplace(t *testing.T) {
 		if _, err := Replace(bad, map[string]string{"a": "new"}); err == nil {
 			t.Errorf("%s: Replace succeeds", name)
 		}
-	}
-}
-
-func TestSync(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "page.md")
-	if err := os.WriteFile(path, []byte(Begin("a")+"\nold\n<!-- end generated -->\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	stale, err := Sync(path, map[string]string{"a": "new"}, false)
-	if err != nil || len(stale) != 1 {
-		t.Fatalf("Sync = %v, %v; want [a]", stale, err)
-	}
-	if stale, err = Sync(path, map[string]string{"a": "new"}, true); err != nil || len(stale) != 1 {
-		t.Fatalf("Sync with update = %v, %v; want [a]", stale, err)
-	}
-	if stale, err = Sync(path, map[string]string{"a": "new"}, false); err != nil || len(stale) != 0 {
-		t.Fatalf("Sync after update = %v, %v; want none", stale, err)
-	}
-	b, _ := os.ReadFile(path)
-	if !strings.Contains(string(b), "\nnew\n") {
-		t.Errorf("the file holds %q", b)
 	}
 }

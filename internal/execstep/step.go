@@ -88,6 +88,7 @@ import (
 
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/failure/teamrules"
 	"github.com/retrywise/retrywise/internal/interrupt"
 )
 
@@ -129,7 +130,8 @@ type Options struct {
 	// Timeout bounds each attempt; 0 means none.
 	Timeout time.Duration
 	// KillGrace is the wait between SIGTERM and SIGKILL to the group; 0 means
-	// DefaultKillGrace, more than MaxKillGrace is an error (CheckKillGrace).
+	// DefaultKillGrace, more than MaxKillGrace is an error (the field table of
+	// internal/step bounds --kill-grace; New holds the cap again).
 	// A bound's grace fits inside it: see stopPlan.
 	KillGrace time.Duration
 	// Clock times the stops (the Timeout, the kill grace, the group's
@@ -141,7 +143,7 @@ type Options struct {
 	Rules failure.Rules
 	// Team are a team's rules (--rules), which decide before the built-in
 	// recognisers; nil means none.
-	Team *failure.TeamRules
+	Team *teamrules.Rules
 	// MaxElapsed is the run's bound on the retry loop (--max-elapsed), for
 	// the classifier: a stated wait longer than it is not transient; 0 means
 	// failure.DefaultMaxElapsed.
@@ -225,8 +227,8 @@ func New(opts Options) (*Step, error) {
 	if opts.KillGrace <= 0 {
 		opts.KillGrace = DefaultKillGrace
 	}
-	if err := CheckKillGrace(opts.KillGrace); err != nil {
-		return nil, err
+	if opts.KillGrace > MaxKillGrace {
+		return nil, fmt.Errorf("kill grace %s is above its cap of %s", opts.KillGrace, shortDur(MaxKillGrace))
 	}
 	if opts.Clock == nil {
 		opts.Clock = clock.Real{}
@@ -264,19 +266,6 @@ func New(opts Options) (*Step, error) {
 		s.stdin = newReplay(opts.Stdin, opts.MaxStdin)
 	}
 	return s, nil
-}
-
-// CheckKillGrace returns an error naming --kill-grace when d is negative or
-// above MaxKillGrace; every place a kill grace is read from a flag or a job
-// file calls it.
-func CheckKillGrace(d time.Duration) error {
-	switch {
-	case d < 0:
-		return fmt.Errorf("--kill-grace %s must not be negative", d)
-	case d > MaxKillGrace:
-		return fmt.Errorf("--kill-grace %s is above its cap of %s: a grace is a wait retrywise may have to sit through, and every bound (--timeout, --max-elapsed, a job's timeout:) includes it", d, shortDur(MaxKillGrace))
-	}
-	return nil
 }
 
 // shortDur writes d without zero units: 5m, not 5m0s.

@@ -292,17 +292,17 @@ func isFailure(c string) bool {
 // rank orders the classes from the least to the worst: what waiting can
 // fix, then what is not there, then what nothing recognised, then what
 // must change.
-func rank(class string) int {
+func rank(class failure.Class) int {
 	switch class {
-	case failure.Transient.String():
+	case failure.Transient:
 		return 1
-	case failure.Absent.String():
+	case failure.Absent:
 		return 2
-	case failure.Unknown.String():
+	case failure.Unknown:
 		return 3
-	case failure.Structural.String():
+	case failure.Structural:
 		return 4
-	case failure.Policy.String():
+	case failure.Policy:
 		return 5
 	}
 	return 0
@@ -377,7 +377,7 @@ func (e *explainer) row(j *github.WorkflowJob, step string, idx int, text string
 	code := exitcode.ForClass(fl.Class, false)
 	r := &report.Step{
 		ID: id, Kind: Kind, Target: target, Result: report.Failure,
-		Class: fl.Class.String(), Code: fl.Code, Decision: string(fl.Class.Decision()), Stop: retry.StopNotRetryable,
+		Class: fl.Class, Code: fl.Code, Decision: string(fl.Class.Decision()), Stop: retry.StopNotRetryable,
 		Reason: fl.Reason, Remedy: fl.Remedy, ExitCode: code, Attempts: []retry.Attempt{},
 		Outputs: map[string]any{"job": j.GetName(), "job_id": j.GetID(), "step": step, "attempt": attempt},
 	}
@@ -523,7 +523,7 @@ func (e *explainer) apiRow(ctx context.Context, id, target string, f *failure.Fa
 	f = permission(f)
 	r := &report.Step{
 		ID: id, Kind: Kind, Target: target, Result: report.Failure,
-		Class: f.Class.String(), Code: f.Code, Decision: string(f.Class.Decision()), Stop: retry.StopNotRetryable,
+		Class: f.Class, Code: f.Code, Decision: string(f.Class.Decision()), Stop: retry.StopNotRetryable,
 		Reason: f.Reason, Remedy: f.Remedy, ExitCode: exitcode.ForClass(f.Class, false), Attempts: []retry.Attempt{},
 		Outputs: map[string]any{},
 	}

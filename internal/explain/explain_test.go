@@ -11,6 +11,7 @@ import (
 
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/retry"
 )
 
@@ -22,7 +23,7 @@ func TestExplainTransientReruns(t *testing.T) {
 		t.Fatalf("rows = %d, want 1: %+v", len(res.Report.Steps), res.Headline)
 	}
 	row := res.Report.Steps[0]
-	if row.ID != "publish / Publish" || row.Class != "transient" || row.Code != "connection-reset" {
+	if row.ID != "publish / Publish" || row.Class != failure.Transient || row.Code != "connection-reset" {
 		t.Errorf("row = %q %s %s (%s)", row.ID, row.Class, row.Code, row.Reason)
 	}
 	if strings.Contains(row.Remedy, "retrying") || !strings.Contains(row.Remedy, "re-run the failed jobs") {
@@ -121,7 +122,7 @@ func TestExplainExpiredLogs(t *testing.T) {
 		g.jobs = []fJob{j}
 		res := g.explain(t, Options{})
 		row := res.Report.Steps[0]
-		if row.Class != "absent" || !strings.Contains(row.Reason, "log is gone") || res.ExitCode != exitcode.Absent {
+		if row.Class != failure.Absent || !strings.Contains(row.Reason, "log is gone") || res.ExitCode != exitcode.Absent {
 			t.Errorf("%d: %s %s (%s), exit %d", st, row.Class, row.Code, row.Reason, res.ExitCode)
 		}
 	}
@@ -319,7 +320,7 @@ func TestExplainBigLog(t *testing.T) {
 	close(stop)
 	p := <-peak
 	row := res.Report.Steps[0]
-	if row.Class != "transient" || row.Code != "connection-reset" {
+	if row.Class != failure.Transient || row.Code != "connection-reset" {
 		t.Errorf("row = %s %s (%s)", row.Class, row.Code, row.Reason)
 	}
 	grew := int64(p) - int64(before.HeapAlloc)

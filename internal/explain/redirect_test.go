@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/retrywise/retrywise/internal/clock"
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/ghapi"
 	"github.com/retrywise/retrywise/internal/ghapi/ghapitest"
 	"github.com/retrywise/retrywise/internal/httpstep"
@@ -178,7 +179,7 @@ func TestExplainLogRedirectUnsupportedScheme(t *testing.T) {
 						t.Fatalf("rows %d: %s", len(res.Report.Steps), res.Headline)
 					}
 					row := res.Report.Steps[0]
-					if row.Code != "http-redirect-unsupported-scheme" || row.Class != "structural" {
+					if row.Code != "http-redirect-unsupported-scheme" || row.Class != failure.Structural {
 						t.Errorf("row %s %s (%s), want structural http-redirect-unsupported-scheme", row.Class, row.Code, row.Reason)
 					}
 				})

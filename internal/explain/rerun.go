@@ -27,7 +27,7 @@ func (e *explainer) rerun(ctx context.Context, rows []*report.Step, attempt int,
 		return false, "not re-run: not every job was read (" + cut.Error() + "), so not every failed step is known to be transient"
 	}
 	for _, r := range rows {
-		if r.Class != failure.Transient.String() {
+		if r.Class != failure.Transient {
 			return false, fmt.Sprintf("not re-run: %s is %s, which a re-run cannot fix (%s)", r.ID, r.Class, r.Reason)
 		}
 	}

@@ -27,7 +27,7 @@ func (r *Result) WriteText(w io.Writer, run string) error {
 				fmt.Fprintf(&b, "    %-9s %s\n", name+":", failure.Printable(v))
 			}
 		}
-		field("class", s.Class)
+		field("class", s.Class.String())
 		field("code", string(s.Code))
 		field("reason", s.Reason)
 		for i, e := range s.Evidence {

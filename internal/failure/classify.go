@@ -70,7 +70,7 @@ type Input struct {
 	MaxElapsed time.Duration
 	// Rules are a team's rules (--rules): the first that matches decides,
 	// before the built-in recognisers; nil means none.
-	Rules *TeamRules
+	Rules Team
 	// Command is the command that printed Text (its argv[0]), which a
 	// team rule's tool: may name; "" when not known.
 	Command string
@@ -132,7 +132,7 @@ func Classify(in Input) *Failure {
 		now = time.Now()
 	}
 	ro := newRunOpts(in.Env, in.MaxElapsed)
-	if f := in.Rules.Decide(in); f != nil {
+	if f := TeamVerdict(in); f != nil {
 		return f
 	}
 	if in.Status != 0 {
@@ -214,9 +214,10 @@ func unrecognised(text string, exitCode int) *Failure {
 	if line := lastLine(text); line != "" {
 		f.Evidence = []string{line}
 	} else if exitCode > 0 {
-		f.Evidence = []string{exitEvidence(exitCode)}
+		f.Evidence = []string{ExitEvidence(exitCode)}
 	}
 	return f
 }
 
-func exitEvidence(code int) string { return fmt.Sprintf("exit code %d", code) }
+// ExitEvidence is the evidence of an exit status: "exit code N".
+func ExitEvidence(code int) string { return fmt.Sprintf("exit code %d", code) }

@@ -125,7 +125,7 @@ func textInvariants(f *Failure, text string, exit int) error {
 	}
 	text = stripRunnerStamps(text)
 	for _, e := range f.Evidence {
-		if !strings.Contains(text, uncut(e)) && !strings.Contains(Printable(text), uncut(e)) && e != exitEvidence(exit) {
+		if !strings.Contains(text, uncut(e)) && !strings.Contains(Printable(text), uncut(e)) && e != ExitEvidence(exit) {
 			return fmt.Errorf("evidence %q is not in the input", e)
 		}
 	}

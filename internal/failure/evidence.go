@@ -9,6 +9,11 @@ import (
 // EvidenceLine returns the first line of s, trimmed, control bytes escaped (Printable), and cut to the evidence length (300 bytes, cuts marked with redact.Cut), safe to quote as evidence.
 func EvidenceLine(s string) string { return evidenceLine(firstLine(s), 0) }
 
+// EvidenceAt is the evidence of one line whose match starts at byte at:
+// the line, or a window of it around at where it is too long, as the
+// built-in recognisers quote theirs.
+func EvidenceAt(line string, at int) string { return evidenceLine(line, at) }
+
 // Printable returns s with what a terminal would act on escaped: C0 controls
 // but tab as \x1b, DEL as \x7f, C1 controls as \u009b and bytes that are not
 // UTF-8 as \xff, so quoting a tool's output can neither move the cursor nor

@@ -14,10 +14,14 @@ import (
 // Class is the closed set of failure classes.
 type Class int
 
-// The classes, ordered so that the zero value is Unknown.
+// The classes, ordered so that the zero value is None.
 const (
+	// None is no failure: the class of an attempt or a step that succeeded
+	// (or did not run). Classify never returns it; its name is "", so the
+	// JSON report leaves it out.
+	None Class = iota
 	// Unknown is a failure no recogniser claimed; it stops the loop.
-	Unknown Class = iota
+	Unknown
 	// Transient may succeed unchanged later: timeouts, resets, 5xx, 429.
 	Transient
 	// Policy is a decision already made: allowlist denial, 401/403, missing permission.
@@ -29,6 +33,7 @@ const (
 )
 
 var classNames = [...]string{
+	None:       "",
 	Unknown:    "unknown",
 	Transient:  "transient",
 	Policy:     "policy",
@@ -36,7 +41,8 @@ var classNames = [...]string{
 	Absent:     "absent",
 }
 
-// String returns the lower-case name used in reports and JSON.
+// String returns the lower-case name used in reports and JSON; "" for None
+// (no failure), as the reports have always written it.
 func (c Class) String() string {
 	if c < 0 || int(c) >= len(classNames) {
 		return fmt.Sprintf("class(%d)", int(c))
@@ -44,11 +50,16 @@ func (c Class) String() string {
 	return classNames[c]
 }
 
-// MarshalText encodes the class by name.
+// MarshalText encodes the class by name, None as "" (a field tagged
+// omitempty is then left out, as it was when the class was a string).
 func (c Class) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
 
-// UnmarshalText decodes a class name.
+// UnmarshalText decodes a class name; "" is None.
 func (c *Class) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*c = None
+		return nil
+	}
 	v, err := ParseClass(string(b))
 	if err != nil {
 		return err
@@ -57,14 +68,15 @@ func (c *Class) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// ParseClass returns the class with the given name.
+// ParseClass returns the failure class with the given name; None, no
+// failure, is not one.
 func ParseClass(s string) (Class, error) {
-	for i, n := range classNames {
+	for i, n := range classNames[Unknown:] {
 		if strings.EqualFold(s, n) {
-			return Class(i), nil
+			return Unknown + Class(i), nil
 		}
 	}
-	return Unknown, fmt.Errorf("unknown failure class %q (want one of %s)", s, strings.Join(classNames[:], ", "))
+	return Unknown, fmt.Errorf("unknown failure class %q (want one of %s)", s, strings.Join(classNames[Unknown:], ", "))
 }
 
 // Decision is what the classification alone recommends.
@@ -105,7 +117,7 @@ type Failure struct {
 	// refusal of the credentials. It is read once, with the class.
 	Trace Trace
 	// Rule is where the team rule that decided the failure is written
-	// ("FILE:LINE", see TeamRules); "" when a built-in recogniser did.
+	// ("FILE:LINE", see package teamrules); "" when a built-in recogniser did.
 	Rule string
 	// Err is the underlying error, if any.
 	Err error

@@ -23,6 +23,16 @@ func lazyRE(src string) *lazyRegexp {
 	return l
 }
 
+// BuiltinPatterns returns the source of every built-in recogniser's
+// regular expression, for the team rules' tests of their cost estimate.
+func BuiltinPatterns() []string {
+	out := make([]string, len(allRegexps))
+	for i, l := range allRegexps {
+		out[i] = l.src
+	}
+	return out
+}
+
 func (l *lazyRegexp) get() *regexp.Regexp {
 	l.once.Do(func() { l.re = regexp.MustCompile(l.src) })
 	return l.re

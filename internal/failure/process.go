@@ -37,7 +37,7 @@ type Process struct {
 	MaxElapsed time.Duration
 	// Team are a team's rules (--rules): the first that matches decides,
 	// before the built-in recognisers and the --retry-on/--stop-on rules.
-	Team *TeamRules
+	Team Team
 	// Ctx ends the matching of Team (see Input.Ctx); nil means it never ends.
 	Ctx context.Context
 }
@@ -59,7 +59,7 @@ func FromProcess(p Process) *Failure {
 		code = NoExitCode
 	}
 	ro := newRunOpts(p.Env, p.MaxElapsed)
-	if f := p.Team.decide(p.Ctx, teamInput{tool: p.Tool, command: p.Name, text: p.Text, exitCode: code, statusOf: func() int {
+	if f := decideTeam(p.Ctx, p.Team, TeamInput{Tool: p.Tool, Command: p.Name, Text: p.Text, ExitCode: code, StatusOf: func() int {
 		return statusRead(classifyTextRun(p.Tool, p.Text, code, "", ro))
 	}}); f != nil {
 		if p.Signal != "" {

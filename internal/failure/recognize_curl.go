@@ -33,7 +33,7 @@ var curlMatchers = []matcher{
 // curlExitHit classifies curl's exit status alone (curl -s prints nothing).
 func curlExitHit(code, pos int) hit {
 	h := curlCodeHit(code, "")
-	h.rank, h.synthetic, h.pos, h.line = rankExitCode, true, pos, exitEvidence(code)
+	h.rank, h.synthetic, h.pos, h.line = rankExitCode, true, pos, ExitEvidence(code)
 	return h
 }
 

@@ -88,7 +88,7 @@ func httpInvariants(f *Failure, r Response) error {
 		return err
 	}
 	for _, e := range f.Evidence {
-		if e == statusName(r.Status) || strings.Contains(string(r.Body), uncut(e)) || strings.Contains(Printable(string(r.Body)), uncut(e)) || e == exitEvidence(NoExitCode) {
+		if e == statusName(r.Status) || strings.Contains(string(r.Body), uncut(e)) || strings.Contains(Printable(string(r.Body)), uncut(e)) || e == ExitEvidence(NoExitCode) {
 			continue
 		}
 		ok := false

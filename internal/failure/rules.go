@@ -40,13 +40,13 @@ func (r Rules) Apply(text string, exitCode int, base *Failure) *Failure {
 		return stopBy(base, CodeRuleStopOn, "matched --stop-on "+re, line)
 	}
 	if exitCode >= 0 && slices.Contains(r.StopOnExit, exitCode) {
-		return stopBy(base, CodeRuleStopOnExit, fmt.Sprintf("exit code %d matched --stop-on-exit", exitCode), exitEvidence(exitCode))
+		return stopBy(base, CodeRuleStopOnExit, fmt.Sprintf("exit code %d matched --stop-on-exit", exitCode), ExitEvidence(exitCode))
 	}
 	if line, re, ok := matchLine(text, r.RetryOn); ok {
 		return retryBy(base, CodeRuleRetryOn, "matched --retry-on "+re, line)
 	}
 	if exitCode >= 0 && slices.Contains(r.RetryOnExit, exitCode) {
-		return retryBy(base, CodeRuleRetryOnExit, fmt.Sprintf("exit code %d matched --retry-on-exit", exitCode), exitEvidence(exitCode))
+		return retryBy(base, CodeRuleRetryOnExit, fmt.Sprintf("exit code %d matched --retry-on-exit", exitCode), ExitEvidence(exitCode))
 	}
 	return base
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/retrywise/retrywise/internal/environ"
 	"github.com/retrywise/retrywise/internal/execstep"
 	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/failure/teamrules"
 	"github.com/retrywise/retrywise/internal/redact"
 )
 
@@ -50,7 +51,7 @@ type Options struct {
 	SafeDirectory bool
 	// Team are a team's rules (--rules): the first that matches a failed
 	// push's output and exit status decides, before the built-in reading.
-	Team *failure.TeamRules
+	Team *teamrules.Rules
 	// Secrets, when set, is given the credentials of the push URL (from
 	// the remote's git config, insteadOf rules applied: its password, or
 	// its user when it has none, percent-decoded) before the first push,
@@ -102,12 +103,6 @@ type Step struct {
 func New(opts Options) (*Step, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
-	}
-	if opts.RebaseOnReject < 0 {
-		return nil, fmt.Errorf("--rebase-on-reject must not be negative, got %d", opts.RebaseOnReject)
-	}
-	if opts.AuthRecheck < 0 {
-		return nil, fmt.Errorf("--auth-recheck must not be negative, got %s", opts.AuthRecheck)
 	}
 	if opts.Stdout == nil {
 		opts.Stdout = io.Discard
@@ -254,7 +249,7 @@ func (s *Step) pushOnce(ctx context.Context) pushResult {
 	}
 	res.verdict = failure.FromPush(in)
 	if res.verdict.Failure != nil {
-		if tf := s.opts.Team.Decide(failure.Input{Ctx: ctx, Tool: failure.ToolGit, Command: "git", Text: r.Output, ExitCode: r.ExitCode}); tf != nil {
+		if tf := failure.TeamVerdict(failure.Input{Rules: s.opts.Team, Ctx: ctx, Tool: failure.ToolGit, Command: "git", Text: r.Output, ExitCode: r.ExitCode}); tf != nil {
 			res.verdict.Failure = tf
 		}
 	}

@@ -62,7 +62,7 @@ func run(t *testing.T, opts Options) pushRun {
 func (r pushRun) String() string {
 	var b strings.Builder
 	for _, a := range r.out.Attempts {
-		b.WriteString(a.Class + ": " + a.Reason + "\n")
+		b.WriteString(a.Class.String() + ": " + a.Reason + "\n")
 	}
 	if r.out.Final != nil {
 		b.WriteString("final: " + r.out.Final.Error() + "\nremedy: " + r.out.Final.Remedy + "\nevidence:\n  " + strings.Join(r.out.Final.Evidence, "\n  ") + "\n")
@@ -117,7 +117,7 @@ func TestPushRecoversAfterTwoNetworkFaults(t *testing.T) {
 		t.Errorf("waits = %v, want [2s 4s]", got)
 	}
 	for i, a := range r.out.Attempts[:2] {
-		if a.Class != "transient" {
+		if a.Class != failure.Transient {
 			t.Errorf("attempt %d: %s (%s), want transient", i+1, a.Class, a.Reason)
 		}
 	}
@@ -183,7 +183,7 @@ func TestPushStallEndsAsTransient(t *testing.T) {
 			if !r.out.OK() || len(r.out.Attempts) != 2 {
 				t.Fatalf("want the stalled attempt retried and then success, got:\n%s", r)
 			}
-			if a := r.out.Attempts[0]; a.Class != "transient" || !strings.Contains(a.Reason, tt.reason) {
+			if a := r.out.Attempts[0]; a.Class != failure.Transient || !strings.Contains(a.Reason, tt.reason) {
 				t.Errorf("attempt 1 = %s: %s, want transient %q", a.Class, a.Reason, tt.reason)
 			}
 		})
@@ -288,7 +288,7 @@ func TestPushLandedDespiteDroppedConnection(t *testing.T) {
 	srv.Inject(gittest.DropAfterApply, 1)
 	before := srv.Pushes()
 	r := run(t, Options{Dir: work, Env: env, Args: []string{"origin", "main"}})
-	if !r.out.OK() || len(r.out.Attempts) != 2 || r.out.Attempts[0].Class != "transient" {
+	if !r.out.OK() || len(r.out.Attempts) != 2 || r.out.Attempts[0].Class != failure.Transient {
 		t.Fatalf("want a transient failure, then success, got:\n%s", r)
 	}
 	refs := r.step.Refs()
@@ -428,7 +428,7 @@ func TestPushAuthRecheck(t *testing.T) {
 		if !r.out.OK() || len(r.out.Attempts) != 2 {
 			t.Fatalf("want success on the re-check, attempt 2, got:\n%s", r)
 		}
-		if a := r.out.Attempts[0]; a.Class != "policy" || a.Wait != 10*time.Second || !strings.Contains(a.Recheck, "--auth-recheck") {
+		if a := r.out.Attempts[0]; a.Class != failure.Policy || a.Wait != 10*time.Second || !strings.Contains(a.Recheck, "--auth-recheck") {
 			t.Errorf("attempt 1 = %+v, want policy, waited 10s to re-check", a)
 		}
 		if got := r.clock.Waits(); !slices.Equal(got, []time.Duration{10 * time.Second}) {

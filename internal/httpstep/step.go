@@ -25,6 +25,7 @@ import (
 	"github.com/retrywise/retrywise/internal/breaker"
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/failure/teamrules"
 )
 
 // Limits on what is kept of a response body.
@@ -41,7 +42,7 @@ const (
 type Options struct {
 	// Team are a team's rules (--rules): the first that matches an error
 	// answer (its status and body) decides before the built-in reading.
-	Team *failure.TeamRules
+	Team *teamrules.Rules
 	// Method is the request method; "" means GET.
 	Method string
 	// URL is the request URL, already expanded.
@@ -223,7 +224,7 @@ func (s *Step) do(ctx context.Context) (f *failure.Failure, neutral bool) {
 	if resp.StatusCode < 400 {
 		return failure.UnexpectedStatus(resp.StatusCode, s.opts.Expect.String(), resp.Header, b), true
 	}
-	if tf := s.opts.Team.Decide(failure.Input{Ctx: ctx, Tool: failure.ToolHTTP, Status: resp.StatusCode, Method: s.method, Text: string(b), ExitCode: failure.NoExitCode}); tf != nil {
+	if tf := failure.TeamVerdict(failure.Input{Rules: s.opts.Team, Ctx: ctx, Tool: failure.ToolHTTP, Status: resp.StatusCode, Method: s.method, Text: string(b), ExitCode: failure.NoExitCode}); tf != nil {
 		f = tf
 	} else {
 		f = failure.FromHTTP(failure.Response{Method: s.method, Status: resp.StatusCode, Header: resp.Header, Body: b, Now: s.clk.Now()})

@@ -1,5 +1,7 @@
 package jobs
 
+import "github.com/retrywise/retrywise/internal/step"
+
 // Catalog is what a job file may name, supplied by the CLI from its
 // commands and flag definitions: the kinds of step, the keys of a retry:
 // block and the run-wide keys allowed under defaults.
@@ -8,10 +10,10 @@ type Catalog struct {
 	Kinds []Kind
 	// Retry are the keys of a retry: block (schedule, max-attempts,
 	// max-elapsed, retry-after-cap, on-unknown).
-	Retry []Key
+	Retry []*step.Field
 	// Run are the run-wide keys allowed under defaults (egress-status-url,
 	// egress-canary, breaker-threshold).
-	Run []Key
+	Run []*step.Field
 }
 
 // The retry keys the loader checks for an unbounded policy; a catalog
@@ -41,17 +43,17 @@ func (c Catalog) KindNames() []string {
 }
 
 // findKey returns the key named name among keys.
-func findKey(keys []Key, name string) (Key, bool) {
+func findKey(keys []*step.Field, name string) (*step.Field, bool) {
 	for _, k := range keys {
 		if k.Name == name {
 			return k, true
 		}
 	}
-	return Key{}, false
+	return nil, false
 }
 
 // keyNames are the keys' names in order.
-func keyNames(keys []Key) []string {
+func keyNames(keys []*step.Field) []string {
 	names := make([]string, len(keys))
 	for i, k := range keys {
 		names[i] = k.Name

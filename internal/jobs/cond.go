@@ -5,7 +5,17 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/retrywise/retrywise/internal/expr"
+	"github.com/retrywise/retrywise/internal/redact"
 )
+
+// exprOptions are what the if: language gets of the program: the one cut
+// of a quoted value, and the suggestion of a misspelt name.
+var exprOptions = expr.Options{
+	Clip:    func(s string) string { return redact.Clip(s, 40) },
+	Suggest: didYouMean,
+}
 
 // success is success(): no earlier step failed and the run is not being
 // cancelled.
@@ -21,7 +31,7 @@ func condRoot(s State) map[string]any {
 		t := v.Type()
 		for i := range t.NumField() {
 			if n := t.Field(i).Tag.Get("expr"); n != "" {
-				m[n] = exprValue(v.Field(i).Interface())
+				m[n] = expr.Value(v.Field(i).Interface())
 			}
 		}
 		if m[outputsMember] == nil {
@@ -70,9 +80,9 @@ func (s *Step) ShouldRun(st State) (bool, error) {
 
 // evaluator returns the eval function of a parsed condition: the value
 // of the expression, as a condition (GitHub's truthiness).
-func evaluator(source string, pos Pos, n exprNode) func(State) (bool, error) {
+func evaluator(source string, pos Pos, n expr.Node) func(State) (bool, error) {
 	return func(s State) (bool, error) {
-		ev := &exprEval{root: condRoot(s), status: func(name string) bool {
+		env := expr.Env{Root: condRoot(s), Status: func(name string) bool {
 			switch name {
 			case "success":
 				return success(s)
@@ -83,15 +93,15 @@ func evaluator(source string, pos Pos, n exprNode) func(State) (bool, error) {
 			}
 			return true
 		}}
-		out, err := ev.eval(n)
+		out, err := expr.Eval(n, env, exprOptions)
 		if err != nil {
-			var ee *evalError
+			var ee *expr.EvalError
 			if errors.As(err, &ee) {
-				err = fmt.Errorf("%s (at %s of the expression)", ee.msg, exprPos(source, ee.off))
+				err = fmt.Errorf("%s (at %s of the expression)", ee.Msg, expr.Pos(source, ee.Offset))
 			}
 			return false, &EvalError{Source: source, Pos: pos, Err: err}
 		}
-		return truthy(out), nil
+		return expr.Truthy(out), nil
 	}
 }
 
@@ -117,14 +127,14 @@ func (l *loader) condition(e entry, sc *scope) *Condition {
 		return nil
 	}
 	fix := `see the if: syntax: steps.ID.outcome, steps.ID.outputs.NAME, env.NAME, success(), failure(), always(), cancelled()`
-	tree, err := parseExpr(s.text)
+	tree, err := expr.Parse(s.text, exprOptions)
 	if err != nil {
-		var xe *ExprError
+		var xe *expr.Error
 		if errors.As(err, &xe) {
 			if xe.Fix != "" {
 				fix = xe.Fix
 			}
-			l.errorf(s.pos, fix, "if: %s (at %s of the expression)", xe.Msg, exprPos(s.text, xe.Offset))
+			l.errorf(s.pos, fix, "if: %s (at %s of the expression)", xe.Msg, expr.Pos(s.text, xe.Offset))
 		} else {
 			l.errorf(s.pos, fix, "if: %v", err)
 		}
@@ -132,9 +142,9 @@ func (l *loader) condition(e entry, sc *scope) *Condition {
 	}
 	rv := &refVisitor{l: l, sc: sc, pos: s.pos, fields: stepStateFields()}
 	status := false
-	walkExpr(tree, func(n exprNode) {
+	expr.Walk(tree, func(n expr.Node) {
 		rv.visit(n)
-		if c, ok := n.(*callNode); ok && exprFuncs[strings.ToLower(c.name)].status {
+		if expr.StatusCall(n) {
 			status = true
 		}
 	})
@@ -157,13 +167,9 @@ type refVisitor struct {
 
 // visit checks a member chain rooted at steps at its last member: the
 // step at steps.X, the field at steps.X.FIELD and the output at
-// steps.X.outputs.NAME. walkExpr visits every prefix of a chain.
-func (v *refVisitor) visit(n exprNode) {
-	m, ok := n.(*memberNode)
-	if !ok {
-		return
-	}
-	chain, ok := exprChain(m)
+// steps.X.outputs.NAME. expr.Walk visits every prefix of a chain.
+func (v *refVisitor) visit(n expr.Node) {
+	chain, ok := expr.Members(n)
 	if !ok || chain[0] != stepsPrefix {
 		return
 	}

@@ -3,7 +3,10 @@ package jobs
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
+
+	"github.com/retrywise/retrywise/internal/failure"
 )
 
 // loadIf loads a job whose second step has the condition cond, after a
@@ -21,7 +24,7 @@ func loadIf(t *testing.T, cond string) *Step {
 func TestConditionEval(t *testing.T) {
 	ok := map[string]StepState{
 		"quota":  {Outcome: "success", Found: true, Outputs: map[string]any{"count": json.Number("3"), "status": 200.0, "found": true}},
-		"script": {Outcome: "failure", Class: "transient", Outputs: map[string]any{"sha": "abc", "n": json.Number("2.5")}},
+		"script": {Outcome: "failure", Class: failure.Transient, Outputs: map[string]any{"sha": "abc", "n": json.Number("2.5")}},
 	}
 	tests := []struct {
 		cond string
@@ -40,6 +43,9 @@ func TestConditionEval(t *testing.T) {
 		{cond: "steps.quota.outputs.found && steps.quota.found", st: State{Steps: ok}, want: true},
 		{cond: `steps["script"].class == "transient" && steps.script.outputs.sha == "abc"`, st: State{Steps: ok}, want: true},
 		{cond: "steps.script.outputs.n > 2", st: State{Steps: ok}, want: true},
+		// a step that did not fail has no class: the empty string
+		{cond: `steps.quota.class == ""`, st: State{Steps: ok}, want: true},
+		{cond: `steps.quota.class`, st: State{Steps: ok}, want: false},
 		{cond: `env.BRANCH == "main"`, st: State{Steps: ok, Env: map[string]string{"BRANCH": "main"}}, want: true},
 		{cond: `env.BRANCH == "main"`, st: State{Steps: ok}, want: false},
 		{cond: `failure() && steps.script.outcome == "failure"`, st: State{Steps: ok, Failed: true}, want: true},
@@ -97,5 +103,24 @@ func TestConditionExecOutputsAreFree(t *testing.T) {
 	got, err := s.ShouldRun(State{Steps: map[string]StepState{"script": {Outputs: map[string]any{"anything": "x"}}}})
 	if err != nil || !got {
 		t.Errorf("= %v, %v", got, err)
+	}
+}
+
+// TestConditionEvalErrorCut: the job file's if: quotes a value in an
+// error through the program's one cut (redact.Clip), which jobs gives the
+// expression language: the message ends the quoted value with "…" and
+// shows nothing of it past the cut.
+func TestConditionEvalErrorCut(t *testing.T) {
+	const secret = "Qz7vK2mXp9Lw{R4tYb8NcJ6}hFd3GsA1eUo5iZyVxTq0WnMkPjHlBgCfDrE"
+	for _, cond := range []string{"fromJSON(steps.script.outputs.s) < 10", "format(steps.script.outputs.s) != 1"} {
+		s := loadIf(t, cond)
+		_, err := s.ShouldRun(State{Steps: map[string]StepState{"script": {Outcome: "success", Outputs: map[string]any{"s": secret}}}})
+		if err == nil {
+			t.Fatalf("%s: no error", cond)
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, "…\"") || strings.Contains(msg, secret[len(secret)-20:]) {
+			t.Errorf("%s: %q does not cut the value with the one cut", cond, msg)
+		}
 	}
 }

@@ -7,13 +7,14 @@ import (
 	"strings"
 
 	"github.com/retrywise/retrywise/internal/retry"
+	"github.com/retrywise/retrywise/internal/step"
 )
 
 // fakeKind is a kind for tests: its keys, outputs and a Prepare that
-// checks a few things and returns *SettingError.
+// checks a few things and returns *step.FieldError.
 type fakeKind struct {
 	name     string
-	keys     []Key
+	keys     []*step.Field
 	outputs  []string
 	fixed    bool
 	expands  bool
@@ -21,7 +22,7 @@ type fakeKind struct {
 }
 
 func (k *fakeKind) Name() string              { return k.name }
-func (k *fakeKind) Keys() []Key               { return k.keys }
+func (k *fakeKind) Keys() []*step.Field       { return k.keys }
 func (k *fakeKind) Outputs() ([]string, bool) { return k.outputs, k.fixed }
 func (k *fakeKind) Expands() bool             { return k.expands }
 func (k *fakeKind) Prepare(_ context.Context, s Settings) (Prepared, error) {
@@ -29,15 +30,15 @@ func (k *fakeKind) Prepare(_ context.Context, s Settings) (Prepared, error) {
 		*k.prepared = append(*k.prepared, s)
 	}
 	if st, ok := s.Get("url"); ok && !strings.HasPrefix(st.Values[0], "http") && !strings.HasPrefix(st.Values[0], "${") {
-		return nil, &SettingError{Key: "url", Msg: fmt.Sprintf("url %q is not an http(s) URL", st.Values[0]), Fix: "write https://..."}
+		return nil, &step.FieldError{Field: "url", Msg: fmt.Sprintf("url %q is not an http(s) URL", st.Values[0]), Fix: "write https://..."}
 	}
 	if st, ok := s.Get("on-unknown"); ok {
 		if _, err := retry.ParseOnUnknown(st.Values[0]); err != nil {
-			return nil, &SettingError{Key: "on-unknown", Msg: "on-unknown must be stop or retry", Fix: "write stop or retry"}
+			return nil, &step.FieldError{Field: "on-unknown", Msg: "on-unknown must be stop or retry", Fix: "write stop or retry"}
 		}
 	}
 	if st, ok := s.Get("method"); ok && st.Values[0] == "TRACE" {
-		return nil, &SettingError{Key: "verb", Msg: "TRACE is not allowed", Fix: "use GET"}
+		return nil, &step.FieldError{Field: "verb", Msg: "TRACE is not allowed", Fix: "use GET"}
 	}
 	_, run := s.Get("run")
 	_, command := s.Get("command")
@@ -46,7 +47,7 @@ func (k *fakeKind) Prepare(_ context.Context, s Settings) (Prepared, error) {
 	}
 	if k.name == "push" {
 		if _, ok := s.Get("args"); !ok {
-			return nil, &SettingError{Msg: "push needs args", Fix: "write args: [origin, HEAD:main]"}
+			return nil, &step.FieldError{Msg: "push needs args", Fix: "write args: [origin, HEAD:main]"}
 		}
 	}
 	return nil, nil
@@ -57,37 +58,37 @@ func (k *fakeKind) Prepare(_ context.Context, s Settings) (Prepared, error) {
 func fakeCatalog(prepared *[]Settings) Catalog {
 	return Catalog{
 		Kinds: []Kind{
-			&fakeKind{name: "http", expands: true, fixed: true, outputs: []string{"status", "found", "count"}, prepared: prepared, keys: []Key{
-				{Name: "url", Type: KeyString, Positional: true, Usage: "the URL"},
-				{Name: "method", Type: KeyString, Usage: "the method", Default: "GET"},
-				{Name: "header", Type: KeyList, Usage: "a header"},
-				{Name: "data-file", Type: KeyString, Usage: "the body's file"},
-				{Name: "field", Type: KeyList, Usage: "an output field"},
-				{Name: "timeout", Type: KeyDuration, Usage: "per attempt"},
-				{Name: "fail-on", Type: KeyCSV, Usage: "statuses that fail"},
-				{Name: "insecure", Type: KeyBool, Usage: "skip TLS checks"},
-				{Name: "breaker-threshold", Type: KeyInt, Usage: "failures that open the breaker"},
+			&fakeKind{name: "http", expands: true, fixed: true, outputs: []string{"status", "found", "count"}, prepared: prepared, keys: []*step.Field{
+				{Name: "url", Type: step.String, Positional: true, Doc: "the URL"},
+				{Name: "method", Type: step.String, Doc: "the method", Default: "GET"},
+				{Name: "header", Type: step.List, Doc: "a header"},
+				{Name: "data-file", Type: step.String, Doc: "the body's file"},
+				{Name: "field", Type: step.List, Doc: "an output field"},
+				{Name: "timeout", Type: step.Duration, Doc: "per attempt"},
+				{Name: "fail-on", Type: step.CSV, Doc: "statuses that fail"},
+				{Name: "insecure", Type: step.Bool, Doc: "skip TLS checks"},
+				{Name: "breaker-threshold", Type: step.Int, Doc: "failures that open the breaker"},
 			}},
-			&fakeKind{name: "push", expands: true, fixed: true, outputs: []string{"sha"}, prepared: prepared, keys: []Key{
-				{Name: "args", Type: KeyList, Positional: true, Usage: "remote and refspec"},
-				{Name: "rebase-on-reject", Type: KeyInt, Usage: "rebases allowed"},
+			&fakeKind{name: "push", expands: true, fixed: true, outputs: []string{"sha"}, prepared: prepared, keys: []*step.Field{
+				{Name: "args", Type: step.List, Positional: true, Doc: "remote and refspec"},
+				{Name: "rebase-on-reject", Type: step.Int, Doc: "rebases allowed"},
 			}},
-			&fakeKind{name: "exec", prepared: prepared, keys: []Key{
-				{Name: "run", Type: KeyString, Positional: true, Usage: "a shell script"},
-				{Name: "command", Type: KeyList, Positional: true, Usage: "a command and its arguments"},
+			&fakeKind{name: "exec", prepared: prepared, keys: []*step.Field{
+				{Name: "run", Type: step.String, Positional: true, Doc: "a shell script"},
+				{Name: "command", Type: step.List, Positional: true, Doc: "a command and its arguments"},
 			}},
 		},
-		Retry: []Key{
-			{Name: "schedule", Type: KeyCSV, Usage: "waits before retries", Default: "10s,20s,60s"},
-			{Name: "max-attempts", Type: KeyInt, Usage: "attempts bound"},
-			{Name: "max-elapsed", Type: KeyDuration, Usage: "time bound", Default: "15m"},
-			{Name: "retry-after-cap", Type: KeyDuration, Usage: "longest Retry-After honoured"},
-			{Name: "on-unknown", Type: KeyString, Usage: "stop or retry"},
+		Retry: []*step.Field{
+			{Name: "schedule", Type: step.CSV, Doc: "waits before retries", Default: "10s,20s,60s"},
+			{Name: "max-attempts", Type: step.Int, Doc: "attempts bound"},
+			{Name: "max-elapsed", Type: step.Duration, Doc: "time bound", Default: "15m"},
+			{Name: "retry-after-cap", Type: step.Duration, Doc: "longest Retry-After honoured"},
+			{Name: "on-unknown", Type: step.String, Doc: "stop or retry"},
 		},
-		Run: []Key{
-			{Name: "egress-status-url", Type: KeyString, Usage: "status page for egress"},
-			{Name: "egress-canary", Type: KeyList, Usage: "canary hosts"},
-			{Name: "breaker-threshold", Type: KeyInt, Usage: "failures that open the breaker"},
+		Run: []*step.Field{
+			{Name: "egress-status-url", Type: step.String, Doc: "status page for egress"},
+			{Name: "egress-canary", Type: step.List, Doc: "canary hosts"},
+			{Name: "breaker-threshold", Type: step.Int, Doc: "failures that open the breaker"},
 		},
 	}
 }

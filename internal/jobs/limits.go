@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/goccy/go-yaml/token"
+	"github.com/retrywise/retrywise/internal/expr"
 	"github.com/retrywise/retrywise/internal/userfile"
 )
 
@@ -34,8 +35,8 @@ const (
 	// MaxExprBytes and MaxExprDepth bound an if: expression: its length
 	// and its nesting (parentheses, !, calls, indexes), GitHub's own
 	// limits.
-	MaxExprBytes = 21_000
-	MaxExprDepth = 50
+	MaxExprBytes = expr.MaxBytes
+	MaxExprDepth = expr.MaxDepth
 )
 
 // limitFix is the fix of a file over a limit.

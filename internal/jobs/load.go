@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrywise/retrywise/internal/step"
+
 	"github.com/goccy/go-yaml/ast"
 
 	"github.com/retrywise/retrywise/internal/cronexpr"
@@ -360,7 +362,7 @@ func (l *loader) readTimeout(e entry, b *jobBuild) {
 // readCron reads a job's cron:, a list of expressions (a string is a list
 // of one), each read by the scheduler's parser in the job's zone.
 func (l *loader) readCron(e entry, b *jobBuild) {
-	r := l.convert(Key{Name: "cron", Type: KeyList}, e)
+	r := l.convert(&step.Field{Name: "cron", Type: step.List}, e)
 	if r.bad {
 		return
 	}
@@ -386,7 +388,7 @@ func (l *loader) readCron(e entry, b *jobBuild) {
 
 // readTimezone reads a job's timezone:, an IANA zone name.
 func (l *loader) readTimezone(e entry, b *jobBuild) {
-	r := l.convert(Key{Name: "timezone", Type: KeyString}, e)
+	r := l.convert(&step.Field{Name: "timezone", Type: step.String}, e)
 	if r.bad {
 		return
 	}
@@ -410,7 +412,7 @@ func (l *loader) readTimezone(e entry, b *jobBuild) {
 
 // readStartJitter reads a job's start-jitter:, a duration of 0 or more.
 func (l *loader) readStartJitter(e entry, b *jobBuild) {
-	r := l.convert(Key{Name: "start-jitter", Type: KeyDuration}, e)
+	r := l.convert(&step.Field{Name: "start-jitter", Type: step.Duration}, e)
 	if r.bad {
 		return
 	}
@@ -424,7 +426,7 @@ func (l *loader) readStartJitter(e entry, b *jobBuild) {
 
 // readCatchUp reads a job's catch-up:.
 func (l *loader) readCatchUp(e entry, b *jobBuild) {
-	r := l.convert(Key{Name: "catch-up", Type: KeyBool}, e)
+	r := l.convert(&step.Field{Name: "catch-up", Type: step.Bool}, e)
 	if !r.bad {
 		b.job.CatchUp = r.Values[0] == "true"
 	}
@@ -432,7 +434,7 @@ func (l *loader) readCatchUp(e entry, b *jobBuild) {
 
 // readPreflight reads a job's preflight:.
 func (l *loader) readPreflight(e entry, b *jobBuild) {
-	r := l.convert(Key{Name: "preflight", Type: KeyBool}, e)
+	r := l.convert(&step.Field{Name: "preflight", Type: step.Bool}, e)
 	if !r.bad {
 		b.job.Preflight = r.Values[0] == "true"
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/failure/teamrules"
 )
 
 // MaxTimeout is the longest timeout: a job may have (24h).
@@ -53,7 +53,7 @@ type Defaults struct {
 	// Rules are the team rules written inline (defaults.rules as a list):
 	// they decide before a step's own rules file and the built-in
 	// recognisers; nil means none.
-	Rules *failure.TeamRules
+	Rules *teamrules.Rules
 }
 
 // EnvVar is one entry of an env: map, in file order.

@@ -303,7 +303,12 @@ func (r *Runner) runStep(ctx context.Context, st *Step, pol retry.Policy, jobEnv
 	state.Cancelled = ctx.Err() != nil
 	ok, err := st.ShouldRun(*state)
 	if err != nil {
-		return report.NotRun(kind, "", exitcode.Config, fmt.Sprintf("if: %s: %v", condSource(st), err), pol)
+		// An *EvalError says "if: SOURCE: " itself.
+		why := err.Error()
+		if !errors.As(err, new(*EvalError)) {
+			why = fmt.Sprintf("if: %s: %v", condSource(st), err)
+		}
+		return report.NotRun(kind, "", exitcode.Config, why, pol)
 	}
 	if !ok {
 		why := "an earlier step failed"
@@ -338,9 +343,13 @@ func (r *Runner) runStep(ctx context.Context, st *Step, pol retry.Policy, jobEnv
 		r.Log(report.ProgressStart(st.ID, kind, target))
 	}
 	snapshot := *state
-	rt := &Runtime{
-		Env: env, Stdin: r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr, Redactor: r.Redactor,
-		Clock: r.Clock, TempDir: tmp, Services: r.Services, StdoutTerminal: r.StdoutTerminal, ID: st.ID,
+	svc := r.Services
+	if svc == nil {
+		svc = &step.Services{Clock: r.Clock}
+	}
+	io := &step.IO{
+		Env: env, Stdin: r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr, Red: r.Redactor,
+		TempDir: tmp, StdoutTerminal: r.StdoutTerminal, ID: st.ID,
 		Expand: func(v string) (string, error) { return ExpandValue(v, snapshot) },
 		Progress: func(a retry.Attempt, maxAttempts int) {
 			if line, ok := report.Progress(a, maxAttempts); ok && r.Log != nil {
@@ -349,9 +358,9 @@ func (r *Runner) runStep(ctx context.Context, st *Step, pol retry.Policy, jobEnv
 		},
 	}
 	if r.Attempting != nil {
-		rt.Attempting = func(n, maxAttempts int) func() { return r.Attempting(st.ID, kind, n, maxAttempts) }
+		io.Attempting = func(n, maxAttempts int) func() { return r.Attempting(st.ID, kind, n, maxAttempts) }
 	}
-	return st.Prepared.Run(ctx, rt)
+	return st.Prepared.Run(ctx, svc, io)
 }
 
 // expandJobEnv returns the process's environment with the job's env:

@@ -12,6 +12,7 @@ import (
 	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/environ"
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/redact"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/step"
@@ -258,8 +259,8 @@ func Headline(r *report.Run) string {
 	for _, s := range r.Steps {
 		if (s.Result == report.Failure || s.Result == report.Cancelled) && !s.ContinueOnError {
 			msg := fmt.Sprintf("job %s failed at step %s (exit %d)", r.Run.Job, s.ID, r.Run.ExitCode)
-			if s.Class != "" {
-				msg += ": " + s.Class
+			if s.Class != failure.None {
+				msg += ": " + s.Class.String()
 			}
 			if s.Reason != "" {
 				msg += ": " + s.Reason

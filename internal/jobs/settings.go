@@ -1,6 +1,8 @@
 package jobs
 
 import (
+	"github.com/retrywise/retrywise/internal/step"
+
 	"errors"
 	"strconv"
 	"strings"
@@ -9,14 +11,14 @@ import (
 	"github.com/goccy/go-yaml/ast"
 
 	"github.com/retrywise/retrywise/internal/expand"
-	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/failure/teamrules"
 )
 
 // raw is a setting as read: the Setting, its key, the scalars it was
 // written as (for reference checks) and whether it was in error.
 type raw struct {
 	Setting
-	key   Key
+	key   *step.Field
 	items []scalar
 	bad   bool
 }
@@ -34,34 +36,34 @@ func settingsOf(rs []raw) Settings {
 }
 
 // want describes the value a key type takes, for messages.
-func want(t KeyType) string {
+func want(t step.Type) string {
 	switch t {
-	case KeyBool:
+	case step.Bool:
 		return "true or false"
-	case KeyInt:
+	case step.Int:
 		return "a whole number"
-	case KeyDuration:
+	case step.Duration:
 		return "a duration such as 10s or 1m30s"
-	case KeyList:
+	case step.List:
 		return "a list of strings"
-	case KeyCSV:
+	case step.CSV:
 		return "a comma-separated string or a list"
-	case KeyFloat:
+	case step.Float:
 		return "a number such as 0.2"
 	}
 	return "a string"
 }
 
 // typeNoun names a scalar key type's values: duration, number or bool.
-func typeNoun(t KeyType) string {
-	if t == KeyInt {
+func typeNoun(t step.Type) string {
+	if t == step.Int {
 		return "number"
 	}
 	return t.String()
 }
 
 // convert reads e's value as key k into a setting.
-func (l *loader) convert(k Key, e entry) raw {
+func (l *loader) convert(k *step.Field, e entry) raw {
 	r := raw{Setting: Setting{Key: k.Name, Pos: e.keyPos}, key: k}
 	fail := func(p Pos, fix, format string, args ...any) raw {
 		l.errorf(p, fix, format, args...)
@@ -72,7 +74,7 @@ func (l *loader) convert(k Key, e entry) raw {
 		return fail(e.valPos, "write a value, or remove the key", "%s: no value", k.Name)
 	}
 	switch k.Type {
-	case KeyList, KeyCSV:
+	case step.List, step.CSV:
 		nodes, _, isList := l.items(e.val)
 		if !isList {
 			nodes = []ast.Node{e.val}
@@ -100,23 +102,23 @@ func (l *loader) convert(k Key, e entry) raw {
 	}
 	r.items = []scalar{sc}
 	text := sc.text
-	if k.Type != KeyString && strings.Contains(text, "${") {
+	if k.Type != step.String && strings.Contains(text, "${") {
 		return fail(sc.pos, "write the value itself", "%s: ${...} does not expand in a %s; write the value", k.Name, typeNoun(k.Type))
 	}
 	switch k.Type {
-	case KeyBool:
+	case step.Bool:
 		if text != "true" && text != "false" {
 			return fail(sc.pos, "write true or false", "%s: want true or false, not %q", k.Name, text)
 		}
-	case KeyInt:
+	case step.Int:
 		if _, err := strconv.ParseInt(text, 0, 64); err != nil {
 			return fail(sc.pos, "write a whole number such as 3", "%s: want a whole number, not %q", k.Name, text)
 		}
-	case KeyFloat:
+	case step.Float:
 		if _, err := strconv.ParseFloat(text, 64); err != nil {
 			return fail(sc.pos, "write a number such as 0.2", "%s: want a number, not %q", k.Name, text)
 		}
-	case KeyDuration:
+	case step.Duration:
 		if _, err := time.ParseDuration(text); err != nil {
 			return fail(sc.pos, "write a duration such as 10s, 1m30s or 2h", "%s: %q is not a duration", k.Name, text)
 		}
@@ -202,7 +204,7 @@ func (l *loader) defaultsFields() []field[*fileBuild] {
 				}
 			}
 			r := l.convert(k, e)
-			if !r.bad && (k.Type == KeyString || k.Type == KeyList || k.Type == KeyCSV) {
+			if !r.bad && (k.Type == step.String || k.Type == step.List || k.Type == step.CSV) {
 				for _, sc := range r.items {
 					l.checkRefs(sc, &scope{noSteps: "defaults"}, k.Name)
 				}
@@ -221,9 +223,9 @@ const rulesKey = "rules"
 // readInlineRules reads defaults.rules written as a list of rules; its
 // errors are at the rules' own positions.
 func (l *loader) readInlineRules(seq *ast.SequenceNode, b *fileBuild) {
-	rs, err := failure.TeamRulesFromNode(l.path, seq)
+	rs, err := teamrules.FromNode(l.path, seq)
 	for _, e := range flatten(err) {
-		var re *failure.RuleError
+		var re *teamrules.Error
 		if errors.As(e, &re) {
 			l.errorf(Pos{re.Line, re.Col}, re.Fix, "rules: %s", re.Msg)
 		} else {

@@ -1,5 +1,7 @@
 package jobs
 
+import "github.com/retrywise/retrywise/internal/failure"
+
 // State is what a step's if: and ${steps...} see when it is about to start:
 // the steps before it, the environment and the job's status.
 type State struct {
@@ -20,8 +22,8 @@ type StepState struct {
 	// Outcome is success, failure, skipped or cancelled (a failure with
 	// continue-on-error is still a failure here).
 	Outcome string `expr:"outcome"`
-	// Class is the failure's class; "" on success.
-	Class string `expr:"class"`
+	// Class is the failure's class; None on success (expressions see "").
+	Class failure.Class `expr:"class"`
 	// Found is false when the step's answer was an allowed absence (404/410).
 	Found bool `expr:"found"`
 	// Outputs are the step's outputs by name, JSON values.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/retrywise/retrywise/internal/step"
+
 	"github.com/goccy/go-yaml/ast"
 )
 
@@ -134,7 +136,7 @@ func (l *loader) readStepRetry(e entry, sb *stepBuild) {
 
 // readContinueOnError reads a step's continue-on-error:.
 func (l *loader) readContinueOnError(e entry, sb *stepBuild) {
-	r := l.convert(Key{Name: "continue-on-error", Type: KeyBool}, e)
+	r := l.convert(&step.Field{Name: "continue-on-error", Type: step.Bool}, e)
 	if !r.bad {
 		sb.step.ContinueOnError = r.Values[0] == "true"
 	}
@@ -201,7 +203,7 @@ func (l *loader) checkSteps(b *jobBuild) {
 		sc.self = sb.step.ID
 		if k := sb.step.Kind; k != nil && k.Expands() {
 			for _, r := range sb.kindSettings {
-				if r.bad || (r.key.Type != KeyString && r.key.Type != KeyList && r.key.Type != KeyCSV) {
+				if r.bad || (r.key.Type != step.String && r.key.Type != step.List && r.key.Type != step.CSV) {
 					continue
 				}
 				for _, item := range r.items {
@@ -287,21 +289,21 @@ func (l *loader) prepare(sb *stepBuild, merged []raw) {
 		sb.step.Prepared = prepared
 	}
 	for _, err := range flatten(err) {
-		var se *SettingError
+		var se *step.FieldError
 		if !errors.As(err, &se) {
 			l.errorf(sb.step.KindPos, "", "%s: %s", k.Name(), err)
 			continue
 		}
-		if left[se.Key] {
+		if left[se.Field] {
 			continue // already reported as the setting's own error
 		}
 		pos := sb.step.KindPos
-		if st, ok := settingsOf(merged).Get(se.Key); ok && se.Key != "" {
+		if st, ok := settingsOf(merged).Get(se.Field); ok && se.Field != "" {
 			pos = st.Pos
 		}
 		msg := se.Msg
-		if se.Key != "" && !strings.Contains(msg, se.Key) {
-			msg = se.Key + ": " + msg
+		if se.Field != "" && !strings.Contains(msg, se.Field) {
+			msg = se.Field + ": " + msg
 		}
 		l.errorf(pos, se.Fix, "%s", msg)
 	}

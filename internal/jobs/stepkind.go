@@ -15,60 +15,30 @@ import (
 func Steps() Catalog { return steps() }
 
 var steps = sync.OnceValue(func() Catalog {
-	var cat Catalog
+	cat := Catalog{Retry: step.RetryFields(), Run: step.RunFields()}
 	for _, k := range step.Kinds() {
 		cat.Kinds = append(cat.Kinds, StepKind(k))
-	}
-	for _, f := range step.RetryFields() {
-		cat.Retry = append(cat.Retry, keyOf(f))
-	}
-	for _, f := range step.RunFields() {
-		cat.Run = append(cat.Run, keyOf(f))
 	}
 	return cat
 })
 
-// keyOf is a field as a job file's key.
-func keyOf(f *step.Field) Key {
-	t := KeyString
-	switch f.Type {
-	case step.Bool:
-		t = KeyBool
-	case step.Int:
-		t = KeyInt
-	case step.Float:
-		t = KeyFloat
-	case step.Duration:
-		t = KeyDuration
-	case step.List:
-		t = KeyList
-	case step.CSV:
-		t = KeyCSV
-	}
-	return Key{Name: f.Name, Type: t, Usage: f.Doc, Default: f.Default, Positional: f.Positional, Secret: f.Secret, Min: f.Min, Max: f.Max}
-}
-
 // StepKind is a step kind of internal/step as a job file's Kind.
 func StepKind(k *step.Kind) Kind {
-	sk := &stepKind{k: k}
-	for _, f := range k.KeyFields() {
-		sk.keys = append(sk.keys, keyOf(f))
-	}
-	return sk
+	return &stepKind{k: k, keys: k.KeyFields()}
 }
 
 type stepKind struct {
 	k    *step.Kind
-	keys []Key
+	keys []*step.Field
 }
 
 func (s *stepKind) Name() string              { return s.k.Name }
-func (s *stepKind) Keys() []Key               { return s.keys }
+func (s *stepKind) Keys() []*step.Field       { return s.keys }
 func (s *stepKind) Outputs() ([]string, bool) { return s.k.Outputs, s.k.Fixed }
 func (s *stepKind) Expands() bool             { return s.k.Expands }
 
 // Prepare sets every setting on a fresh config of the kind and validates
-// it; its errors are *SettingError naming the key.
+// it; its errors are *step.FieldError naming the key.
 func (s *stepKind) Prepare(ctx context.Context, settings Settings) (Prepared, error) {
 	c := s.k.New()
 	fields := c.Fields()
@@ -95,7 +65,8 @@ func (s *stepKind) Prepare(ctx context.Context, settings Settings) (Prepared, er
 	return &stepPrepared{p: p}, nil
 }
 
-// settingError is a field's error as a key's.
+// settingError is a field's error as a key's: its value, when quoted,
+// leads the message.
 func settingError(err error) error {
 	fes := step.FieldErrors(err)
 	if len(fes) == 0 {
@@ -106,7 +77,7 @@ func settingError(err error) error {
 	if fe.Value != "" {
 		msg = fe.Value + ": " + msg
 	}
-	return &SettingError{Key: fe.Field, Msg: msg, Fix: fe.Fix}
+	return &step.FieldError{Field: fe.Field, Msg: msg, Fix: fe.Fix}
 }
 
 // stepPrepared is a prepared step of internal/step (Prepared).
@@ -118,16 +89,7 @@ func (s *stepPrepared) Target() string       { return s.p.Target() }
 // Step is the prepared step of internal/step.
 func (s *stepPrepared) Step() *step.Prepared { return s.p }
 
-// Run runs the step with the run's services and streams.
-func (s *stepPrepared) Run(ctx context.Context, rt *Runtime) *report.Step {
-	svc := rt.Services
-	if svc == nil {
-		svc = &step.Services{Clock: rt.Clock}
-	}
-	io := &step.IO{
-		Stdin: rt.Stdin, Stdout: rt.Stdout, Stderr: rt.Stderr, Red: rt.Redactor, Env: rt.Env,
-		Progress: rt.Progress, Attempting: rt.Attempting, TempDir: rt.TempDir, Expand: rt.Expand,
-		StdoutTerminal: rt.StdoutTerminal, ID: rt.ID,
-	}
+// Run runs the step with the run's services and the step's streams.
+func (s *stepPrepared) Run(ctx context.Context, svc *step.Services, io *step.IO) *report.Step {
 	return s.p.Run(ctx, svc, io)
 }

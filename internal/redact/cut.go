@@ -163,16 +163,64 @@ func headFragment(snap *snapshot, s string, q, j int, dst []span) []span {
 		return dst
 	}
 	for ; n >= minFragment; n-- {
-		if cutEndsAt(s, q+n) {
+		hi := q + n + escapeHead(s[q+n:])
+		if cutEndsAt(s, hi) {
 			lo := q
 			if snap.wide[j] {
 				lo, _ = b64Run(s, q, q+n)
 			}
-			return append(dst, span{lo: lo, hi: q + n, from: lo})
+			return append(dst, span{lo: lo, hi: hi, from: lo})
 		}
 	}
 	return dst
 }
+
+// maxRemnant is the longest part of an escape a cut may leave: "u" and
+// four hex digits of a JSON \uXXXX.
+const maxRemnant = 5
+
+// escapeHead returns the length of the start of an escape that s starts
+// with ("%", "%X", "\\", "\\u", "\\uXXX"), which a cut at its end left
+// unfinished; 0 when there is none.
+func escapeHead(s string) int {
+	switch {
+	case strings.HasPrefix(s, "%"):
+		if len(s) > 1 && isHex(s[1]) {
+			return 2
+		}
+		return 1
+	case strings.HasPrefix(s, `\u`):
+		n := 2
+		for n < 5 && n < len(s) && isHex(s[n]) {
+			n++
+		}
+		return n
+	case strings.HasPrefix(s, `\`):
+		return 1
+	}
+	return 0
+}
+
+// escapeTailCut reports the length of the end of an escape (one to four
+// hex digits of a %XX or a \uXXXX, or "u" and up to four) that s[:i] ends
+// with right after a cut mark, which a cut at the escape's start left.
+func escapeTailCut(s string, i int) (int, bool) {
+	for r := 1; r <= maxRemnant && r <= i; r++ {
+		c := s[i-r]
+		if c != 'u' && (r > 4 || !isHex(c)) {
+			return 0, false
+		}
+		if cutMarkBefore(s, i-r) {
+			return r, true
+		}
+		if c == 'u' {
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+func isHex(c byte) bool { _, ok := unhex(c); return ok }
 
 // tailFragment appends the span of the longest end of secret j that ends at
 // s[:e] and starts right after a cut mark; none when s holds the whole
@@ -189,6 +237,9 @@ func tailFragment(snap *snapshot, s string, e, j int, dst []span) []span {
 	for ; n >= minFragment; n-- {
 		if cutMarkBefore(s, e-n) {
 			return append(dst, span{lo: e - n, hi: e, from: e - n})
+		}
+		if r, ok := escapeTailCut(s, e-n); ok {
+			return append(dst, span{lo: e - n - r, hi: e, from: e - n - r})
 		}
 	}
 	return dst

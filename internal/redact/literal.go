@@ -97,7 +97,8 @@ func b64Run(s string, lo, hi int) (int, int) {
 	return lo, hi
 }
 
-// isB64 reports whether c is a character of the standard base64 alphabet.
+// isB64 reports whether c is a character of the standard or the URL-safe
+// base64 alphabet.
 func isB64(c byte) bool {
-	return isAlpha(c) || '0' <= c && c <= '9' || c == '+' || c == '/'
+	return isAlpha(c) || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_'
 }

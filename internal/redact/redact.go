@@ -30,9 +30,11 @@
 //     before its "@".
 //
 // Every literal secret of rules 3 and 4 is also masked in its escaped and
-// encoded forms: JSON-escaped (with and without HTML escapes, "/" as "\/"),
-// Go-quoted, percent-encoded (query and path escaping, every byte encoded,
-// upper- or lower-case hex), and base64 as sent in HTTP basic
+// encoded forms: JSON-escaped (with and without HTML escapes, "/" as "\/",
+// non-ASCII as \uXXXX in either case), Go-quoted (%q and %+q), HTML-escaped,
+// shell-quoted (a quote closed, escaped and reopened), percent-encoded (query and path
+// escaping, every byte encoded, upper- or lower-case hex), hex (%x, %X), and
+// base64 in the standard and the URL-safe alphabet, as sent in HTTP basic
 // authentication: of the value, of "value:" and of "user:value" for any
 // user (and "value:password"), padded or not; a base64 match is widened to
 // the whole base64 run around it. A multi-line secret is also masked line
@@ -160,8 +162,9 @@ func (r *Redactor) add(vals []form) {
 	s.cut = newCutIndex(s.secrets)
 	s.longest = len(s.secrets[0])
 	for _, g := range r.given {
-		// Every byte of a secret may be written as a 6-byte \uXXXX escape.
-		s.longest = max(s.longest, 6*len(g))
+		// Every byte of a secret may be written as a 6-byte \uXXXX escape,
+		// 9 bytes when JSON-escaped three times (\\\\u0001).
+		s.longest = max(s.longest, 9*len(g))
 		s.spaced = s.spaced || strings.ContainsRune(g, ' ')
 	}
 	r.snap.Store(s)

@@ -6,9 +6,12 @@ package redact
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"html"
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/retrywise/retrywise/internal/environ"
 )
@@ -115,24 +118,35 @@ func appendSecret(dst []form, v string, minLen int) []form {
 		for _, u := range basicUsers {
 			plains = append(plains, u+raw)
 		}
+		var b64 []string
 		for _, plain := range plains {
-			enc := base64.StdEncoding.EncodeToString([]byte(plain))
-			dst = append(dst, form{s: enc, b64: true})
-			if short := strings.TrimRight(enc, "="); short != enc {
-				dst = append(dst, form{s: short, b64: true})
-			}
+			b64 = append(b64, base64.StdEncoding.EncodeToString([]byte(plain)))
 		}
-		for _, core := range b64Cores(raw) {
-			dst = append(dst, form{s: core, b64: true})
+		b64 = append(b64, b64Cores(raw)...)
+		for _, enc := range b64 {
+			for _, e := range []string{enc, strings.TrimRight(enc, "=")} {
+				dst = append(dst, form{s: e, b64: true})
+				// The URL-safe alphabet (JWTs, base64url of Go's and
+				// Python's encoders) writes "-" and "_" for "+" and "/".
+				if u := b64URL.Replace(e); u != e {
+					dst = append(dst, form{s: u, b64: true})
+				}
+			}
 		}
 	}
 	return dst
 }
 
+// b64URL turns the standard base64 alphabet into the URL-safe one.
+var b64URL = strings.NewReplacer("+", "-", "/", "_")
+
 // b64Cores returns, for each of the three offsets (mod 3) at which s may
 // start in a longer text, the base64 characters of that text's encoding that
 // depend on s alone: the characters that mix in a byte before or after s are
 // dropped. Every base64 encoding of a text holding s contains one of them.
+// For the offsets 1 and 2 it also returns the end of that encoding when s
+// ends the text (its last characters, and its padding), so that what a cut
+// leaves of the end of "user:s" is known too.
 func b64Cores(s string) []string {
 	var cores []string
 	for k := range 3 {
@@ -142,6 +156,9 @@ func b64Cores(s string) []string {
 		hi := 4*(n/3) + []int{0, 1, 2}[n%3]
 		if hi-lo >= minCore {
 			cores = append(cores, enc[lo:hi])
+			if k > 0 {
+				cores = append(cores, enc[lo:])
+			}
 		}
 	}
 	return cores
@@ -160,16 +177,58 @@ func escapedForms(s string) []string {
 	if q != s {
 		out = append(out, jsonForms(q)...)
 	}
+	// %+q writes every non-ASCII rune as \u or \U; Python's json.dumps
+	// and .NET's encoder as \uXXXX, in lower and upper case.
+	if a := strconv.QuoteToASCII(s); a != `"`+q+`"` {
+		a = a[1 : len(a)-1]
+		out = append(out, a)
+		out = append(out, jsonForms(a)...)
+	}
+	for _, j := range jsonForms(s)[:1] {
+		if a := asciiJSON(j, "%04x"); a != j {
+			out = append(out, a, asciiJSON(j, "%04X"))
+		}
+	}
+	// HTML (html/template, html.EscapeString) writes &#39; &#34; &amp; &lt; &gt;.
+	if h := html.EscapeString(s); h != s {
+		out = append(out, h)
+	}
+	// A shell quotes a "'" inside '...' as '\'' or '"'"'.
+	if strings.Contains(s, "'") {
+		out = append(out, strings.ReplaceAll(s, "'", `'\''`), strings.ReplaceAll(s, "'", `'"'"'`))
+	}
 	for _, p := range []string{url.QueryEscape(s), url.PathEscape(s)} {
 		out = append(out, p, lowerHex(p))
 	}
 	const hex = "0123456789ABCDEF"
 	upper, lower := make([]byte, 0, 3*len(s)), make([]byte, 0, 3*len(s))
+	hexUp, hexLow := make([]byte, 0, 2*len(s)), make([]byte, 0, 2*len(s))
 	for i := 0; i < len(s); i++ {
 		upper = append(upper, '%', hex[s[i]>>4], hex[s[i]&15])
 		lower = append(lower, '%', hex[s[i]>>4]|0x20, hex[s[i]&15]|0x20)
+		hexUp = append(hexUp, hex[s[i]>>4], hex[s[i]&15])
+		hexLow = append(hexLow, hex[s[i]>>4]|0x20, hex[s[i]&15]|0x20)
 	}
-	return append(out, string(upper), string(lower))
+	// Hex as %x, %X, hex.EncodeToString, xxd -p and od write it.
+	return append(out, string(upper), string(lower), string(hexUp), string(hexLow))
+}
+
+// asciiJSON returns the JSON-escaped j with every non-ASCII rune written
+// as \uXXXX (a surrogate pair above U+FFFF) with the hex digits of format.
+func asciiJSON(j, format string) string {
+	var b strings.Builder
+	for _, r := range j {
+		switch {
+		case r > 0xFFFF:
+			hi, lo := utf16.EncodeRune(r)
+			fmt.Fprintf(&b, `\u`+format+`\u`+format, hi, lo)
+		case r >= 0x80:
+			fmt.Fprintf(&b, `\u`+format, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // jsonForms returns s as JSON writes it inside a string, with and without

@@ -16,7 +16,7 @@ import (
 // always has its own line.
 func TestProgressFolds(t *testing.T) {
 	a := func(n int) retry.Attempt {
-		return retry.Attempt{N: n, Class: "transient", Reason: "HTTP 503", Wait: time.Second}
+		return retry.Attempt{N: n, Class: failure.Transient, Reason: "HTTP 503", Wait: time.Second}
 	}
 	tests := []struct {
 		attempt retry.Attempt
@@ -36,7 +36,7 @@ func TestProgressFolds(t *testing.T) {
 		{a(15), 16, "attempts 11-15/16 failed (last: transient: HTTP 503); retrying in 1s"},
 		{a(2000), 5000, "attempts 1001-2000/5000 failed (last: transient: HTTP 503); retrying in 1s"},
 		{a(2500), 5000, ""},
-		{retry.Attempt{N: 13, Class: "policy", Reason: "HTTP 403", Wait: 5 * time.Second, Recheck: "a fresh token may propagate"}, 100,
+		{retry.Attempt{N: 13, Class: failure.Policy, Reason: "HTTP 403", Wait: 5 * time.Second, Recheck: "a fresh token may propagate"}, 100,
 			"attempt 13/100 failed (policy: HTTP 403); a fresh token may propagate: checking once more in 5s"},
 	}
 	for _, tt := range tests {
@@ -99,7 +99,7 @@ func TestLongRunReportsStayShort(t *testing.T) {
 		if i >= 500 {
 			n += 1500
 		}
-		out.Attempts = append(out.Attempts, retry.Attempt{N: n, Start: start, Class: "transient", Reason: "HTTP 503", Wait: time.Second})
+		out.Attempts = append(out.Attempts, retry.Attempt{N: n, Start: start, Class: failure.Transient, Reason: "HTTP 503", Wait: time.Second})
 	}
 	r := New("http", "GET https://example.com", out, 75)
 	var b bytes.Buffer

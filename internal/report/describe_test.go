@@ -49,7 +49,7 @@ func TestDescribeEveryStop(t *testing.T) {
 			f := failure.New(tt.class, tt.code, "the reason", "the remedy")
 			out := &retry.Outcome{Policy: policy(), Stop: tt.stop, Final: f}
 			for n := 1; n <= tt.attempts; n++ {
-				out.Attempts = append(out.Attempts, retry.Attempt{N: n, Start: start, Class: tt.class.String(), Reason: f.Reason})
+				out.Attempts = append(out.Attempts, retry.Attempt{N: n, Start: start, Class: tt.class, Reason: f.Reason})
 			}
 			r := New("exec", "true", out, exitcode.For(out, false))
 			if got := describe(r); got != tt.want {
@@ -93,7 +93,7 @@ func TestOneAttemptRemedy(t *testing.T) {
 		f := failure.New(failure.Transient, failure.CodeRefused, "connection refused", tt.remedy)
 		p, _ := retry.Policy{MaxAttempts: 1, MaxElapsed: time.Minute, RetryAfterCap: time.Minute}.Normalize()
 		out := &retry.Outcome{Policy: p, Stop: retry.StopAttemptsExhausted, Final: f, Detail: "the only attempt allowed (max attempts 1) failed",
-			Attempts: []retry.Attempt{{N: 1, Start: start, Class: "transient", Reason: f.Reason}}}
+			Attempts: []retry.Attempt{{N: 1, Start: start, Class: failure.Transient, Reason: f.Reason}}}
 		if got := New("http", "GET /", out, exitcode.For(out, false)).Remedy; got != tt.want {
 			t.Errorf("remedy %q\n got %q\nwant %q", tt.remedy, got, tt.want)
 		}
@@ -123,8 +123,8 @@ func TestAttemptLinesNameTheCommand(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := failure.New(failure.Transient, failure.CodeTimeout, "timed out", "")
 			out := &retry.Outcome{Policy: policy(), Stop: retry.StopAttemptsExhausted, Final: f, Attempts: []retry.Attempt{
-				{N: 1, Start: start, Command: script, Why: "the command", Class: "transient", Reason: "timed out"},
-				{N: 2, Start: start, Command: tt.second, Why: tt.why, Class: "transient", Reason: "timed out"},
+				{N: 1, Start: start, Command: script, Why: "the command", Class: failure.Transient, Reason: "timed out"},
+				{N: 2, Start: start, Command: tt.second, Why: tt.why, Class: failure.Transient, Reason: "timed out"},
 			}}
 			var b bytes.Buffer
 			New("exec", "sh -c ...", out, exitcode.For(out, false)).WriteText(&b)

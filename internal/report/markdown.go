@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/retrywise/retrywise/internal/failure"
 )
 
 // MaxMarkdown bounds WriteMarkdown's document in bytes (GitHub's job summary limit).
@@ -135,8 +137,8 @@ func (r *Run) renderMarkdown(ev []string, limits []int) string {
 // most limit bytes of its evidence ev (all of it when limit < 0).
 func mdStep(b *strings.Builder, s *Step, ev string, limit int) {
 	head := string(s.Result)
-	if s.Class != "" {
-		head = s.Class
+	if s.Class != failure.None {
+		head = s.Class.String()
 		if s.Code != "" {
 			head += " (" + string(s.Code) + ")"
 		}
@@ -157,7 +159,7 @@ func mdStep(b *strings.Builder, s *Step, ev string, limit int) {
 	item("reason", mdText(s.Reason))
 	item("remedy", mdText(s.Remedy))
 	stopped := s.Detail
-	if s.Class != "" {
+	if s.Class != failure.None {
 		stopped = describe(s)
 		if s.Detail != "" {
 			stopped += "; " + s.Detail
@@ -194,7 +196,7 @@ func mdStep(b *strings.Builder, s *Step, ev string, limit int) {
 			}
 			outcome := "ok"
 			if !a.OK {
-				outcome = a.Class
+				outcome = a.Class.String()
 				if a.Code != "" {
 					outcome += " (" + string(a.Code) + ")"
 				}

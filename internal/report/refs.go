@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"github.com/retrywise/retrywise/internal/failure"
 )
 
 // Ref is one ref of a multi-ref step (git push): what happened to it.
@@ -15,8 +17,8 @@ type Ref struct {
 	Status string `json:"status"`
 	// OK is true when the ref was pushed or is up to date.
 	OK bool `json:"ok"`
-	// Class is the ref's failure class; empty when OK.
-	Class string `json:"class,omitempty"`
+	// Class is the ref's failure class; None when OK.
+	Class failure.Class `json:"class,omitempty"`
 	// Reason is the ref's failure in one line; empty when OK.
 	Reason string `json:"reason,omitempty"`
 	// Landed is true when an earlier attempt's push of this ref landed although its connection broke.
@@ -33,7 +35,7 @@ func refLine(r Ref) string {
 	if r.Landed {
 		b.WriteString(", landed by an earlier attempt")
 	}
-	if r.Class != "" {
+	if r.Class != failure.None {
 		fmt.Fprintf(&b, " [%s]", r.Class)
 	}
 	return b.String()

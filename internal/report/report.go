@@ -70,8 +70,9 @@ type Step struct {
 	Result Result `json:"result"`
 	// ContinueOnError is true when the step's failure does not fail the job.
 	ContinueOnError bool `json:"continue_on_error,omitempty"`
-	// Class is the final failure's class; empty on success.
-	Class string `json:"class,omitempty"`
+	// Class is the final failure's class; None on success (no "class" in
+	// the JSON).
+	Class failure.Class `json:"class,omitempty"`
 	// Code is the final failure's stable code (failure.Code); empty on success.
 	Code failure.Code `json:"code,omitempty"`
 	// Decision is what the class alone recommends: retry or stop.
@@ -128,7 +129,7 @@ func New(kind, target string, out *retry.Outcome, exitCode int) *Step {
 		r.Result = Cancelled
 	}
 	if f := out.Final; f != nil && !out.OK() {
-		r.Class, r.Code, r.Decision = f.Class.String(), f.Code, string(f.Class.Decision())
+		r.Class, r.Code, r.Decision = f.Class, f.Code, string(f.Class.Decision())
 		r.Reason, r.Remedy = f.Reason, f.Remedy
 		// Evidence quotes output: escaped, it cannot drive the reader's terminal.
 		for _, e := range f.Evidence {
@@ -149,13 +150,13 @@ func New(kind, target string, out *retry.Outcome, exitCode int) *Step {
 
 // Headline is the one-line summary printed last on a non-zero exit.
 func (r *Step) Headline() string {
-	if r.OK() && r.Class == "" {
+	if r.OK() && r.Class == failure.None {
 		return fmt.Sprintf("%s succeeded after %s", r.Kind, plural(r.AttemptCount(), "attempt"))
 	}
 	if r.Stop == retry.StopCancelled {
 		return fmt.Sprintf("%s %s after %s", r.Kind, r.Detail, plural(r.AttemptCount(), "attempt"))
 	}
-	msg := r.Class
+	msg := r.Class.String()
 	if r.Reason != "" {
 		msg += ": " + r.Reason
 	}
@@ -170,10 +171,10 @@ func (r *Step) WriteText(w io.Writer) error {
 	var b strings.Builder
 	status := "failed"
 	switch {
-	case r.OK() && r.Class == "":
+	case r.OK() && r.Class == failure.None:
 		status = "succeeded"
 	case r.OK():
-		status = "found nothing (" + r.Class + ", allowed)"
+		status = "found nothing (" + r.Class.String() + ", allowed)"
 	case r.Stop == retry.StopCancelled:
 		status = "was cancelled"
 	}
@@ -196,7 +197,7 @@ func (r *Step) writeFields(b *strings.Builder, indent string) {
 	for _, ref := range r.Refs {
 		field("ref", refLine(ref))
 	}
-	if r.Class != "" {
+	if r.Class != failure.None {
 		field("class", fmt.Sprintf("%s (%s)", r.Class, describe(r)))
 		field("code", string(r.Code))
 	}
@@ -254,7 +255,7 @@ func (r *Step) writeFields(b *strings.Builder, indent string) {
 // whether anything was retried and why the loop ended.
 func describe(r *Step) string {
 	once := len(r.Attempts) <= 1
-	unknown := r.Class == failure.Unknown.String()
+	unknown := r.Class == failure.Unknown
 	// An unknown failure is retried only under on-unknown retry; the words
 	// say so, and that it was not recognised (or recognised as undecided).
 	prefix := ""

@@ -42,17 +42,17 @@ func TestGolden(t *testing.T) {
 	}{
 		{"exhausted", &retry.Outcome{Policy: policy(), Stop: retry.StopAttemptsExhausted, Final: timeout, Detail: "all 4 attempts failed", Elapsed: 95 * time.Second,
 			Attempts: []retry.Attempt{
-				{N: 1, Start: start, Duration: 5 * time.Second, Class: "transient", Reason: timeout.Reason, Wait: 10 * time.Second},
-				{N: 2, Start: start.Add(15 * time.Second), Duration: 5 * time.Second, Class: "transient", Reason: timeout.Reason, Wait: 20 * time.Second},
-				{N: 3, Start: start.Add(40 * time.Second), Duration: 5 * time.Second, Class: "transient", Reason: timeout.Reason, Wait: time.Minute},
-				{N: 4, Start: start.Add(105 * time.Second), Duration: 5 * time.Second, Class: "transient", Reason: timeout.Reason},
+				{N: 1, Start: start, Duration: 5 * time.Second, Class: failure.Transient, Reason: timeout.Reason, Wait: 10 * time.Second},
+				{N: 2, Start: start.Add(15 * time.Second), Duration: 5 * time.Second, Class: failure.Transient, Reason: timeout.Reason, Wait: 20 * time.Second},
+				{N: 3, Start: start.Add(40 * time.Second), Duration: 5 * time.Second, Class: failure.Transient, Reason: timeout.Reason, Wait: time.Minute},
+				{N: 4, Start: start.Add(105 * time.Second), Duration: 5 * time.Second, Class: failure.Transient, Reason: timeout.Reason},
 			}}},
 		{"structural", &retry.Outcome{Policy: policy(), Stop: retry.StopNotRetryable, Final: nff, Elapsed: 40 * time.Millisecond,
-			Attempts: []retry.Attempt{{N: 1, Start: start, Duration: 40 * time.Millisecond, Class: "structural", Reason: nff.Reason}}}},
+			Attempts: []retry.Attempt{{N: 1, Start: start, Duration: 40 * time.Millisecond, Class: failure.Structural, Reason: nff.Reason}}}},
 		{"unknown", &retry.Outcome{Policy: policy(), Stop: retry.StopNotRetryable, Final: odd, Elapsed: 30 * time.Millisecond,
-			Attempts: []retry.Attempt{{N: 1, Start: start, Duration: 30 * time.Millisecond, Class: "unknown", Reason: odd.Reason}}}},
+			Attempts: []retry.Attempt{{N: 1, Start: start, Duration: 30 * time.Millisecond, Class: failure.Unknown, Reason: odd.Reason}}}},
 		{"one-attempt", &retry.Outcome{Policy: once, Stop: retry.StopAttemptsExhausted, Final: refused, Detail: "the only attempt allowed (max attempts 1) failed", Elapsed: time.Millisecond,
-			Attempts: []retry.Attempt{{N: 1, Start: start, Duration: time.Millisecond, Class: "transient", Reason: refused.Reason}}}},
+			Attempts: []retry.Attempt{{N: 1, Start: start, Duration: time.Millisecond, Class: failure.Transient, Reason: refused.Reason}}}},
 		{"success", &retry.Outcome{Policy: policy(), Stop: retry.StopSucceeded, Elapsed: 12 * time.Millisecond,
 			Attempts: []retry.Attempt{{N: 1, Start: start, Duration: 12 * time.Millisecond, OK: true}}}},
 	}
@@ -82,7 +82,7 @@ func TestGolden(t *testing.T) {
 }
 
 func TestProgressLine(t *testing.T) {
-	got := ProgressLine(retry.Attempt{N: 2, Class: "transient", Reason: "curl 28, operation timed out", Wait: 20 * time.Second}, 4)
+	got := ProgressLine(retry.Attempt{N: 2, Class: failure.Transient, Reason: "curl 28, operation timed out", Wait: 20 * time.Second}, 4)
 	if want := "attempt 2/4 failed (transient: curl 28, operation timed out); retrying in 20s"; got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
@@ -139,5 +139,30 @@ func TestMask(t *testing.T) {
 		if strings.Contains(b, "s3cr3t") {
 			t.Errorf("%s shows the secret:\n%s", name, b)
 		}
+	}
+}
+
+// TestClassNoneOnTheWire checks that no failure (failure.None) is written as
+// the string class always was: no "class" on a successful step or attempt,
+// and a report without one reads back as None.
+func TestClassNoneOnTheWire(t *testing.T) {
+	out := &retry.Outcome{Policy: policy(), Stop: retry.StopSucceeded, Attempts: []retry.Attempt{{N: 1, Start: start, OK: true}}}
+	run := Single(New("exec", "true", out, exitcode.OK), start, start)
+	var b bytes.Buffer
+	if err := run.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), `"class"`) {
+		t.Errorf("a success's report has a class:\n%s", b.String())
+	}
+	var back Run
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if s := back.Steps[0]; s.Class != failure.None || s.Attempts[0].Class != failure.None {
+		t.Errorf("read back: step class %q, attempt class %q; want None", s.Class, s.Attempts[0].Class)
+	}
+	if err := json.Unmarshal([]byte(`{"steps":[{"class":"bogus"}]}`), &back); err == nil {
+		t.Error("a report with class bogus was read")
 	}
 }

@@ -39,8 +39,8 @@ func successStep(id string, start time.Time, d time.Duration) *report.Step {
 func structuralStep(id string, start time.Time, evidence ...string) *report.Step {
 	nff := failure.New(failure.Structural, failure.CodeGitNonFastForward, "git push rejected: non-fast-forward on main", "git pull --rebase origin main, then push again", evidence...)
 	s := stepOf(id, "push", "git push origin main", &retry.Outcome{Stop: retry.StopNotRetryable, Final: nff, Elapsed: 40 * time.Millisecond,
-		Attempts: []retry.Attempt{{N: 1, Start: start, Duration: 40 * time.Millisecond, Class: "structural", Code: nff.Code, Reason: nff.Reason}}})
-	s.Refs = []report.Ref{{From: "main", To: "refs/heads/main", Status: "rejected (non-fast-forward)", Class: "structural", Reason: "non-fast-forward"}}
+		Attempts: []retry.Attempt{{N: 1, Start: start, Duration: 40 * time.Millisecond, Class: failure.Structural, Code: nff.Code, Reason: nff.Reason}}})
+	s.Refs = []report.Ref{{From: "main", To: "refs/heads/main", Status: "rejected (non-fast-forward)", Class: failure.Structural, Reason: "non-fast-forward"}}
 	return s
 }
 
@@ -49,7 +49,7 @@ func transientStep(id string, start time.Time) *report.Step {
 	var attempts []retry.Attempt
 	at := start
 	for n, wait := range []time.Duration{10 * time.Second, 20 * time.Second, time.Minute, 0} {
-		attempts = append(attempts, retry.Attempt{N: n + 1, Start: at, Duration: 5 * time.Second, Class: "transient", Code: timeout.Code, Reason: timeout.Reason, Wait: wait})
+		attempts = append(attempts, retry.Attempt{N: n + 1, Start: at, Duration: 5 * time.Second, Class: failure.Transient, Code: timeout.Code, Reason: timeout.Reason, Wait: wait})
 		at = at.Add(5*time.Second + wait)
 	}
 	return stepOf(id, "exec", "curl -fsS https://deploy.example.com/hook", &retry.Outcome{Stop: retry.StopAttemptsExhausted, Final: timeout,
@@ -243,7 +243,7 @@ func TestProgressStart(t *testing.T) {
 func TestStepLine(t *testing.T) {
 	absent := stepOf("page", "http", "GET https://x/y", &retry.Outcome{Stop: retry.StopNotRetryable, Elapsed: 30 * time.Millisecond,
 		Final:    failure.New(failure.Absent, failure.Code("http-not-found"), "HTTP 404", ""),
-		Attempts: []retry.Attempt{{N: 1, Start: t0, Duration: 30 * time.Millisecond, Class: "absent", Reason: "HTTP 404"}}})
+		Attempts: []retry.Attempt{{N: 1, Start: t0, Duration: 30 * time.Millisecond, Class: failure.Absent, Reason: "HTTP 404"}}})
 	absent.Result = report.Success // absent-ok
 	coe := structuralStep("log", t0, "x")
 	coe.ContinueOnError = true

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/retrywise/retrywise/internal/failure"
 )
 
 // WriteText renders the run for a terminal: a run of one step exactly as
@@ -68,7 +70,7 @@ func StepLine(s *Step) string {
 			line += " (" + s.Detail + ")"
 		}
 		return oneLine(line)
-	case s.Result == Success && s.Class != "":
+	case s.Result == Success && s.Class != failure.None:
 		line = head + "success (" + classCode(s) + ", allowed)"
 	case s.Result == Success:
 		line = head + "success"
@@ -76,7 +78,7 @@ func StepLine(s *Step) string {
 		line = head + "cancelled"
 	default:
 		line = head + string(s.Result)
-		if s.Class != "" {
+		if s.Class != failure.None {
 			line += " (" + classCode(s) + ")"
 		}
 	}
@@ -108,7 +110,7 @@ func (r *Run) duration() time.Duration {
 // class, attempts, time; "-" where there is nothing to show.
 func summaryRow(s *Step) []string {
 	result := string(s.Result) + coeMark(s)
-	class := s.Class
+	class := s.Class.String()
 	if class == "" {
 		class = "-"
 	}
@@ -135,9 +137,9 @@ func coeMark(s *Step) string {
 // classCode is "class code", or the class alone when there is no code.
 func classCode(s *Step) string {
 	if s.Code == "" {
-		return s.Class
+		return s.Class.String()
 	}
-	return s.Class + " " + string(s.Code)
+	return s.Class.String() + " " + string(s.Code)
 }
 
 // oneLine folds line breaks into spaces so a progress line stays one line.

@@ -37,7 +37,7 @@ func TestJSONReportEscapedSecrets(t *testing.T) {
 		for _, maskModel := range []bool{true, false} {
 			fl := failure.New(failure.Policy, failure.CodeUnexpectedStatus, "rejected "+secret, "rotate "+secret, "body: "+secret)
 			out := &retry.Outcome{Policy: testPolicy(), Stop: retry.StopNotRetryable, Final: fl, Detail: secret,
-				Attempts: []retry.Attempt{{N: 1, Start: t0, Class: "policy", Reason: fl.Reason}}}
+				Attempts: []retry.Attempt{{N: 1, Start: t0, Class: failure.Policy, Reason: fl.Reason}}}
 			s := report.New("http", "GET https://api.test/?q="+secret, out, exitcode.For(out, false))
 			s.Outputs = map[string]any{"body": secret}
 			run := report.Single(s, t0, t0)
@@ -69,7 +69,7 @@ func TestJSONReportTokenAcrossEvidenceCut(t *testing.T) {
 		line := head + strings.Repeat("x", at-len(head)) + " " + token + " trailing words after the token\n"
 		fl := failure.Classify(failure.Input{Tool: failure.ToolGit, Text: line, ExitCode: 128})
 		out := &retry.Outcome{Policy: testPolicy(), Stop: retry.StopNotRetryable, Final: fl,
-			Attempts: []retry.Attempt{{N: 1, Start: t0, Class: fl.Class.String(), Reason: fl.Reason}}}
+			Attempts: []retry.Attempt{{N: 1, Start: t0, Class: fl.Class, Reason: fl.Reason}}}
 		run := report.Single(report.New("push", "origin main", out, exitcode.For(out, false)), t0, t0)
 		run.Mask(red.String)
 		for name, doc := range renders(t, run) {

@@ -88,8 +88,8 @@ type Attempt struct {
 	Duration time.Duration `json:"duration_ns"`
 	// OK is true when the attempt succeeded.
 	OK bool `json:"ok"`
-	// Class is the failure's class; empty on success.
-	Class string `json:"class,omitempty"`
+	// Class is the failure's class; None on success (no "class" in the JSON).
+	Class failure.Class `json:"class,omitempty"`
 	// Code is the failure's stable code (failure.Code); empty on success.
 	Code failure.Code `json:"code,omitempty"`
 	// Reason is the failure's one-line reason; empty on success.
@@ -110,7 +110,7 @@ type Attempt struct {
 
 // record sets the attempt's failure and the fields read from it.
 func (a *Attempt) record(f *failure.Failure) {
-	a.Class, a.Code, a.Reason, a.Failure = f.Class.String(), f.Code, f.Reason, f
+	a.Class, a.Code, a.Reason, a.Failure = f.Class, f.Code, f.Reason, f
 }
 
 // Outcome is what the loop did and why it stopped.

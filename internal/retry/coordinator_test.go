@@ -256,7 +256,7 @@ func TestCoordinatorElapsedCancelsRunningAttempt(t *testing.T) {
 		t.Fatalf("stop = %s (%q), want elapsed during attempt 1", out.Stop, out.Detail)
 	}
 	if len(out.Attempts) != 1 || out.Final == nil || out.Final.Class != failure.Transient ||
-		out.Attempts[0].Class != "transient" || out.Attempts[0].Reason != "attempt 1 was stopped at the max elapsed time of 1m0s" || out.Attempts[0].Duration != time.Minute {
+		out.Attempts[0].Class != failure.Transient || out.Attempts[0].Reason != "attempt 1 was stopped at the max elapsed time of 1m0s" || out.Attempts[0].Duration != time.Minute {
 		t.Fatalf("attempts = %+v final = %v; want the one attempt, transient, stopped at the bound", out.Attempts, out.Final)
 	}
 	if out.Cause != nil || len(clk.Waits()) != 0 || clk.Pending() != 0 {
@@ -359,7 +359,7 @@ func TestCoordinatorDiagnoseReclassifies(t *testing.T) {
 	if out.Stop != StopNotRetryable || out.Final != denied || st.calls != 1 || calls != 1 || len(clk.Waits()) != 0 {
 		t.Fatalf("stop=%s final=%v attempts=%d diagnose=%d waits=%v", out.Stop, out.Final, st.calls, calls, clk.Waits())
 	}
-	if out.Attempts[0].Class != "policy" {
+	if out.Attempts[0].Class != failure.Policy {
 		t.Errorf("attempt record class = %q, want the diagnosed class", out.Attempts[0].Class)
 	}
 }
@@ -390,7 +390,7 @@ func TestCoordinatorDiagnoseSeesEveryFailure(t *testing.T) {
 	if !slices.Equal(seen, []failure.Class{failure.Policy, failure.Structural}) {
 		t.Errorf("Diagnose saw %v, want every failure (policy, structural)", seen)
 	}
-	if st.calls != 2 || out.Stop != StopNotRetryable || out.Attempts[0].Class != "transient" || !slices.Equal(clk.Waits(), secs(2)) {
+	if st.calls != 2 || out.Stop != StopNotRetryable || out.Attempts[0].Class != failure.Transient || !slices.Equal(clk.Waits(), secs(2)) {
 		t.Fatalf("calls=%d stop=%s attempts=%+v waits=%v", st.calls, out.Stop, out.Attempts, clk.Waits())
 	}
 }
@@ -403,7 +403,7 @@ func TestCoordinatorOnlyFinalFailureSurfaced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Final != second || len(out.Attempts) != 2 || out.Attempts[0].Reason != "reset" || out.Attempts[1].Class != "structural" {
+	if out.Final != second || len(out.Attempts) != 2 || out.Attempts[0].Reason != "reset" || out.Attempts[1].Class != failure.Structural {
 		t.Fatalf("final=%v attempts=%+v", out.Final, out.Attempts)
 	}
 }
@@ -556,7 +556,7 @@ func TestCoordinatorRecheckIsOneRecordedAttempt(t *testing.T) {
 				t.Errorf("%d progress lines for the waits %v, want one per wait", len(progress), tt.wantWaits)
 			}
 			for _, a := range progress {
-				if (a.Class == "policy") != (a.Recheck != "") || (a.Recheck != "") != (a.Wait == 5*time.Second) {
+				if (a.Class == failure.Policy) != (a.Recheck != "") || (a.Recheck != "") != (a.Wait == 5*time.Second) {
 					t.Errorf("progress %+v: a re-check must say why, a retry must not", a)
 				}
 			}

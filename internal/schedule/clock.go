@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"sync"
 	"time"
 
 	"github.com/jonboulle/clockwork"
@@ -8,25 +9,149 @@ import (
 	"github.com/retrywise/retrywise/internal/clock"
 )
 
-// RunClock returns c as the project's clock.Clock, for the jobs runner of
-// a scheduled run (jobs.Runner.Clock), so that its retry waits and
-// timeouts follow the scheduler's clock, a fake one in tests included.
-func RunClock(c clockwork.Clock) clock.Clock { return runClock{c} }
+// gocronClock is the scheduler's clock.Clock as gocron's clock interface
+// (clockwork.Clock), the one adapter between the two: gocron's cron timers
+// run on the same clock as the jitter, the grace, the history's lock and
+// the jobs' retry waits, a fake one in tests included. A timer's function
+// (AfterFunc) runs on a goroutine of its own once the timer fires, as
+// time.AfterFunc's does.
+type gocronClock struct{ c clock.Clock }
 
-// runClock is a clockwork.Clock seen as a clock.Clock.
-type runClock struct{ c clockwork.Clock }
+// Now returns the clock's time.
+func (g gocronClock) Now() time.Time { return g.c.Now() }
 
-// Now returns the clockwork clock's time.
-func (r runClock) Now() time.Time { return r.c.Now() }
+// Since returns the time elapsed since t on the clock.
+func (g gocronClock) Since(t time.Time) time.Duration { return g.c.Now().Sub(t) }
 
-// NewTimer returns a clockwork timer.
-func (r runClock) NewTimer(d time.Duration) clock.Timer { return runTimer{r.c.NewTimer(d)} }
+// Until returns the time until t on the clock.
+func (g gocronClock) Until(t time.Time) time.Duration { return t.Sub(g.c.Now()) }
 
-// runTimer is a clockwork.Timer seen as a clock.Timer.
-type runTimer struct{ t clockwork.Timer }
+// After returns the channel of a new timer of d.
+func (g gocronClock) After(d time.Duration) <-chan time.Time { return g.NewTimer(d).Chan() }
 
-// C returns the timer's channel.
-func (r runTimer) C() <-chan time.Time { return r.t.Chan() }
+// Sleep waits d on the clock.
+func (g gocronClock) Sleep(d time.Duration) { <-g.After(d) }
 
-// Stop stops the timer.
-func (r runTimer) Stop() bool { return r.t.Stop() }
+// NewTimer returns a timer whose channel receives the time once d has passed.
+func (g gocronClock) NewTimer(d time.Duration) clockwork.Timer {
+	ch := make(chan time.Time, 1)
+	t := &gocronTimer{c: g.c, ch: ch, f: func(now time.Time) {
+		select {
+		case ch <- now:
+		default:
+		}
+	}}
+	t.start(d)
+	return t
+}
+
+// AfterFunc returns a timer that runs f once d has passed.
+func (g gocronClock) AfterFunc(d time.Duration, f func()) clockwork.Timer {
+	t := &gocronTimer{c: g.c, f: func(time.Time) { f() }}
+	t.start(d)
+	return t
+}
+
+// NewTicker returns a ticker of period d (gocron's interval jobs; the
+// scheduler has only cron ones).
+func (g gocronClock) NewTicker(d time.Duration) clockwork.Ticker {
+	tk := &gocronTicker{ch: make(chan time.Time, 1), period: d}
+	tk.t = &gocronTimer{c: g.c, f: tk.tick}
+	tk.t.start(d)
+	return tk
+}
+
+// gocronTimer is a clock.Timer as a clockwork.Timer: f runs on its own
+// goroutine when the clock's timer fires.
+type gocronTimer struct {
+	c  clock.Clock
+	ch chan time.Time // NewTimer's channel; nil for AfterFunc
+	f  func(time.Time)
+
+	mu   sync.Mutex
+	t    clock.Timer
+	stop chan struct{} // closed by Stop: the goroutine of t ends
+}
+
+// start sets a timer of d on the clock and its goroutine; t.mu is held,
+// or t is not shared yet.
+func (t *gocronTimer) start(d time.Duration) {
+	ct, stop := t.c.NewTimer(d), make(chan struct{})
+	t.t, t.stop = ct, stop
+	go func() {
+		select {
+		case now := <-ct.C():
+			t.f(now)
+		case <-stop:
+		}
+	}()
+}
+
+// Chan returns NewTimer's channel (nil for AfterFunc).
+func (t *gocronTimer) Chan() <-chan time.Time { return t.ch }
+
+// Stop prevents the timer from firing; false when it had fired or was stopped.
+func (t *gocronTimer) Stop() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.stopLocked()
+}
+
+func (t *gocronTimer) stopLocked() bool {
+	if !t.t.Stop() {
+		return false
+	}
+	close(t.stop)
+	return true
+}
+
+// Reset sets the timer to fire d from now; it reports whether it was pending.
+func (t *gocronTimer) Reset(d time.Duration) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	pending := t.stopLocked()
+	t.start(d)
+	return pending
+}
+
+// gocronTicker is a ticker made of timers on the clock.
+type gocronTicker struct {
+	ch chan time.Time
+	t  *gocronTimer
+
+	mu      sync.Mutex
+	period  time.Duration
+	stopped bool
+}
+
+// tick delivers a tick (dropped when the last is unread) and sets the next.
+func (tk *gocronTicker) tick(now time.Time) {
+	select {
+	case tk.ch <- now:
+	default:
+	}
+	tk.mu.Lock()
+	defer tk.mu.Unlock()
+	if !tk.stopped {
+		tk.t.Reset(tk.period)
+	}
+}
+
+// Chan returns the ticks.
+func (tk *gocronTicker) Chan() <-chan time.Time { return tk.ch }
+
+// Reset changes the period and starts it from now.
+func (tk *gocronTicker) Reset(d time.Duration) {
+	tk.mu.Lock()
+	defer tk.mu.Unlock()
+	tk.period, tk.stopped = d, false
+	tk.t.Reset(d)
+}
+
+// Stop stops the ticks.
+func (tk *gocronTicker) Stop() {
+	tk.mu.Lock()
+	defer tk.mu.Unlock()
+	tk.stopped = true
+	tk.t.Stop()
+}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jonboulle/clockwork"
+	"github.com/retrywise/retrywise/internal/clock"
 
 	"github.com/retrywise/retrywise/internal/exitcode"
 )
@@ -20,7 +20,7 @@ func TestOnceIgnoresFutureReports(t *testing.T) {
 	now := t0.Add(7*time.Minute + 30*time.Second)
 	for _, ahead := range []time.Duration{time.Second, time.Hour, 24 * time.Hour, 10 * 365 * 24 * time.Hour} {
 		every5 := Trigger{Job: "often", Cron: []string{"*/5 * * * *"}}
-		clk := clockwork.NewFakeClockAt(now)
+		clk := clock.NewFake(now, false)
 		r := newFakeRun(clk)
 		h := openHistory(t, 0, map[string][]time.Time{"often": {t0, now.Add(ahead)}})
 		l := newLogs()
@@ -36,7 +36,7 @@ func TestOnceIgnoresFutureReports(t *testing.T) {
 // report dated now or before stays.
 func TestRunRemovesFutureReports(t *testing.T) {
 	now := t0.Add(7*time.Minute + 30*time.Second)
-	clk := clockwork.NewFakeClockAt(now)
+	clk := clock.NewFake(now, false)
 	r := newFakeRun(clk)
 	h := openHistory(t, 3, map[string][]time.Time{"j": {t0, now.Add(time.Millisecond), now.Add(100 * 24 * time.Hour)}})
 	l := newLogs()

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jonboulle/clockwork"
+	"github.com/retrywise/retrywise/internal/clock"
 )
 
 // t0 is the fake clock's start in the tests: a Monday, 10:00 UTC.
@@ -28,9 +28,9 @@ func waitCtx(t *testing.T) context.Context {
 }
 
 // blockUntil waits until clk has n waiters (timers, after-funcs).
-func blockUntil(t *testing.T, clk *clockwork.FakeClock, n int) {
+func blockUntil(t *testing.T, clk *clock.Fake, n int) {
 	t.Helper()
-	if err := clk.BlockUntilContext(waitCtx(t), n); err != nil {
+	if err := clk.BlockUntil(waitCtx(t), n); err != nil {
 		t.Fatalf("the clock never had %d waiters: %v", n, err)
 	}
 }
@@ -45,7 +45,7 @@ type call struct {
 // and a small report, and, for the jobs in block, waits until the test
 // releases them or their context ends.
 type fakeRun struct {
-	clock   clockwork.Clock
+	clock   clock.Clock
 	codes   map[string]int
 	block   map[string]chan struct{}
 	started chan call
@@ -56,7 +56,7 @@ type fakeRun struct {
 }
 
 // newFakeRun returns a fakeRun on clk.
-func newFakeRun(clk clockwork.Clock) *fakeRun {
+func newFakeRun(clk clock.Clock) *fakeRun {
 	return &fakeRun{clock: clk, codes: map[string]int{}, block: map[string]chan struct{}{}, started: make(chan call, 100), ended: make(chan error, 100)}
 }
 

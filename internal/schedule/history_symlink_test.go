@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jonboulle/clockwork"
+	"github.com/retrywise/retrywise/internal/clock"
 
 	"github.com/retrywise/retrywise/internal/exitcode"
 )
@@ -285,7 +285,7 @@ func mkdir(t *testing.T, p string) {
 func TestSchedulerRefusesLinkedJobFolder(t *testing.T) {
 	for _, mode := range []string{"serve", "once", "once --job"} {
 		t.Run(mode, func(t *testing.T) {
-			clk := clockwork.NewFakeClockAt(t0)
+			clk := clock.NewFake(t0, false)
 			r := newFakeRun(clk)
 			h := openHistory(t, 0, nil)
 			link := filepath.Join(h.Dir(), "j")
@@ -317,7 +317,7 @@ func TestSchedulerRefusesLinkedJobFolder(t *testing.T) {
 // link while the job runs: its report is not saved there, the log names
 // the link once, and the run's code stands.
 func TestRunReportRefusedByALinkMadeDuringTheRun(t *testing.T) {
-	clk := clockwork.NewFakeClockAt(t0)
+	clk := clock.NewFake(t0, false)
 	h := openHistory(t, 0, map[string][]time.Time{"j": {t0.Add(-time.Hour)}})
 	out := t.TempDir()
 	link := filepath.Join(h.Dir(), "j")

@@ -14,7 +14,7 @@ import (
 // "retrywise schedule --once". Another process holding the history's lock
 // (a scheduler serving it) is a logged skip and 0, unless only names a
 // job: that job is asked for now, so Once waits for the lock up to
-// LockWait (trying again every LockPoll on LockClock) and, still held,
+// LockWait (trying again every LockPoll on Clock) and, still held,
 // logs the lock and its holder and returns exitcode.Transient (75),
 // never a skip; a signal during the wait returns its code at once. It returns 0 when every
 // run succeeded, else the first failing run's code; exitcode.Usage when

@@ -10,9 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jonboulle/clockwork"
-
 	"github.com/retrywise/retrywise/internal/clock"
+
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/interrupt"
 )
@@ -30,25 +29,25 @@ func TestOnceJobWaitsForTheLock(t *testing.T) {
 		wait time.Duration
 		// during acts while Once waits (it has a timer on the clock);
 		// nil: Once does not wait.
-		during func(clk *clockwork.FakeClock, unlock func(), cancel context.CancelCauseFunc)
+		during func(clk *clock.Fake, unlock func(), cancel context.CancelCauseFunc)
 		want   int
 		ran    bool
 		log    string
 	}{
 		{name: "released within the bound: the job runs", only: "j", wait: time.Minute,
-			during: func(clk *clockwork.FakeClock, unlock func(), _ context.CancelCauseFunc) {
+			during: func(clk *clock.Fake, unlock func(), _ context.CancelCauseFunc) {
 				clk.Advance(20 * time.Second)
 				unlock()
 				clk.Advance(LockPoll)
 			},
 			want: exitcode.OK, ran: true, log: "waiting up to 1m0s for the history's lock"},
 		{name: "held past the bound: 75", only: "j", wait: time.Minute,
-			during: func(clk *clockwork.FakeClock, _ func(), _ context.CancelCauseFunc) { clk.Advance(time.Minute) },
+			during: func(clk *clock.Fake, _ func(), _ context.CancelCauseFunc) { clk.Advance(time.Minute) },
 			want:   exitcode.Transient, log: "not run: job j: the history's lock is still held after waiting 1m0s"},
 		{name: "no wait: 75 at once", only: "j", wait: 0,
 			want: exitcode.Transient, log: "not run: job j: the history's lock is still held after waiting 0s"},
 		{name: "SIGTERM while waiting: 143 at once", only: "j", wait: time.Hour,
-			during: func(_ *clockwork.FakeClock, _ func(), cancel context.CancelCauseFunc) {
+			during: func(_ *clock.Fake, _ func(), cancel context.CancelCauseFunc) {
 				cancel(&interrupt.Signal{Sig: syscall.SIGTERM})
 			},
 			want: exitcode.Terminated, log: "not run: job j: stopped while waiting for the history's lock"},
@@ -57,7 +56,7 @@ func TestOnceJobWaitsForTheLock(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			clk := clockwork.NewFakeClockAt(t0)
+			clk := clock.NewFake(t0, false)
 			r := newFakeRun(clk)
 			h := openHistory(t, 0, nil)
 			other, err := OpenHistory(h.Dir(), 0) // its own open of the lock, as another process's

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jonboulle/clockwork"
+	"github.com/retrywise/retrywise/internal/clock"
 
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/interrupt"
@@ -51,7 +51,7 @@ func TestOnce(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			clk := clockwork.NewFakeClockAt(now)
+			clk := clock.NewFake(now, false)
 			r := newFakeRun(clk)
 			for job, code := range tt.codes {
 				r.codes[job] = code
@@ -96,7 +96,7 @@ func TestOnce(t *testing.T) {
 }
 
 func TestOnceTwiceRunsOnce(t *testing.T) {
-	clk := clockwork.NewFakeClockAt(t0.Add(30 * time.Second))
+	clk := clock.NewFake(t0.Add(30*time.Second), false)
 	r := newFakeRun(clk)
 	h := openHistory(t, 0, nil)
 	s := &Scheduler{Triggers: []Trigger{{Job: "j", Cron: []string{"0 10 * * *"}}}, Run: r.run, Clock: clk, History: h}
@@ -126,7 +126,7 @@ func TestOnceShutdown(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			clk := clockwork.NewFakeClockAt(t0)
+			clk := clock.NewFake(t0, false)
 			r := newFakeRun(clk)
 			r.blockJob("a")
 			hist, err := OpenHistory(t.TempDir(), DefaultKeep)

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/go-co-op/gocron/v2"
-	"github.com/jonboulle/clockwork"
 
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/cronexpr"
@@ -37,8 +36,9 @@ type Scheduler struct {
 	// Run runs one job and returns its exit code and its report (JSON),
 	// which the scheduler saves in History; nil report: nothing saved.
 	Run func(ctx context.Context, job string) (code int, report []byte)
-	// Clock drives the cron times, the jitter and the grace; nil means the wall clock.
-	Clock clockwork.Clock
+	// Clock drives the cron times, the jitter, the grace and the wait for
+	// the history's lock; nil means the wall clock.
+	Clock clock.Clock
 	// History holds the reports and the lock; nil means no lock, no saving
 	// and no history (no catch-up; Once sees every job as never run).
 	History *History
@@ -54,8 +54,6 @@ type Scheduler struct {
 	// history's lock while another process holds it (History.LockWithin);
 	// 0 means it does not wait. Plain Once and Serve never wait.
 	LockWait time.Duration
-	// LockClock drives that wait; nil means Clock.
-	LockClock clock.Clock
 }
 
 // GraceError is the cause of a run's context when the shutdown's grace is over.
@@ -78,7 +76,7 @@ func (e *GraceError) Unwrap() error { return e.Cause }
 // shutdown began, and the runs' context.
 type session struct {
 	s     *Scheduler
-	clock clockwork.Clock
+	clock clock.Clock
 	grace time.Duration
 	// stop is the caller's context: done when the shutdown begins.
 	stop context.Context
@@ -98,7 +96,7 @@ type session struct {
 func (s *Scheduler) session(ctx context.Context) *session {
 	ss := &session{s: s, clock: s.Clock, grace: s.Grace, stop: ctx, running: map[string]time.Time{}}
 	if ss.clock == nil {
-		ss.clock = clockwork.NewRealClock()
+		ss.clock = clock.Real{}
 	}
 	if ss.grace <= 0 {
 		ss.grace = DefaultGrace
@@ -182,7 +180,7 @@ func (ss *session) jitter(t Trigger) bool {
 	case <-ss.stop.Done():
 		ss.logf("not started: job %s: shutting down during its start jitter", t.Job)
 		return false
-	case <-timer.Chan():
+	case <-timer.C():
 	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
@@ -201,7 +199,7 @@ func (ss *session) run(t Trigger, why string, release func()) int {
 	start := ss.clock.Now()
 	ss.logf("started: job %s (%s)", t.Job, why)
 	code, report := ss.s.Run(ss.runCtx, t.Job)
-	took := ss.clock.Since(start)
+	took := ss.clock.Now().Sub(start)
 	saved := ""
 	if ss.s.History != nil && report != nil {
 		// Reports dated after now first, so that they take no place of the
@@ -274,7 +272,7 @@ func (ss *session) drain() (cut bool) {
 	select {
 	case <-done:
 		return false
-	case <-timer.Chan():
+	case <-timer.C():
 	}
 	ss.logf("shutting down: the %s grace is over; cancelling the running jobs", ss.grace)
 	ss.cut(&GraceError{Grace: ss.grace, Cause: context.Cause(ss.stop)})
@@ -306,16 +304,12 @@ func (ss *session) checkHistory() error {
 }
 
 // lockWithin takes the history's lock, waiting for it up to LockWait on
-// LockClock while another process holds it, and logs the wait once.
+// the clock while another process holds it, and logs the wait once.
 func (ss *session) lockWithin(ctx context.Context, job string) (unlock func(), err error) {
 	if ss.s.History == nil {
 		return func() {}, nil
 	}
-	clk := ss.s.LockClock
-	if clk == nil {
-		clk = RunClock(ss.clock)
-	}
-	return ss.s.History.LockWithin(ctx, clk, ss.s.LockWait, func(le *LockedError) {
+	return ss.s.History.LockWithin(ctx, ss.clock, ss.s.LockWait, func(le *LockedError) {
 		ss.logf("job %s: waiting up to %s for the history's lock: %v", job, ss.s.LockWait, le)
 	})
 }
@@ -369,7 +363,7 @@ func (s *Scheduler) Serve(ctx context.Context) int {
 	}
 
 	sched, err := gocron.NewScheduler(
-		gocron.WithClock(ss.clock),
+		gocron.WithClock(gocronClock{ss.clock}),
 		gocron.WithLocation(time.UTC),
 	)
 	if err != nil {

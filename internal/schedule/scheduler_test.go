@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jonboulle/clockwork"
+	"github.com/retrywise/retrywise/internal/clock"
 
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/interrupt"
@@ -46,7 +46,7 @@ func TestServeFiresAtEachSlot(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			clk := clockwork.NewFakeClockAt(tt.start)
+			clk := clock.NewFake(tt.start, false)
 			r := newFakeRun(clk)
 			h := openHistory(t, 0, nil)
 			l := newLogs()
@@ -104,7 +104,7 @@ func TestServeSkipsAnOverlappingStart(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			clk := clockwork.NewFakeClockAt(t0)
+			clk := clock.NewFake(t0, false)
 			r := newFakeRun(clk)
 			release := r.blockJob("j")
 			l := newLogs()
@@ -166,7 +166,7 @@ func TestServeCatchUp(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			clk := clockwork.NewFakeClockAt(start)
+			clk := clock.NewFake(start, false)
 			r := newFakeRun(clk)
 			h := openHistory(t, 0, map[string][]time.Time{"j": tt.last})
 			l := newLogs()
@@ -214,7 +214,7 @@ func TestServeStartJitter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			clk := clockwork.NewFakeClockAt(t0)
+			clk := clock.NewFake(t0, false)
 			r := newFakeRun(clk)
 			l := newLogs()
 			var asked []time.Duration
@@ -264,7 +264,7 @@ func TestServeShutdown(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			clk := clockwork.NewFakeClockAt(t0)
+			clk := clock.NewFake(t0, false)
 			r := newFakeRun(clk)
 			release := r.blockJob("slow")
 			l := newLogs()
@@ -311,7 +311,7 @@ func TestServeShutdown(t *testing.T) {
 }
 
 func TestServeStartsNothingAfterTheShutdown(t *testing.T) {
-	clk := clockwork.NewFakeClockAt(t0)
+	clk := clock.NewFake(t0, false)
 	r := newFakeRun(clk)
 	release := r.blockJob("slow")
 	l := newLogs()
@@ -364,8 +364,8 @@ func TestServeRefuses(t *testing.T) {
 				defer unlock()
 			}
 			l := newLogs()
-			r := newFakeRun(clockwork.NewFakeClockAt(t0))
-			s := &Scheduler{Triggers: tt.triggers, Run: r.run, Clock: clockwork.NewFakeClockAt(t0), History: h, Log: l.add}
+			r := newFakeRun(clock.NewFake(t0, false))
+			s := &Scheduler{Triggers: tt.triggers, Run: r.run, Clock: clock.NewFake(t0, false), History: h, Log: l.add}
 			if code := s.Serve(context.Background()); code != tt.want || !strings.Contains(l.all(), tt.log) {
 				t.Errorf("Serve = %d, log:\n%s\nwant %d and %q", code, l.all(), tt.want, tt.log)
 			}
@@ -373,25 +373,75 @@ func TestServeRefuses(t *testing.T) {
 	}
 }
 
-func TestRunClock(t *testing.T) {
-	clk := clockwork.NewFakeClockAt(t0)
-	c := RunClock(clk)
-	if !c.Now().Equal(t0) {
-		t.Errorf("Now %v", c.Now())
+// TestGocronClock: the adapter gives gocron the scheduler's clock: its
+// time, timers whose function runs once the clock reaches them, Stop and
+// Reset, a timer's channel and a ticker.
+func TestGocronClock(t *testing.T) {
+	clk := clock.NewFake(t0, false)
+	c := gocronClock{clk}
+	if !c.Now().Equal(t0) || c.Since(t0.Add(-time.Minute)) != time.Minute || c.Until(t0.Add(time.Hour)) != time.Hour {
+		t.Errorf("Now %v Since %v Until %v", c.Now(), c.Since(t0.Add(-time.Minute)), c.Until(t0.Add(time.Hour)))
 	}
-	timer := c.NewTimer(time.Minute)
+	fired := make(chan time.Time, 10)
+	at := c.AfterFunc(time.Minute, func() { fired <- clk.Now() })
+	stopped := c.AfterFunc(time.Minute, func() { t.Error("a stopped timer's function ran") })
+	blockUntil(t, clk, 2)
+	if !stopped.Stop() || stopped.Stop() {
+		t.Error("Stop should report true once, then false")
+	}
 	blockUntil(t, clk, 1)
 	clk.Advance(time.Minute)
-	if at := <-timer.C(); !at.Equal(t0.Add(time.Minute)) {
-		t.Errorf("fired at %v", at)
+	select {
+	case now := <-fired:
+		if !now.Equal(t0.Add(time.Minute)) {
+			t.Errorf("ran at %v", now)
+		}
+	case <-waitCtx(t).Done():
+		t.Fatal("the function did not run")
 	}
-	if c.NewTimer(time.Hour).Stop() != true {
-		t.Error("Stop of a pending timer")
+	if at.Stop() {
+		t.Error("Stop of a timer that fired reported true")
 	}
+
+	timer := c.NewTimer(time.Hour)
+	blockUntil(t, clk, 1)
+	if !timer.Reset(2 * time.Hour) {
+		t.Error("Reset of a pending timer reported false")
+	}
+	blockUntil(t, clk, 1)
+	clk.Advance(time.Hour)
+	select {
+	case <-timer.Chan():
+		t.Fatal("a reset timer fired at its first time")
+	default:
+	}
+	clk.Advance(time.Hour)
+	select {
+	case now := <-timer.Chan():
+		if !now.Equal(t0.Add(2*time.Hour + time.Minute)) {
+			t.Errorf("fired at %v", now)
+		}
+	case <-waitCtx(t).Done():
+		t.Fatal("the reset timer did not fire")
+	}
+
+	tk := c.NewTicker(time.Second)
+	for i := range 2 {
+		blockUntil(t, clk, 1)
+		clk.Advance(time.Second)
+		select {
+		case <-tk.Chan():
+		case <-waitCtx(t).Done():
+			t.Fatalf("no tick %d", i+1)
+		}
+	}
+	blockUntil(t, clk, 1)
+	tk.Stop()
+	blockUntil(t, clk, 0)
 }
 
 func TestServeShutdownCancelsTheStartJitter(t *testing.T) {
-	clk := clockwork.NewFakeClockAt(t0)
+	clk := clock.NewFake(t0, false)
 	r := newFakeRun(clk)
 	l := newLogs()
 	s := &Scheduler{

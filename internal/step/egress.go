@@ -21,8 +21,8 @@ type EgressConfig struct {
 }
 
 func (e *EgressConfig) fields(s *fieldSet) {
-	s.add(Field{Name: "egress-status-url", Type: String, Place: Egress, Default: StatusDerived, Doc: "the egress proxy's status endpoint `URL`, fetched directly when a proxy answer is bare;\n" + StatusDerived + " means PROXY" + egress.StatusPath + ", off disables it"}, &e.StatusURL)
-	s.add(Field{Name: "egress-canary", Type: String, Place: Egress, Doc: "a `HOST:PORT` known to be allowed: a bare 403 that it gets too means the proxy\nfails for everyone (transient), not a denial"}, &e.Canary)
+	bind(s, Field{Name: "egress-status-url", Place: Egress, Default: StatusDerived, Doc: "the egress proxy's status endpoint `URL`, fetched directly when a proxy answer is bare;\n" + StatusDerived + " means PROXY" + egress.StatusPath + ", off disables it"}, &e.StatusURL)
+	bind(s, Field{Name: "egress-canary", Place: Egress, Doc: "a `HOST:PORT` known to be allowed: a bare 403 that it gets too means the proxy\nfails for everyone (transient), not a denial"}, &e.Canary)
 }
 
 // Options are the prober's options in env, with timeout (0 means egress.DefaultTimeout).

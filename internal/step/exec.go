@@ -79,23 +79,23 @@ func (c *ExecConfig) Fields() []*Field {
 	c.commandFields(s)
 	c.Egress.fields(s)
 	c.rulesField(s)
-	s.add(Field{Name: "retry-on", Type: List, Doc: "treat output matching `REGEX` as transient (repeatable)"}, &c.RetryOn)
-	s.add(Field{Name: "stop-on", Type: List, Doc: "stop when output matches `REGEX`; wins over --retry-on (repeatable)"}, &c.StopOn)
-	s.add(Field{Name: "retry-on-exit", Type: CSV, Doc: "treat these exit `CODES` as transient, e.g. 1,3-5"}, &c.RetryOnExit)
-	s.add(Field{Name: "stop-on-exit", Type: CSV, Doc: "stop on these exit `CODES`; wins over --retry-on-exit"}, &c.StopOnExit)
-	s.add(Field{Name: "timeout", Type: Duration, Default: "0s", Doc: "bound on each attempt, its kill grace included (SIGTERM --kill-grace before the bound, SIGKILL at it); 0 means none"}, &c.Timeout)
-	s.add(Field{Name: "kill-grace", Type: Duration, Default: execstep.DefaultKillGrace.String(), Doc: "wait between SIGTERM and SIGKILL when an attempt is stopped, at most 5m; inside every bound (a grace over half the time to the bound is shortened to that half)"}, &c.KillGrace)
-	s.add(Field{Name: "tool", Type: String, Default: "auto", Doc: "whose output to expect: auto (by the command's name, then its output), exec, or a tool:\n" + execTools()}, &c.Tool)
-	s.add(Field{Name: "absent-ok", Type: Bool, Doc: "exit 0 when the failure means \"not there\" (e.g. curl -f on a 404)"}, &c.AbsentOK)
-	s.add(Field{Name: "stdout", Type: String, Default: "auto", NoInput: true, Doc: "what stdout gets: live (every attempt's, as it comes), final (only the succeeding attempt's, once)\nor auto (live on a terminal or in GitHub Actions, final otherwise)"}, &c.Stdout)
-	s.add(Field{Name: "stdout-max", Type: String, Default: "1GiB", NoInput: true, Doc: "with --stdout final, the most stdout one attempt may write (`SIZE`: bytes, KiB, MiB, GiB); more fails it"}, &c.StdoutMax)
-	s.add(Field{Name: "on-retry", Type: String, Doc: "run this clean-up `CMD` (sh -c, same folder and environment, bounded by --timeout) before every retry;\nif it fails, the loop stops"}, &c.OnRetry)
-	s.add(Field{Name: "continue-with", Type: String, Doc: "run this `CMD` (sh -c) instead of the command from the second attempt on: a continuation,\ne.g. codex exec resume --last \"continue\""}, &c.ContinueWith)
-	s.add(Field{Name: "context-from", Type: String, Doc: "a `REGEX` with one capture group matched against every output line; the last match reaches\n--continue-with as $RETRYWISE_CONTEXT, and without one the failure cannot be retried in the same context"}, &c.ContextFrom)
-	s.add(Field{Name: "hosts", Type: List, NoInput: true, Doc: "a `HOST` (HOST:PORT or URL) the command will reach, probed by run --preflight before the job's first step (repeatable)"}, &c.Hosts)
-	s.add(Field{Name: "command", Type: List, Positional: true, Doc: "the command and its arguments, run directly (no shell); exclusive with run"}, &c.Command)
-	s.add(Field{Name: "run", Type: String, Positional: true, Doc: "a script, run as a workflow's run: is (bash --noprofile --norc -eo pipefail, or sh -e without bash); exclusive with command"}, &c.Run)
-	s.add(Field{Name: "shell", Type: String, Positional: true, Doc: "the shell of run: bash, sh, or a command template with {0} for the script's path"}, &c.Shell)
+	bindList(s, Field{Name: "retry-on", Doc: "treat output matching `REGEX` as transient (repeatable)"}, &c.RetryOn)
+	bindList(s, Field{Name: "stop-on", Doc: "stop when output matches `REGEX`; wins over --retry-on (repeatable)"}, &c.StopOn)
+	bindCSV(s, Field{Name: "retry-on-exit", Doc: "treat these exit `CODES` as transient, e.g. 1,3-5"}, &c.RetryOnExit)
+	bindCSV(s, Field{Name: "stop-on-exit", Doc: "stop on these exit `CODES`; wins over --retry-on-exit"}, &c.StopOnExit)
+	bind(s, Field{Name: "timeout", Default: "0s", Min: "0", Doc: "bound on each attempt, its kill grace included (SIGTERM --kill-grace before the bound, SIGKILL at it); 0 means none"}, &c.Timeout)
+	bind(s, Field{Name: "kill-grace", Default: execstep.DefaultKillGrace.String(), Min: "0", Max: execstep.MaxKillGrace.String(), MaxMsg: killGraceCap, Doc: "wait between SIGTERM and SIGKILL when an attempt is stopped, at most 5m; inside every bound (a grace over half the time to the bound is shortened to that half)"}, &c.KillGrace)
+	bind(s, Field{Name: "tool", Default: "auto", Doc: "whose output to expect: auto (by the command's name, then its output), exec, or a tool:\n" + execTools()}, &c.Tool)
+	bind(s, Field{Name: "absent-ok", Doc: "exit 0 when the failure means \"not there\" (e.g. curl -f on a 404)"}, &c.AbsentOK)
+	bind(s, Field{Name: "stdout", Default: "auto", NoInput: true, Doc: "what stdout gets: live (every attempt's, as it comes), final (only the succeeding attempt's, once)\nor auto (live on a terminal or in GitHub Actions, final otherwise)"}, &c.Stdout)
+	bind(s, Field{Name: "stdout-max", Default: "1GiB", NoInput: true, Doc: "with --stdout final, the most stdout one attempt may write (`SIZE`: bytes, KiB, MiB, GiB); more fails it"}, &c.StdoutMax)
+	bind(s, Field{Name: "on-retry", Doc: "run this clean-up `CMD` (sh -c, same folder and environment, bounded by --timeout) before every retry;\nif it fails, the loop stops"}, &c.OnRetry)
+	bind(s, Field{Name: "continue-with", Doc: "run this `CMD` (sh -c) instead of the command from the second attempt on: a continuation,\ne.g. codex exec resume --last \"continue\""}, &c.ContinueWith)
+	bind(s, Field{Name: "context-from", Doc: "a `REGEX` with one capture group matched against every output line; the last match reaches\n--continue-with as $RETRYWISE_CONTEXT, and without one the failure cannot be retried in the same context"}, &c.ContextFrom)
+	bindList(s, Field{Name: "hosts", NoInput: true, Doc: "a `HOST` (HOST:PORT or URL) the command will reach, probed by run --preflight before the job's first step (repeatable)"}, &c.Hosts)
+	bindList(s, Field{Name: "command", Positional: true, Doc: "the command and its arguments, run directly (no shell); exclusive with run"}, &c.Command)
+	bind(s, Field{Name: "run", Positional: true, Doc: "a script, run as a workflow's run: is (bash --noprofile --norc -eo pipefail, or sh -e without bash); exclusive with command"}, &c.Run)
+	bind(s, Field{Name: "shell", Positional: true, Doc: "the shell of run: bash, sh, or a command template with {0} for the script's path"}, &c.Shell)
 	return s.fields
 }
 
@@ -132,14 +132,6 @@ func (c *ExecConfig) validate(ctx context.Context) error {
 	c.tool, err = failure.ParseTool(c.Tool)
 	if err != nil || c.tool == failure.ToolHTTP {
 		errs = append(errs, &FieldError{Field: "tool", Value: strconv.Quote(c.Tool), Msg: "want auto, exec or one of " + execTools()})
-	}
-	if c.Timeout < 0 {
-		errs = append(errs, &FieldError{Field: "timeout", Value: c.Timeout.String(), Msg: "must not be negative"})
-	}
-	if c.KillGrace < 0 {
-		errs = append(errs, &FieldError{Field: "kill-grace", Value: c.KillGrace.String(), Msg: "must not be negative"})
-	} else if c.KillGrace > execstep.MaxKillGrace {
-		errs = append(errs, &FieldError{Field: "kill-grace", Value: c.KillGrace.String(), Msg: fmt.Sprintf("above its cap of %s: a grace is a wait retrywise may have to sit through, and every bound (--timeout, --max-elapsed, a job's timeout:) includes it", execstep.MaxKillGrace)})
 	}
 	c.stdoutMode = ""
 	if c.Stdout != "auto" {
@@ -185,6 +177,9 @@ func (c *ExecConfig) validate(ctx context.Context) error {
 }
 
 // joinErrs joins errs; nil when there are none.
+// killGraceCap is what a kill grace above execstep.MaxKillGrace is told.
+var killGraceCap = fmt.Sprintf("above its cap of %s: a grace is a wait retrywise may have to sit through, and every bound (--timeout, --max-elapsed, a job's timeout:) includes it", execstep.MaxKillGrace)
+
 func joinErrs(errs []error) error {
 	if len(errs) == 0 {
 		return nil

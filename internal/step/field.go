@@ -97,7 +97,8 @@ type Field struct {
 	// Short is a one-letter alias of the flag (-X, -H), with its own
 	// usage text ShortDoc; "" for none.
 	Short, ShortDoc string
-	// Type is how the value is written.
+	// Type is how the value is written, derived from the variable the
+	// field is bound to (bind, bindList, bindCSV), never declared.
 	Type Type
 	// Default is the default as text; "" means the zero value.
 	Default string
@@ -111,8 +112,14 @@ type Field struct {
 	// Positional fields are the command's positional arguments (url, args,
 	// targets, command, run, shell).
 	Positional bool
-	// Min and Max bound a Float's value, as text; "" means unbounded.
+	// Min and Max bound an Int's, a Float's or a Duration's value, as text
+	// ("0", "1", "5m"); "" means unbounded. Prepare checks them (CheckBounds)
+	// and the job file's schema states them.
 	Min, Max string
+	// MinMsg and MaxMsg are what a value below Min or above Max is told;
+	// empty means "must not be negative" (Min 0) or "must be at least MIN",
+	// and "must be at most MAX". BoundFix, when set, says how to fix either.
+	MinMsg, MaxMsg, BoundFix string
 	// Secret fields hold credentials: their values are masked and never
 	// quoted in an error.
 	Secret bool
@@ -271,6 +278,12 @@ func (f *Field) set(v string) error {
 			return f.invalid(v, "want a whole number")
 		}
 		*p = int(n)
+	case *int64:
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 0, 64)
+		if err != nil {
+			return f.invalid(v, "want a whole number")
+		}
+		*p = n
 	case *float64:
 		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if err != nil {
@@ -322,6 +335,8 @@ func (f *Field) Text() string {
 		return strconv.FormatBool(*p)
 	case *int:
 		return strconv.Itoa(*p)
+	case *int64:
+		return strconv.FormatInt(*p, 10)
 	case *float64:
 		return strconv.FormatFloat(*p, 'g', -1, 64)
 	case *time.Duration:
@@ -362,6 +377,70 @@ type fieldSet struct {
 // largest, exec's, has 28); more are allocated one by one.
 const maxFields = 32
 
+// Scalar are the Go types a field may be bound to by bind: each has one
+// field type (a []time.Duration is a CSV of durations).
+type Scalar interface {
+	string | bool | int | int64 | float64 | time.Duration | []time.Duration
+}
+
+// bind adds f bound to the variable at p; f's Type is derived from p's, so
+// a field cannot be declared with a type its variable does not have.
+func bind[T Scalar](s *fieldSet, f Field, p *T) {
+	switch any(p).(type) {
+	case *string:
+		f.Type = String
+	case *bool:
+		f.Type = Bool
+	case *int, *int64:
+		f.Type = Int
+	case *float64:
+		f.Type = Float
+	case *time.Duration:
+		f.Type = Duration
+	case *[]time.Duration:
+		f.Type = CSV
+	}
+	s.add(f, p)
+}
+
+// bindList adds f, a repeatable field (List), bound to the list at p.
+func bindList(s *fieldSet, f Field, p *[]string) {
+	f.Type = List
+	s.add(f, p)
+}
+
+// bindCSV adds f, a comma-separated list (CSV), bound to the list at p.
+func bindCSV(s *fieldSet, f Field, p *[]string) {
+	f.Type = CSV
+	s.add(f, p)
+}
+
+// Table is a field table built outside this package (internal/options,
+// the commands that are not steps): Bind, BindList and BindCSV add its
+// fields, each bound to a variable that gives its type.
+type Table struct{ s fieldSet }
+
+// NewTable returns an empty table.
+func NewTable() *Table {
+	t := &Table{}
+	t.s.given = &givenSet{}
+	t.s.fields = make([]*Field, 0, maxFields)
+	return t
+}
+
+// Fields are the table's fields in the order they were added.
+func (t *Table) Fields() []*Field { return t.s.fields }
+
+// Bind adds f bound to the variable at p, its Type derived from p's.
+func Bind[T Scalar](t *Table, f Field, p *T) { bind(&t.s, f, p) }
+
+// BindList adds f, a repeatable field, bound to the list at p.
+func BindList(t *Table, f Field, p *[]string) { bindList(&t.s, f, p) }
+
+// SetDefaults sets every field to its default, as a step kind's New does.
+func SetDefaults(fields []*Field) { applyDefaults(fields) }
+
+// add adds f, its Type already derived from ptr (bind, bindList, bindCSV).
 func (s *fieldSet) add(f Field, ptr any) {
 	f.ptr, f.mark = ptr, s.given.mark
 	if i := len(s.fields); i < maxFields {
@@ -399,6 +478,80 @@ func applyDefaults(fields []*Field) {
 	}
 }
 
+// CheckBounds returns a *FieldError for each field whose value lies outside
+// its Min and Max (a number that is not one, NaN, is outside any bounds).
+// A bound that does not parse as the field's type is a programming error.
+func CheckBounds(fields []*Field) []error {
+	var errs []error
+	for _, f := range fields {
+		if f.Min == "" && f.Max == "" {
+			continue
+		}
+		below, above := f.outside()
+		switch {
+		case below:
+			msg := f.MinMsg
+			if msg == "" && f.Min == "0" {
+				msg = "must not be negative"
+			} else if msg == "" {
+				msg = "must be at least " + f.Min
+			}
+			errs = append(errs, &FieldError{Field: f.Name, Value: f.boundValue(), Msg: msg, Fix: f.BoundFix})
+		case above:
+			msg := f.MaxMsg
+			if msg == "" {
+				msg = "must be at most " + f.Max
+			}
+			errs = append(errs, &FieldError{Field: f.Name, Value: f.boundValue(), Msg: msg, Fix: f.BoundFix})
+		}
+	}
+	return errs
+}
+
+// boundValue is the field's value as an out-of-bounds error quotes it.
+func (f *Field) boundValue() string {
+	if f.Secret {
+		return ""
+	}
+	return f.Text()
+}
+
+// outside reports whether the field's value is below its Min or above its
+// Max.
+func (f *Field) outside() (below, above bool) {
+	cmp := func(bound string, parse func(string) (float64, error), v float64) (lt, gt bool) {
+		if bound == "" {
+			return false, false
+		}
+		b, err := parse(bound)
+		if err != nil {
+			panic(fmt.Sprintf("step: bound %q of %s: %v", bound, f.Name, err))
+		}
+		return !(v >= b), !(v <= b) // NaN is outside either way
+	}
+	var v float64
+	parse := func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
+	switch p := f.ptr.(type) {
+	case *int:
+		v = float64(*p)
+	case *int64:
+		v = float64(*p)
+	case *float64:
+		v = *p
+	case *time.Duration:
+		v = float64(*p)
+		parse = func(s string) (float64, error) {
+			d, err := time.ParseDuration(s)
+			return float64(d), err
+		}
+	default:
+		panic(fmt.Sprintf("step: field %s of %T has bounds", f.Name, f.ptr))
+	}
+	below, _ = cmp(f.Min, parse, v)
+	_, above = cmp(f.Max, parse, v)
+	return below, above
+}
+
 // Lookup returns the field named name among fields, or nil.
 func Lookup(fields []*Field, name string) *Field {
 	for _, f := range fields {
@@ -408,5 +561,3 @@ func Lookup(fields []*Field, name string) *Field {
 	}
 	return nil
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }

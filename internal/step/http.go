@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/retrywise/retrywise/internal/interrupt"
 	goio "io"
 	"net/http"
 	"net/url"
@@ -14,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/retrywise/retrywise/internal/interrupt"
 
 	"github.com/retrywise/retrywise/internal/breaker"
 	"github.com/retrywise/retrywise/internal/egress"
@@ -103,22 +104,22 @@ func (c *HTTPConfig) Fields() []*Field {
 	c.commandFields(s)
 	c.Egress.fields(s)
 	c.rulesField(s)
-	s.add(Field{Name: "method", Short: "X", ShortDoc: "request `METHOD` (same as --method)", Type: String, Doc: "request `METHOD`; empty means GET, or POST with --data/--data-file"}, &c.Method)
-	s.add(Field{Name: "header", Short: "H", ShortDoc: "request header `'Name: value'` (same as --header)", Type: List, Doc: "request header `'Name: value'` (repeatable)"}, &c.Headers)
-	s.add(Field{Name: "data", Type: String, Doc: "request body `STRING`, ${NAME} expanded"}, &c.Data)
-	s.add(Field{Name: "data-file", Type: String, Doc: "read the request body from `FILE` as it is (- for stdin)"}, &c.DataFile)
-	s.add(Field{Name: "timeout", Type: Duration, Default: "30s", Doc: "bound on each request, up to the body's last byte; 0 means none"}, &c.Timeout)
-	s.add(Field{Name: "no-follow", Type: Bool, Doc: noFollowDoc}, &c.NoFollow)
-	s.add(Field{Name: "expect", Type: CSV, Doc: "`STATUSES` that succeed, e.g. 200,201 or 200-299; empty means any 2xx"}, &c.Expect)
-	s.add(Field{Name: "absent-ok", Type: Bool, Doc: "exit 0 with found=false and a null value when the answer is 404/410 (not there)"}, &c.AbsentOK)
-	s.add(Field{Name: "output", Type: String, Doc: "write the body to `FILE` instead of stdout (replaced only on success)"}, &c.Output)
-	s.add(Field{Name: "max-body", Type: String, Default: "1GiB", Doc: "the largest body an expected answer may have (`SIZE`: bytes, KiB, MiB, GiB); a longer one fails the attempt as structural"}, &c.MaxBody)
-	s.add(Field{Name: "field", Type: List, Doc: "print the value of a jq expression as `NAME=EXPR`, e.g. id=.items[0].id or ids=[.items[].id] (repeatable);\n" +
+	bind(s, Field{Name: "method", Short: "X", ShortDoc: "request `METHOD` (same as --method)", Doc: "request `METHOD`; empty means GET, or POST with --data/--data-file"}, &c.Method)
+	bindList(s, Field{Name: "header", Short: "H", ShortDoc: "request header `'Name: value'` (same as --header)", Doc: "request header `'Name: value'` (repeatable)"}, &c.Headers)
+	bind(s, Field{Name: "data", Doc: "request body `STRING`, ${NAME} expanded"}, &c.Data)
+	bind(s, Field{Name: "data-file", Doc: "read the request body from `FILE` as it is (- for stdin)"}, &c.DataFile)
+	bind(s, Field{Name: "timeout", Default: "30s", Min: "0", Doc: "bound on each request, up to the body's last byte; 0 means none"}, &c.Timeout)
+	bind(s, Field{Name: "no-follow", Doc: noFollowDoc}, &c.NoFollow)
+	bindCSV(s, Field{Name: "expect", Doc: "`STATUSES` that succeed, e.g. 200,201 or 200-299; empty means any 2xx"}, &c.Expect)
+	bind(s, Field{Name: "absent-ok", Doc: "exit 0 with found=false and a null value when the answer is 404/410 (not there)"}, &c.AbsentOK)
+	bind(s, Field{Name: "output", Doc: "write the body to `FILE` instead of stdout (replaced only on success)"}, &c.Output)
+	bind(s, Field{Name: "max-body", Default: "1GiB", Doc: "the largest body an expected answer may have (`SIZE`: bytes, KiB, MiB, GiB); a longer one fails the attempt as structural"}, &c.MaxBody)
+	bindList(s, Field{Name: "field", Doc: "print the value of a jq expression as `NAME=EXPR`, e.g. id=.items[0].id or ids=[.items[].id] (repeatable);\n" +
 		"null or no value is absent (66, or 0 with --absent-ok), a jq error or several values structural (65);\n" +
 		"a key with a dot is .[\"a.b\"]; env and $ENV are {}"}, &c.FieldExprs)
-	s.add(Field{Name: "retry-unsafe", Type: Bool, Doc: "retry POST and PATCH even when the server may have processed them"}, &c.RetryUnsafe)
-	s.add(Field{Name: "breaker-threshold", Type: Int, RunWide: true, Default: strconv.Itoa(breaker.DefaultThreshold), Doc: "consecutive transient/unknown failures of a host that open its circuit breaker; 0 disables it"}, &c.BreakerThreshold)
-	s.add(Field{Name: "url", Type: String, Positional: true, Doc: "the request's URL"}, &c.URL)
+	bind(s, Field{Name: "retry-unsafe", Doc: "retry POST and PATCH even when the server may have processed them"}, &c.RetryUnsafe)
+	bind(s, Field{Name: "breaker-threshold", RunWide: true, Default: strconv.Itoa(breaker.DefaultThreshold), Min: "0", MinMsg: "must not be negative (0 disables the breaker)", Doc: "consecutive transient/unknown failures of a host that open its circuit breaker; 0 disables it"}, &c.BreakerThreshold)
+	bind(s, Field{Name: "url", Positional: true, Doc: "the request's URL"}, &c.URL)
 	return s.fields
 }
 
@@ -146,12 +147,6 @@ func (c *HTTPConfig) validate(ctx context.Context) error {
 			continue
 		}
 		c.fields = append(c.fields, fd)
-	}
-	if c.Timeout < 0 {
-		errs = append(errs, &FieldError{Field: "timeout", Value: c.Timeout.String(), Msg: "must not be negative"})
-	}
-	if c.BreakerThreshold < 0 {
-		errs = append(errs, &FieldError{Field: "breaker-threshold", Value: itoa(c.BreakerThreshold), Msg: "must not be negative (0 disables the breaker)"})
 	}
 	if c.Given("data") && c.DataFile != "" {
 		errs = append(errs, &FieldError{Field: "data-file", Msg: "--data and --data-file exclude each other"})

@@ -17,7 +17,7 @@ import (
 	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/expand"
-	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/failure/teamrules"
 	"github.com/retrywise/retrywise/internal/filecmd"
 	"github.com/retrywise/retrywise/internal/httpstep"
 	"github.com/retrywise/retrywise/internal/redact"
@@ -100,7 +100,7 @@ type Common struct {
 	// RulesFile is a team's rules file (--rules); "" means none.
 	RulesFile string
 
-	team *failure.TeamRules
+	team *teamrules.Rules
 
 	given givenSet
 	pol   retry.Policy
@@ -130,14 +130,14 @@ func (c *Common) validateCommon() []error {
 
 // commandFields adds the step command's own flags.
 func (c *Common) commandFields(s *fieldSet) {
-	s.add(Field{Name: "report", Type: String, Place: Command, NoInput: true, Doc: "also write the report as JSON to `FILE`"}, &c.Report)
-	s.add(Field{Name: "mask", Type: List, Doc: "also mask `VALUE` wherever it appears (repeatable)", Secret: true}, &c.Masks)
+	bind(s, Field{Name: "report", Place: Command, NoInput: true, Doc: "also write the report as JSON to `FILE`"}, &c.Report)
+	bindList(s, Field{Name: "mask", Doc: "also mask `VALUE` wherever it appears (repeatable)", Secret: true}, &c.Masks)
 }
 
 // rulesField adds --rules, for the kinds that classify a tool's output or
 // an answer's body (exec, http, push).
 func (c *Common) rulesField(s *fieldSet) {
-	s.add(Field{Name: "rules", Type: String, RunWide: true, Doc: "a YAML `FILE` of team rules ({match, tool, exit-code, status, class, code, reason, remedy} items);\nthe first that matches decides, before the built-in recognisers"}, &c.RulesFile)
+	bind(s, Field{Name: "rules", RunWide: true, Doc: "a YAML `FILE` of team rules ({match, tool, exit-code, status, class, code, reason, remedy} items);\nthe first that matches decides, before the built-in recognisers"}, &c.RulesFile)
 }
 
 // loadRules reads --rules; its error names the field.
@@ -146,7 +146,7 @@ func (c *Common) loadRules(ctx context.Context) error {
 	if c.RulesFile == "" {
 		return nil
 	}
-	t, err := failure.LoadTeamRules(ctx, c.RulesFile)
+	t, err := teamrules.Load(ctx, c.RulesFile)
 	if err != nil {
 		msgs := []string{}
 		for _, e := range flattenErr(err) {
@@ -160,8 +160,8 @@ func (c *Common) loadRules(ctx context.Context) error {
 
 // teamRules are the step's team rules: the run's (a job file's inline
 // defaults.rules) then --rules.
-func (c *Common) teamRules(svc *Services) *failure.TeamRules {
-	var run *failure.TeamRules
+func (c *Common) teamRules(svc *Services) *teamrules.Rules {
+	var run *teamrules.Rules
 	if svc != nil {
 		run = svc.Rules
 	}
@@ -209,7 +209,11 @@ type Prepared struct {
 // the files the settings name (--rules); its cause is then in the error's
 // message, and ctx.Err tells it apart.
 func Prepare(ctx context.Context, k *Kind, c Config) (*Prepared, error) {
+	errs := CheckBounds(c.Fields())
 	if err := c.validate(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	if err := joinErrs(errs); err != nil {
 		return nil, err
 	}
 	return &Prepared{Kind: k, Config: c}, nil
@@ -253,7 +257,7 @@ type Services struct {
 	Prober *egress.Prober
 	// Rules are the run's team rules (a job file's inline defaults.rules),
 	// before a step's own --rules; nil means none.
-	Rules *failure.TeamRules
+	Rules *teamrules.Rules
 	// Diagnose, when set, replaces the egress probe as the loop's Diagnose (tests).
 	Diagnose egress.DiagnoseFunc
 	// FileCommands, when set, gives each attempt of an exec step the

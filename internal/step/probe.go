@@ -48,11 +48,11 @@ type ProbeConfig struct {
 // Fields is probe's field table.
 func (c *ProbeConfig) Fields() []*Field {
 	s := c.newFields()
-	s.add(Field{Name: "json", Type: Bool, Doc: "print exactly one JSON object"}, &c.JSON)
-	s.add(Field{Name: "timeout", Type: Duration, Default: egress.DefaultTimeout.String(), Doc: "bound on each request to the proxy"}, &c.Timeout)
-	s.add(Field{Name: "client", Type: String, Default: "go", Doc: "whose proxy rules to follow: go, curl or git"}, &c.Client)
+	bind(s, Field{Name: "json", Doc: "print exactly one JSON object"}, &c.JSON)
+	bind(s, Field{Name: "timeout", Default: egress.DefaultTimeout.String(), Doc: "bound on each request to the proxy"}, &c.Timeout)
+	bind(s, Field{Name: "client", Default: "go", Doc: "whose proxy rules to follow: go, curl or git"}, &c.Client)
 	c.Egress.fields(s)
-	s.add(Field{Name: "targets", Type: List, Positional: true, Doc: "the targets: host, host:port or URL"}, &c.Targets)
+	bindList(s, Field{Name: "targets", Positional: true, Doc: "the targets: host, host:port or URL"}, &c.Targets)
 	return s.fields
 }
 

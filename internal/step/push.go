@@ -52,12 +52,12 @@ func (c *PushConfig) Fields() []*Field {
 	c.commandFields(s)
 	c.Egress.fields(s)
 	c.rulesField(s)
-	s.add(Field{Name: "timeout", Type: Duration, Default: gitpush.DefaultTimeout.String(), Doc: "bound on each git push, its kill grace included: SIGTERM to its process group 10s before the bound, SIGKILL at it; a timeout is transient"}, &c.Timeout)
-	s.add(Field{Name: "rebase-on-reject", Type: Int, Default: "0", Doc: "on a non-fast-forward rejection of the checked-out branch, fetch, rebase and push again, at most `N` times (changes the request; not a retry)"}, &c.RebaseOnReject)
-	s.add(Field{Name: "auth-recheck", Type: Duration, Default: "0s", Doc: "on a 401/403 refusal of the credentials, wait this `duration` once and push again (a fresh token propagating); 0 means off"}, &c.AuthRecheck)
-	s.add(Field{Name: "safe-directory", Type: Bool, Doc: "add the repository to safe.directory for retrywise's own git runs only (GIT_CONFIG_COUNT), for a workspace owned by another user"}, &c.SafeDirectory)
-	s.add(Field{Name: "dir", Type: String, Doc: "the repository to push from (`DIR`); empty means the current directory"}, &c.Dir)
-	s.add(Field{Name: "args", Type: List, Positional: true, Doc: "git push's arguments: remote, refspecs, options"}, &c.Args)
+	bind(s, Field{Name: "timeout", Default: gitpush.DefaultTimeout.String(), Doc: "bound on each git push, its kill grace included: SIGTERM to its process group 10s before the bound, SIGKILL at it; a timeout is transient"}, &c.Timeout)
+	bind(s, Field{Name: "rebase-on-reject", Default: "0", Min: "0", Doc: "on a non-fast-forward rejection of the checked-out branch, fetch, rebase and push again, at most `N` times (changes the request; not a retry)"}, &c.RebaseOnReject)
+	bind(s, Field{Name: "auth-recheck", Default: "0s", Min: "0", Doc: "on a 401/403 refusal of the credentials, wait this `duration` once and push again (a fresh token propagating); 0 means off"}, &c.AuthRecheck)
+	bind(s, Field{Name: "safe-directory", Doc: "add the repository to safe.directory for retrywise's own git runs only (GIT_CONFIG_COUNT), for a workspace owned by another user"}, &c.SafeDirectory)
+	bind(s, Field{Name: "dir", Doc: "the repository to push from (`DIR`); empty means the current directory"}, &c.Dir)
+	bindList(s, Field{Name: "args", Positional: true, Doc: "git push's arguments: remote, refspecs, options"}, &c.Args)
 	return s.fields
 }
 
@@ -68,12 +68,6 @@ func (c *PushConfig) validate(ctx context.Context) error {
 	}
 	if c.Timeout <= 0 {
 		errs = append(errs, &FieldError{Field: "timeout", Value: c.Timeout.String(), Msg: "must be positive"})
-	}
-	if c.AuthRecheck < 0 {
-		errs = append(errs, &FieldError{Field: "auth-recheck", Value: c.AuthRecheck.String(), Msg: "must not be negative"})
-	}
-	if c.RebaseOnReject < 0 {
-		errs = append(errs, &FieldError{Field: "rebase-on-reject", Value: itoa(c.RebaseOnReject), Msg: "must not be negative"})
 	}
 	return joinErrs(errs)
 }
@@ -135,7 +129,7 @@ func (c *PushConfig) run(ctx context.Context, x *exe) (*report.Step, *Error) {
 	for _, r := range step.Refs() {
 		ref := report.Ref{From: r.From, To: r.To, Status: r.Status(), OK: r.Failure == nil, Landed: r.Landed}
 		if r.Failure != nil {
-			ref.Class, ref.Reason = r.Failure.Class.String(), r.Failure.Reason
+			ref.Class, ref.Reason = r.Failure.Class, r.Failure.Reason
 		}
 		rep.Refs = append(rep.Refs, ref)
 	}

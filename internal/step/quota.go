@@ -61,12 +61,12 @@ func (c *QuotaConfig) Fields() []*Field {
 	c.Retry.fields(s, "10s,20s,60s", defaultJitter)
 	c.commandFields(s)
 	c.Egress.fields(s)
-	s.add(Field{Name: "token", Type: String, Secret: true, Doc: "GitHub `TOKEN`; empty means $GITHUB_TOKEN (and none sends no credentials)"}, &c.Token)
-	s.add(Field{Name: "resource", Type: String, Default: string(ghapi.Core), Doc: "rate-limit bucket to check: core, search or graphql"}, &c.Resource)
-	s.add(Field{Name: "min-remaining", Type: Int, Default: "100", Doc: "the least remaining quota that passes"}, &c.MinRemaining)
-	s.add(Field{Name: "max-wait", Type: Duration, Default: "0s", Doc: "longest wait, from the first low read, for the quota under --min-remaining to refill (--retry-after-cap also bounds it); 0 means never wait"}, &c.MaxWait)
-	s.add(Field{Name: "timeout", Type: Duration, Default: ghapi.DefaultTimeout.String(), Doc: "bound on each read of the quota"}, &c.Timeout)
-	s.add(Field{Name: "breaker-threshold", Type: Int, RunWide: true, Default: strconv.Itoa(breaker.DefaultThreshold), Doc: "consecutive transient/unknown failures of the API host that open its circuit breaker; 0 disables it"}, &c.BreakerThreshold)
+	bind(s, Field{Name: "token", Secret: true, Doc: "GitHub `TOKEN`; empty means $GITHUB_TOKEN (and none sends no credentials)"}, &c.Token)
+	bind(s, Field{Name: "resource", Default: string(ghapi.Core), Doc: "rate-limit bucket to check: core, search or graphql"}, &c.Resource)
+	bind(s, Field{Name: "min-remaining", Default: "100", Min: "0", Doc: "the least remaining quota that passes"}, &c.MinRemaining)
+	bind(s, Field{Name: "max-wait", Default: "0s", Min: "0", Doc: "longest wait, from the first low read, for the quota under --min-remaining to refill (--retry-after-cap also bounds it); 0 means never wait"}, &c.MaxWait)
+	bind(s, Field{Name: "timeout", Default: ghapi.DefaultTimeout.String(), Min: "0", Doc: "bound on each read of the quota"}, &c.Timeout)
+	bind(s, Field{Name: "breaker-threshold", RunWide: true, Default: strconv.Itoa(breaker.DefaultThreshold), Min: "0", Doc: "consecutive transient/unknown failures of the API host that open its circuit breaker; 0 disables it"}, &c.BreakerThreshold)
 	return s.fields
 }
 
@@ -75,14 +75,6 @@ func (c *QuotaConfig) validate(ctx context.Context) error {
 	var err error
 	if c.resource, err = ghapi.ParseResource(c.Resource); err != nil {
 		errs = append(errs, &FieldError{Field: "resource", Msg: err.Error()})
-	}
-	for _, n := range []struct {
-		name string
-		neg  bool
-	}{{"min-remaining", c.MinRemaining < 0}, {"max-wait", c.MaxWait < 0}, {"timeout", c.Timeout < 0}, {"breaker-threshold", c.BreakerThreshold < 0}} {
-		if n.neg {
-			errs = append(errs, &FieldError{Field: n.name, Msg: "must not be negative"})
-		}
 	}
 	return joinErrs(errs)
 }

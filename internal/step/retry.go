@@ -3,6 +3,7 @@ package step
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -37,6 +38,13 @@ const (
 	exactJitter   = "0"
 )
 
+// jitterMax is retry.MaxJitter as the jitter field's Max, and jitterRange
+// what a jitter outside 0 to it is told.
+var (
+	jitterMax   = strconv.FormatFloat(retry.MaxJitter, 'g', -1, 64)
+	jitterRange = "out of range: want a fraction from 0 to " + jitterMax
+)
+
 // retryDocs are the retry fields' docs that name limits, formatted once.
 var retryDocs = sync.OnceValue(func() (d struct{ maxAttempts, force, maxElapsed string }) {
 	d.maxAttempts = fmt.Sprintf("attempts in all, the first included; 0 means the schedule's length plus one; at most %d without --max-attempts-force", retry.MaxAttemptsLimit)
@@ -48,25 +56,23 @@ var retryDocs = sync.OnceValue(func() (d struct{ maxAttempts, force, maxElapsed 
 // fields adds the retry fields with the kind's default schedule and jitter.
 func (r *RetryConfig) fields(s *fieldSet, schedule, jitter string) {
 	docs := retryDocs()
-	s.add(Field{Name: "schedule", Type: CSV, Place: Retry, Default: schedule, Doc: "comma-separated `waits` before each retry; the last repeats"}, &r.Schedule)
-	s.add(Field{Name: "max-attempts", Type: Int, Place: Retry, Default: "0", Doc: docs.maxAttempts}, &r.MaxAttempts)
-	s.add(Field{Name: "max-attempts-force", Type: Bool, Place: Retry, Doc: docs.force}, &r.MaxAttemptsForce)
-	s.add(Field{Name: "max-elapsed", Type: Duration, Place: Retry, Default: "15m", Doc: docs.maxElapsed}, &r.MaxElapsed)
-	s.add(Field{Name: "retry-after-cap", Type: Duration, Place: Retry, Default: "5m", Doc: "longest server-requested wait (Retry-After) honoured; a longer one stops"}, &r.RetryAfterCap)
-	s.add(Field{Name: "on-unknown", Type: String, Place: Retry, Default: "stop", Doc: "what to do with an unrecognised failure: stop or retry"}, &r.OnUnknown)
-	s.add(Field{Name: "jitter", Type: Float, Place: Retry, Min: "0", Max: "1", Default: jitter, Doc: "spread each wait at random by this `FRACTION` (0 to 1): w·U(1−j, 1+j); a server's Retry-After is a floor jitter only adds to"}, &r.Jitter)
+	bind(s, Field{Name: "schedule", Place: Retry, Default: schedule, Doc: "comma-separated `waits` before each retry; the last repeats"}, &r.Schedule)
+	bind(s, Field{Name: "max-attempts", Place: Retry, Default: "0", Min: "0", MinMsg: "must be at least 1 (0 derives it from the schedule)", Doc: docs.maxAttempts}, &r.MaxAttempts)
+	bind(s, Field{Name: "max-attempts-force", Place: Retry, Doc: docs.force}, &r.MaxAttemptsForce)
+	bind(s, Field{Name: "max-elapsed", Place: Retry, Default: "15m", Doc: docs.maxElapsed}, &r.MaxElapsed)
+	bind(s, Field{Name: "retry-after-cap", Place: Retry, Default: "5m", Min: "0", Doc: "longest server-requested wait (Retry-After) honoured; a longer one stops"}, &r.RetryAfterCap)
+	bind(s, Field{Name: "on-unknown", Place: Retry, Default: "stop", Doc: "what to do with an unrecognised failure: stop or retry"}, &r.OnUnknown)
+	bind(s, Field{Name: "jitter", Place: Retry, Min: "0", Max: jitterMax, MinMsg: jitterRange, MaxMsg: jitterRange, BoundFix: "write jitter: 0.2, or 0 for exact waits", Default: jitter, Doc: "spread each wait at random by this `FRACTION` (0 to 1): w·U(1−j, 1+j); a server's Retry-After is a floor jitter only adds to"}, &r.Jitter)
 }
 
 // Policy validates the settings into a normalised policy snapshot; its
-// errors are *FieldError.
+// errors are *FieldError. A value outside its field's bounds is Prepare's
+// error (CheckBounds), not repeated here: the snapshot is then empty.
 func (r *RetryConfig) Policy() (retry.Policy, error) {
 	var errs []error
 	ou, err := retry.ParseOnUnknown(r.OnUnknown)
 	if err != nil {
 		errs = append(errs, &FieldError{Field: "on-unknown", Value: fmt.Sprintf("%q", r.OnUnknown), Msg: "want stop or retry"})
-	}
-	if r.MaxAttempts < 0 {
-		errs = append(errs, &FieldError{Field: "max-attempts", Value: fmt.Sprint(r.MaxAttempts), Msg: "must be at least 1 (0 derives it from the schedule)"})
 	}
 	switch {
 	case r.MaxElapsed <= 0:
@@ -74,14 +80,13 @@ func (r *RetryConfig) Policy() (retry.Policy, error) {
 	case r.MaxElapsed > retry.MaxElapsedLimit:
 		errs = append(errs, &FieldError{Field: "max-elapsed", Value: r.MaxElapsed.String(), Msg: fmt.Sprintf("over the limit of %s", fmtLimit(retry.MaxElapsedLimit))})
 	}
-	if r.RetryAfterCap < 0 {
-		errs = append(errs, &FieldError{Field: "retry-after-cap", Value: r.RetryAfterCap.String(), Msg: "must not be negative"})
-	}
-	if !(r.Jitter >= 0 && r.Jitter <= retry.MaxJitter) {
-		errs = append(errs, &FieldError{Field: "jitter", Value: fmt.Sprint(r.Jitter), Msg: "out of range: want a fraction from 0 to 1", Fix: "write jitter: 0.2, or 0 for exact waits"})
-	}
 	if len(errs) > 0 {
 		return retry.Policy{}, errors.Join(errs...)
+	}
+	table := &fieldSet{given: &givenSet{}}
+	r.fields(table, "", "")
+	if len(CheckBounds(table.fields)) > 0 {
+		return retry.Policy{}, nil
 	}
 	p, err := retry.Policy{Schedule: r.Schedule, MaxAttempts: r.MaxAttempts, MaxElapsed: r.MaxElapsed, RetryAfterCap: r.RetryAfterCap, OnUnknown: ou, Jitter: r.Jitter}.Normalize()
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -200,5 +201,91 @@ func TestPrepareDerives(t *testing.T) {
 	}
 	if _, err := set(t, ProbeKind, "targets", "${HOST}:443"); err != nil {
 		t.Errorf("a target known only at run time refused: %v", err)
+	}
+}
+
+// TestBoundsFromTheTable: a value outside its field's Min or Max is refused
+// by Prepare with the field named (no hand-written check beside the
+// table), a value at a bound is taken, and every bounded field's bounds
+// parse as its type.
+func TestBoundsFromTheTable(t *testing.T) {
+	for _, tt := range []struct {
+		k         *Kind
+		kv        []string
+		want, fix string
+	}{
+		{PushKind, []string{"rebase-on-reject", "-1"}, `invalid --rebase-on-reject -1: must not be negative`, ""},
+		{PushKind, []string{"auth-recheck", "-1s"}, `invalid --auth-recheck -1s: must not be negative`, ""},
+		{HTTPKind, []string{"url", "http://127.0.0.1/", "timeout", "-1s"}, `invalid --timeout -1s: must not be negative`, ""},
+		{HTTPKind, []string{"url", "http://127.0.0.1/", "breaker-threshold", "-1"}, `invalid --breaker-threshold -1: must not be negative (0 disables the breaker)`, ""},
+		{ExecKind, []string{"command", "true", "timeout", "-2s"}, `invalid --timeout -2s: must not be negative`, ""},
+		{ExecKind, []string{"command", "true", "kill-grace", "-1s"}, `invalid --kill-grace -1s: must not be negative`, ""},
+		{ExecKind, []string{"command", "true", "kill-grace", "5m1s"}, `invalid --kill-grace 5m1s: above its cap of 5m0s`, ""},
+		{QuotaKind, []string{"min-remaining", "-1"}, `invalid --min-remaining -1: must not be negative`, ""},
+		{QuotaKind, []string{"max-wait", "-1s"}, `invalid --max-wait -1s: must not be negative`, ""},
+		{ExecKind, []string{"command", "true", "max-attempts", "-1"}, `invalid --max-attempts -1: must be at least 1 (0 derives it from the schedule)`, ""},
+		{ExecKind, []string{"command", "true", "retry-after-cap", "-1s"}, `invalid --retry-after-cap -1s: must not be negative`, ""},
+		{ExecKind, []string{"command", "true", "jitter", "1.5"}, `invalid --jitter 1.5: out of range: want a fraction from 0 to 1`, "write jitter: 0.2, or 0 for exact waits"},
+		{ExecKind, []string{"command", "true", "jitter", "NaN"}, `invalid --jitter NaN: out of range: want a fraction from 0 to 1`, "write jitter: 0.2, or 0 for exact waits"},
+	} {
+		_, err := set(t, tt.k, tt.kv...)
+		fes := FieldErrors(err)
+		if err == nil || len(fes) != 1 || !strings.HasPrefix(fes[0].Error(), tt.want) || fes[0].Fix != tt.fix {
+			t.Errorf("%s %v: %v (fix %q), want one error %q", tt.k.Name, tt.kv, err, fixOf(fes), tt.want)
+		}
+	}
+	for _, kv := range [][]string{{"kill-grace", "5m"}, {"kill-grace", "0s"}, {"timeout", "0s"}, {"jitter", "1"}, {"jitter", "0"}, {"max-attempts", "0"}} {
+		if _, err := set(t, ExecKind, "command", "true", kv[0], kv[1]); err != nil {
+			t.Errorf("exec %v: %v", kv, err)
+		}
+	}
+	for _, k := range Kinds() {
+		bounded := 0
+		for _, f := range k.New().Fields() {
+			if f.Min != "" || f.Max != "" {
+				bounded++
+				f.outside() // panics on a bound that does not parse
+			}
+		}
+		if bounded == 0 && k != ProbeKind {
+			t.Errorf("%s has no bounded field", k.Name)
+		}
+	}
+}
+
+func fixOf(fes []*FieldError) string {
+	if len(fes) == 0 {
+		return ""
+	}
+	return fes[0].Fix
+}
+
+// TestTypeFromTheVariable: every field's Type is the one its bound
+// variable's Go type gives (bind derives it; a []string is a List or a
+// CSV, chosen by bindList or bindCSV).
+func TestTypeFromTheVariable(t *testing.T) {
+	for _, k := range Kinds() {
+		for _, f := range k.New().Fields() {
+			var want []Type
+			switch f.ptr.(type) {
+			case *string:
+				want = []Type{String}
+			case *bool:
+				want = []Type{Bool}
+			case *int, *int64:
+				want = []Type{Int}
+			case *float64:
+				want = []Type{Float}
+			case *time.Duration:
+				want = []Type{Duration}
+			case *[]time.Duration:
+				want = []Type{CSV}
+			case *[]string:
+				want = []Type{List, CSV}
+			}
+			if !slices.Contains(want, f.Type) {
+				t.Errorf("%s --%s: type %s bound to %T", k.Name, f.Name, f.Type, f.ptr)
+			}
+		}
 	}
 }

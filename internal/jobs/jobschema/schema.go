@@ -14,7 +14,9 @@ import (
 	"github.com/invopop/jsonschema"
 	orderedmap "github.com/pb33f/ordered-map/v2"
 
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/jobs"
+	"github.com/retrywise/retrywise/internal/step"
 )
 
 // The schema's id and the patterns it checks.
@@ -22,8 +24,11 @@ const (
 	schemaID = "https://github.com/retrywise/retrywise/docs/job.schema.json"
 	// DurationPattern is a Go duration as time.ParseDuration reads it.
 	DurationPattern = `^[-+]?(0|((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+)$`
-	idPattern       = `^[A-Za-z_][A-Za-z0-9_-]*$`
-	envNamePattern  = `^[A-Za-z_][A-Za-z0-9_]*$`
+	// NonNegativeDurationPattern is a Go duration of 0 or more (a field whose
+	// Min is 0).
+	NonNegativeDurationPattern = `^\+?(0|((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+)$`
+	idPattern                  = `^[A-Za-z_][A-Za-z0-9_-]*$`
+	envNamePattern             = `^[A-Za-z_][A-Za-z0-9_]*$`
 )
 
 // The Go types the schema is reflected from: they mirror the job file.
@@ -174,7 +179,7 @@ func Schema(cat jobs.Catalog) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// ruleSchema is the schema of one team rule (failure.TeamRulesFromNode).
+// ruleSchema is the schema of one team rule (teamrules.FromNode).
 func ruleSchema() *jsonschema.Schema {
 	p := jsonschema.NewProperties()
 	str := func(d string) *jsonschema.Schema { return &jsonschema.Schema{Type: "string", Description: d} }
@@ -182,7 +187,7 @@ func ruleSchema() *jsonschema.Schema {
 	p.Set("tool", str("the tool (--tool) or the command's name the rule is for"))
 	p.Set("exit-code", &jsonschema.Schema{Type: "integer", Minimum: "0", Maximum: "255", Description: "the exit status the rule is for"})
 	p.Set("status", &jsonschema.Schema{Type: "integer", Minimum: "100", Maximum: "999", Description: "the HTTP status the rule is for"})
-	p.Set("class", &jsonschema.Schema{Type: "string", Enum: []any{"transient", "policy", "structural", "absent", "unknown"}, Description: "the verdict's class"})
+	p.Set("class", &jsonschema.Schema{Type: "string", Enum: []any{failure.Transient, failure.Policy, failure.Structural, failure.Absent, failure.Unknown}, Description: "the verdict's class"})
 	p.Set("code", &jsonschema.Schema{Type: "string", Pattern: "^[a-z][a-z0-9]*(-[a-z0-9]+)*$", MaxLength: ptrU(64), Description: "the verdict's code, kebab-case, not a built-in code"})
 	p.Set("reason", str("what failed, in one line"))
 	p.Set("remedy", str("what to do about it"))
@@ -193,7 +198,7 @@ func ruleSchema() *jsonschema.Schema {
 func ptrU(n uint64) *uint64 { return &n }
 
 // keyProperties are the schemas of keys by name.
-func keyProperties(keys []jobs.Key) *orderedmap.OrderedMap[string, *jsonschema.Schema] {
+func keyProperties(keys []*step.Field) *orderedmap.OrderedMap[string, *jsonschema.Schema] {
 	p := jsonschema.NewProperties()
 	for _, k := range keys {
 		p.Set(k.Name, keySchema(k))
@@ -202,22 +207,26 @@ func keyProperties(keys []jobs.Key) *orderedmap.OrderedMap[string, *jsonschema.S
 }
 
 // keySchema is the schema of one key's value, by its type.
-func keySchema(k jobs.Key) *jsonschema.Schema {
-	s := &jsonschema.Schema{Description: k.Usage}
+func keySchema(k *step.Field) *jsonschema.Schema {
+	s := &jsonschema.Schema{Description: k.Doc}
 	switch k.Type {
-	case jobs.KeyBool:
+	case step.Bool:
 		s.Type = "boolean"
-	case jobs.KeyInt:
+	case step.Int:
 		s.Type = "integer"
-	case jobs.KeyFloat:
+		s.Minimum, s.Maximum = json.Number(k.Min), json.Number(k.Max)
+	case step.Float:
 		s.Type = "number"
 		s.Minimum, s.Maximum = json.Number(k.Min), json.Number(k.Max)
-	case jobs.KeyDuration:
+	case step.Duration:
 		s.Type, s.Pattern = "string", DurationPattern
-	case jobs.KeyList:
+		if k.Min == "0" { // a pattern states no other bound
+			s.Pattern = NonNegativeDurationPattern
+		}
+	case step.List:
 		// A scalar is a list of one.
 		s.AnyOf = []*jsonschema.Schema{{Type: "array", Items: &jsonschema.Schema{Type: "string"}}, {Type: "string"}}
-	case jobs.KeyCSV:
+	case step.CSV:
 		s.AnyOf = []*jsonschema.Schema{{Type: "string"}, {Type: "array", Items: &jsonschema.Schema{AnyOf: scalarTypes()}}}
 	default:
 		s.Type = "string"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/invopop/jsonschema"
 
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/retry"
 )
@@ -63,6 +64,9 @@ type durationString string
 // a closed set, their schema.
 func schemaMapper(t reflect.Type) *jsonschema.Schema {
 	switch t {
+	case reflect.TypeFor[failure.Class]():
+		// its text form; None, no failure, is "" and left out
+		return &jsonschema.Schema{Type: "string"}
 	case reflect.TypeFor[report.Result]():
 		return &jsonschema.Schema{Type: "string", Enum: []any{report.Success, report.Failure, report.Skipped, report.Cancelled}}
 	case reflect.TypeFor[retry.Policy]():

@@ -3,33 +3,8 @@ package reportschema
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite docs/report.schema.json")
-
-const schemaFile = "../../../docs/report.schema.json"
-
-func TestSchemaFileIsCurrent(t *testing.T) {
-	got, err := Schema()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *update {
-		if err := os.WriteFile(schemaFile, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(schemaFile)
-	if err != nil {
-		t.Fatalf("%v: regenerate it with go test ./internal/report/reportschema -update", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("docs/report.schema.json differs from Schema(): regenerate it with go test ./internal/report/reportschema -update\n--- generated\n%s", got)
-	}
-}
 
 func TestSchemaIsStable(t *testing.T) {
 	a, err := Schema()

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/report"
 )
 
@@ -93,8 +94,8 @@ func (m *Metrics) Observe(r *report.Run) {
 			continue
 		}
 		if s.Result == report.Failure {
-			class := s.Class
-			if class == "" {
+			class := s.Class.String()
+			if s.Class == failure.None {
 				class = UnknownClass
 			}
 			m.failures.WithLabelValues(job, class).Inc()

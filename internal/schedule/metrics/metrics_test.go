@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/retry"
 	"github.com/retrywise/retrywise/internal/schedule/metrics"
@@ -24,8 +25,12 @@ var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 func attempts(outcomes ...string) []retry.Attempt {
 	out := make([]retry.Attempt, len(outcomes))
-	for i, class := range outcomes {
-		out[i] = retry.Attempt{N: i + 1, Start: t0, Duration: 100 * time.Millisecond, OK: class == "", Class: class}
+	for i, name := range outcomes {
+		var class failure.Class // "" is None, a success
+		if err := class.UnmarshalText([]byte(name)); err != nil {
+			panic(err)
+		}
+		out[i] = retry.Attempt{N: i + 1, Start: t0, Duration: 100 * time.Millisecond, OK: class == failure.None, Class: class}
 	}
 	return out
 }
@@ -37,7 +42,7 @@ func runs() []*report.Run {
 	publish := report.NewRun("publish", t0)
 	publish.Steps = []*report.Step{
 		{ID: "quota", Kind: "http", Result: report.Success, Attempts: attempts("transient", "transient", ""), Elapsed: 31 * time.Second},
-		{ID: "post", Kind: "http", Result: report.Failure, Class: "policy", ExitCode: exitcode.Policy, Attempts: attempts("policy"), Elapsed: 200 * time.Millisecond},
+		{ID: "post", Kind: "http", Result: report.Failure, Class: failure.Policy, ExitCode: exitcode.Policy, Attempts: attempts("policy"), Elapsed: 200 * time.Millisecond},
 		report.Skip("log", "push", report.Skipped, "an earlier step failed", retry.Policy{}),
 	}
 	publish.Finish(t0.Add(time.Minute), exitcode.Policy, "")
@@ -45,7 +50,7 @@ func runs() []*report.Run {
 	nightly := report.NewRun("nightly", t0)
 	nightly.Steps = []*report.Step{
 		{ID: "build", Kind: "exec", Result: report.Success, Attempts: attempts(""), Elapsed: 20 * time.Millisecond},
-		{ID: "optional", Kind: "exec", Result: report.Failure, ContinueOnError: true, Class: "structural", ExitCode: exitcode.Structural, Attempts: attempts("structural"), Elapsed: 5 * time.Millisecond},
+		{ID: "optional", Kind: "exec", Result: report.Failure, ContinueOnError: true, Class: failure.Structural, ExitCode: exitcode.Structural, Attempts: attempts("structural"), Elapsed: 5 * time.Millisecond},
 	}
 	nightly.Finish(t0.Add(90*time.Second+500*time.Millisecond), exitcode.OK, "")
 

@@ -1,14 +1,20 @@
-package failure
+// Package codedoc is the table of failure codes docs/failure-codes.md shows.
+// It is documentation only: internal/artefact renders it, and nothing in the
+// binary imports it.
+package codedoc
 
-// codeDocs is the table of failure codes that docs/failure-codes.md shows,
-// in its order: each code with its class (a word, or what it depends on) and
-// the kind of failure it names. TestDocsTables renders it into the page's
-// generated region, and TestCodeDocsListEveryCode holds it to the codes the
-// package declares (the Code constants of code.go and each tool family's
-// file), so a new code cannot go undocumented. Edit the rows here, then run
+// Doc is one row of the table: a code, its class (a word, or what it
+// depends on) and the kind of failure it names.
+type Doc struct{ Code, Class, Kind string }
+
+// Docs are the rows, in the page's order. internal/artefact renders them
+// into the page's generated region and holds them to the codes
+// internal/failure declares (the Code constants of code.go and each tool
+// family's file), so a new code cannot go undocumented. Edit the rows here,
+// then run
 //
-//	go test ./internal/cli ./internal/failure -run TestDocsTables -update-docs
-var codeDocs = []struct{ code, class, kind string }{
+//	go generate ./...
+var Docs = []Doc{
 	{"unknown", "unknown", "nothing recognised the failure: it stops (unless `--on-unknown retry`)"},
 	{"no-output", "unknown", "nothing to classify: no output, no status"},
 	{"http-NNN", "by status", "an HTTP status, from the answer or quoted by the client: 5xx, 408, 429 transient; 401, 403, 407 policy; 400, 413, 422 structural (a 400 from git's smart-HTTP push unknown); 404/410 absent on a lookup, structural on POST/PATCH/DELETE; 409 unknown (structural on a publish: a version that exists); 470 policy (Azure Firewall)"},

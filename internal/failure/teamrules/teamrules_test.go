@@ -1,4 +1,4 @@
-package failure
+package teamrules
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/retrywise/retrywise/internal/failure"
 )
 
 const deployctlRules = `# rules for deployctl, our in-house deploy tool
@@ -29,47 +31,47 @@ const deployctlRules = `# rules for deployctl, our in-house deploy tool
 `
 
 func TestTeamRuleDecidesBeforeBuiltins(t *testing.T) {
-	rs, err := ParseTeamRules("rules.yml", []byte(deployctlRules))
+	rs, err := Parse("rules.yml", []byte(deployctlRules))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// "connection refused" alone is the built-in connection-refused; the
 	// team's rule for the lock matches first.
 	text := "deployctl: lock held by run 4711\ndial tcp 127.0.0.1:443: connect: connection refused\n"
-	f := FromProcess(Process{Name: "/usr/local/bin/deployctl", Text: text, ExitCode: 1, Team: rs})
-	if f.Class != Transient || f.Code != "deployctl-lock-held" || f.Rule != "rules.yml:2" {
+	f := failure.FromProcess(failure.Process{Name: "/usr/local/bin/deployctl", Text: text, ExitCode: 1, Team: rs})
+	if f.Class != failure.Transient || f.Code != "deployctl-lock-held" || f.Rule != "rules.yml:2" {
 		t.Fatalf("got %s %s rule %q", f.Class, f.Code, f.Rule)
 	}
 	if len(f.Evidence) == 0 || !strings.Contains(f.Evidence[0], "lock held by run 4711") {
 		t.Errorf("evidence %q", f.Evidence)
 	}
 	// Another command: the tool gate keeps the rule out, the built-ins decide.
-	g := FromProcess(Process{Name: "othertool", Text: text, ExitCode: 1, Team: rs})
-	if g.Code != CodeRefused || g.Rule != "" {
+	g := failure.FromProcess(failure.Process{Name: "othertool", Text: text, ExitCode: 1, Team: rs})
+	if g.Code != failure.CodeRefused || g.Rule != "" {
 		t.Errorf("othertool: got %s rule %q", g.Code, g.Rule)
 	}
 }
 
 func TestTeamRuleGates(t *testing.T) {
-	rs, err := ParseTeamRules("rules.yml", []byte(deployctlRules))
+	rs, err := Parse("rules.yml", []byte(deployctlRules))
 	if err != nil {
 		t.Fatal(err)
 	}
 	frozen := "deployctl: environment frozen until Monday"
-	if f := Classify(Input{Text: frozen, ExitCode: 3, Rules: rs}); f.Code != "deployctl-frozen" || f.Class != Policy || f.Remedy != "ask the release manager to lift the freeze" {
+	if f := failure.Classify(failure.Input{Text: frozen, ExitCode: 3, Rules: rs}); f.Code != "deployctl-frozen" || f.Class != failure.Policy || f.Remedy != "ask the release manager to lift the freeze" {
 		t.Errorf("exit 3: got %s %s %q", f.Class, f.Code, f.Remedy)
 	}
-	if f := Classify(Input{Text: frozen, ExitCode: 1, Rules: rs}); f.Rule != "" {
+	if f := failure.Classify(failure.Input{Text: frozen, ExitCode: 1, Rules: rs}); f.Rule != "" {
 		t.Errorf("exit 1 matched %s", f.Rule)
 	}
 	// status: the given status, else the status the text reports.
-	if f := Classify(Input{Tool: ToolHTTP, Status: 503, Text: "down for maintenance", Rules: rs}); f.Code != "deployctl-maintenance" {
+	if f := failure.Classify(failure.Input{Tool: failure.ToolHTTP, Status: 503, Text: "down for maintenance", Rules: rs}); f.Code != "deployctl-maintenance" {
 		t.Errorf("status 503: got %s", f.Code)
 	}
-	if f := Classify(Input{Text: "HTTP Error: 503 (maintenance window)", ExitCode: 1, Rules: rs}); f.Code != "deployctl-maintenance" {
+	if f := failure.Classify(failure.Input{Text: "HTTP Error: 503 (maintenance window)", ExitCode: 1, Rules: rs}); f.Code != "deployctl-maintenance" {
 		t.Errorf("503 in text: got %s", f.Code)
 	}
-	if f := Classify(Input{Tool: ToolHTTP, Status: 500, Text: "down for maintenance", Rules: rs}); f.Rule != "" {
+	if f := failure.Classify(failure.Input{Tool: failure.ToolHTTP, Status: 500, Text: "down for maintenance", Rules: rs}); f.Rule != "" {
 		t.Errorf("status 500 matched %s", f.Rule)
 	}
 }
@@ -94,13 +96,13 @@ func TestTeamRulesErrorsHavePositions(t *testing.T) {
   clas: policy
   code: tool-c
 `
-	_, err := ParseTeamRules("r.yml", []byte(src))
+	_, err := Parse("r.yml", []byte(src))
 	if err == nil {
 		t.Fatal("no error")
 	}
 	var got []string
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-		var re *RuleError
+		var re *Error
 		if !errors.As(e, &re) {
 			t.Fatalf("%T %v", e, e)
 		}
@@ -127,27 +129,27 @@ func TestTeamRulesErrorsHavePositions(t *testing.T) {
 
 func TestTeamRulesBounds(t *testing.T) {
 	big := "- match: '" + strings.Repeat("a", MaxRuleRegexLen+1) + "'\n  class: policy\n  code: tool-x\n"
-	if _, err := ParseTeamRules("r.yml", []byte(big)); err == nil || !strings.Contains(err.Error(), "over 1000") {
+	if _, err := Parse("r.yml", []byte(big)); err == nil || !strings.Contains(err.Error(), "over 1000") {
 		t.Errorf("long regex: %v", err)
 	}
 	var many strings.Builder
 	for range MaxTeamRules + 1 {
 		many.WriteString("- {match: x, class: policy, code: tool-x}\n")
 	}
-	if _, err := ParseTeamRules("r.yml", []byte(many.String())); err == nil || !strings.Contains(err.Error(), "r.yml:201:3: more than 200 rules") {
+	if _, err := Parse("r.yml", []byte(many.String())); err == nil || !strings.Contains(err.Error(), "r.yml:201:3: more than 200 rules") {
 		t.Errorf("many rules: %v", err)
 	}
 	path := filepath.Join(t.TempDir(), "big.yml")
 	if err := os.WriteFile(path, []byte("#"+strings.Repeat("x", MaxRulesFileSize)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadTeamRules(context.Background(), path); err == nil || !strings.Contains(err.Error(), "over 64 KiB") {
+	if _, err := Load(context.Background(), path); err == nil || !strings.Contains(err.Error(), "over 64 KiB") {
 		t.Errorf("big file: %v", err)
 	}
-	if _, err := ParseTeamRules("r.yml", []byte("- match: [x\n")); err == nil || !strings.Contains(err.Error(), "r.yml:") {
+	if _, err := Parse("r.yml", []byte("- match: [x\n")); err == nil || !strings.Contains(err.Error(), "r.yml:") {
 		t.Errorf("syntax: %v", err)
 	}
-	if _, err := ParseTeamRules("r.yml", []byte("- {match: x}\n")); err == nil || !strings.Contains(err.Error(), "no class") {
+	if _, err := Parse("r.yml", []byte("- {match: x}\n")); err == nil || !strings.Contains(err.Error(), "no class") {
 		t.Errorf("no class: %v", err)
 	}
 }

@@ -1,4 +1,8 @@
-package jobs
+// Package expr is the if: language: GitHub Actions' expressions, parsed
+// with bounds and evaluated with bounds. It imports only the standard
+// library: what it needs of the program (the cut of a quoted value, the
+// suggestion of a name) comes in Options.
+package expr
 
 import (
 	"bytes"
@@ -13,21 +17,19 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/retrywise/retrywise/internal/redact"
 )
 
 // This file is the if: language: GitHub Actions' expressions, parsed and
 // evaluated here rather than by a general expression library, so that
 // their semantics (loose comparison with coercion to numbers, case-blind
 // strings, && and || giving an operand) are the ones a workflow has, and
-// the parser is bounded (MaxExprBytes, MaxExprDepth) before any work.
+// the parser is bounded (MaxBytes, MaxDepth) before any work.
 //
 // Values are nil (null), bool, float64 (number), string, []any (array)
 // and map[string]any (object).
 
-// exprNode is a parsed expression.
-type exprNode interface{ at() int }
+// Node is a parsed expression.
+type Node interface{ at() int }
 
 type (
 	// litNode is a literal.
@@ -43,31 +45,31 @@ type (
 	// memberNode is x.name, x['name'], x[expr], x.* or x[*].
 	memberNode struct {
 		pos  int
-		x    exprNode
-		prop exprNode // a *litNode for .name; nil for *
+		x    Node
+		prop Node // a *litNode for .name; nil for *
 	}
 	// callNode is a function call.
 	callNode struct {
 		pos  int
 		name string // as the function is known: contains, fromJSON, ...
-		args []exprNode
+		args []Node
 	}
 	// notNode is !x.
 	notNode struct {
 		pos int
-		x   exprNode
+		x   Node
 	}
 	// cmpNode is a comparison.
 	cmpNode struct {
 		pos  int
 		op   string
-		l, r exprNode
+		l, r Node
 	}
 	// logicNode is x && y && ... or x || y || ....
 	logicNode struct {
 		pos int
 		and bool
-		xs  []exprNode
+		xs  []Node
 	}
 )
 
@@ -103,8 +105,8 @@ var exprFuncs = func() map[string]exprFunc {
 // exprContexts are the names an expression starts from.
 var exprContexts = []string{"steps", "env"}
 
-// ExprError is an expression that does not parse, at an offset of it.
-type ExprError struct {
+// Error is an expression that does not parse, at an offset of it.
+type Error struct {
 	// Offset is the byte offset in the expression.
 	Offset int
 	// Msg says what is wrong.
@@ -113,7 +115,7 @@ type ExprError struct {
 	Fix string
 }
 
-func (e *ExprError) Error() string { return e.Msg }
+func (e *Error) Error() string { return e.Msg }
 
 // exprToken is a token of an expression.
 type exprToken struct {
@@ -129,12 +131,39 @@ type exprParser struct {
 	tok   exprToken
 	off   int // where the next token starts
 	depth int
+	o     Options
 }
 
-// parseExpr parses src, bounded by MaxExprBytes and MaxExprDepth.
-func parseExpr(src string) (exprNode, error) {
-	if len(src) > MaxExprBytes {
-		return nil, &ExprError{Offset: MaxExprBytes, Msg: fmt.Sprintf("the expression is longer than the limit of %d bytes", MaxExprBytes), Fix: "split the condition, or compute it in an earlier step's output"}
+// The bounds of an expression's text.
+const (
+	// MaxBytes bounds an expression's length.
+	MaxBytes = 21_000
+	// MaxDepth bounds its nesting (parentheses, operators, members, calls).
+	MaxDepth = 50
+)
+
+// Options are what the program gives the language.
+type Options struct {
+	// Clip shortens a value quoted into an error message; nil quotes it whole.
+	Clip func(s string) string
+	// Suggest returns a fix for a misspelt name, such as "did you mean
+	// X?", given the names it may mean; "" when none is close. Nil
+	// suggests nothing.
+	Suggest func(name string, names []string) string
+}
+
+// clip shortens s with o.Clip.
+func (o Options) clip(s string) string {
+	if o.Clip == nil {
+		return s
+	}
+	return o.Clip(s)
+}
+
+// Parse parses src, bounded by MaxBytes and MaxDepth; its error is an *Error.
+func Parse(src string, o Options) (Node, error) {
+	if len(src) > MaxBytes {
+		return nil, &Error{Offset: MaxBytes, Msg: fmt.Sprintf("the expression is longer than the limit of %d bytes", MaxBytes), Fix: "split the condition, or compute it in an earlier step's output"}
 	}
 	if t := strings.TrimSpace(src); strings.HasPrefix(t, "${{") && strings.HasSuffix(t, "}}") && !strings.Contains(t[3:len(t)-2], "${{") {
 		// a workflow's if: may be written inside ${{ }}; offsets stay
@@ -143,7 +172,7 @@ func parseExpr(src string) (exprNode, error) {
 		j := strings.LastIndex(src, "}}")
 		src = strings.Repeat(" ", i+3) + src[i+3:j]
 	}
-	p := &exprParser{src: src}
+	p := &exprParser{src: src, o: o}
 	if err := p.next(); err != nil {
 		return nil, err
 	}
@@ -158,7 +187,7 @@ func parseExpr(src string) (exprNode, error) {
 }
 
 func (p *exprParser) errorf(off int, fix, format string, args ...any) error {
-	return &ExprError{Offset: off, Msg: fmt.Sprintf(format, args...), Fix: fix}
+	return &Error{Offset: off, Msg: fmt.Sprintf(format, args...), Fix: fix}
 }
 
 // unexpected is the error of the current token where it cannot be.
@@ -185,8 +214,8 @@ func (p *exprParser) describe() string {
 // enter counts one level of nesting.
 func (p *exprParser) enter() error {
 	p.depth++
-	if p.depth > MaxExprDepth {
-		return p.errorf(p.tok.pos, "nest less: compute a part in an earlier step's output", "the expression nests deeper than the limit of %d levels", MaxExprDepth)
+	if p.depth > MaxDepth {
+		return p.errorf(p.tok.pos, "nest less: compute a part in an earlier step's output", "the expression nests deeper than the limit of %d levels", MaxDepth)
 	}
 	return nil
 }
@@ -304,13 +333,13 @@ func (p *exprParser) expect(op string) error {
 }
 
 // or is x || y || ...
-func (p *exprParser) or() (exprNode, error) {
+func (p *exprParser) or() (Node, error) {
 	return p.logic("||", true)
 }
 
 // logic parses a chain of || (or, above &&) or of &&.
-func (p *exprParser) logic(op string, or bool) (exprNode, error) {
-	operand := func() (exprNode, error) {
+func (p *exprParser) logic(op string, or bool) (Node, error) {
+	operand := func() (Node, error) {
 		if or {
 			return p.logic("&&", false)
 		}
@@ -323,7 +352,7 @@ func (p *exprParser) logic(op string, or bool) (exprNode, error) {
 	if !p.is(op) {
 		return x, nil
 	}
-	n := &logicNode{pos: x.at(), and: !or, xs: []exprNode{x}}
+	n := &logicNode{pos: x.at(), and: !or, xs: []Node{x}}
 	for p.is(op) {
 		if err := p.next(); err != nil {
 			return nil, err
@@ -338,18 +367,18 @@ func (p *exprParser) logic(op string, or bool) (exprNode, error) {
 }
 
 // equality is x == y, x != y.
-func (p *exprParser) equality() (exprNode, error) {
+func (p *exprParser) equality() (Node, error) {
 	return p.comparison([]string{"==", "!="}, p.relational)
 }
 
 // relational is x < y, x <= y, x > y, x >= y.
-func (p *exprParser) relational() (exprNode, error) {
+func (p *exprParser) relational() (Node, error) {
 	return p.comparison([]string{"<", "<=", ">", ">="}, p.unary)
 }
 
 // comparison parses a left-to-right chain of the operators ops; each
 // link counts as a level of nesting.
-func (p *exprParser) comparison(ops []string, operand func() (exprNode, error)) (exprNode, error) {
+func (p *exprParser) comparison(ops []string, operand func() (Node, error)) (Node, error) {
 	x, err := operand()
 	if err != nil {
 		return nil, err
@@ -381,7 +410,7 @@ func (p *exprParser) comparison(ops []string, operand func() (exprNode, error)) 
 }
 
 // unary is !x or a postfix expression.
-func (p *exprParser) unary() (exprNode, error) {
+func (p *exprParser) unary() (Node, error) {
 	if !p.is("!") {
 		return p.postfix()
 	}
@@ -402,7 +431,7 @@ func (p *exprParser) unary() (exprNode, error) {
 
 // postfix is a primary followed by .name, .*, [expr] and [*]; each link
 // is a level of nesting.
-func (p *exprParser) postfix() (exprNode, error) {
+func (p *exprParser) postfix() (Node, error) {
 	x, err := p.primary()
 	if err != nil {
 		return nil, err
@@ -459,7 +488,7 @@ func (p *exprParser) postfix() (exprNode, error) {
 }
 
 // primary is a literal, a context, a call or a parenthesised expression.
-func (p *exprParser) primary() (exprNode, error) {
+func (p *exprParser) primary() (Node, error) {
 	t := p.tok
 	switch t.kind {
 	case 'n', 's':
@@ -512,7 +541,7 @@ func (p *exprParser) primary() (exprNode, error) {
 }
 
 // call parses the arguments of the function named by t.
-func (p *exprParser) call(t exprToken) (exprNode, error) {
+func (p *exprParser) call(t exprToken) (Node, error) {
 	f, ok := exprFuncs[strings.ToLower(t.text)]
 	if !ok {
 		names := make([]string, 0, len(exprFuncs))
@@ -520,7 +549,10 @@ func (p *exprParser) call(t exprToken) (exprNode, error) {
 			names = append(names, f.name)
 		}
 		sort.Strings(names)
-		fix := didYouMean(t.text, names)
+		fix := ""
+		if p.o.Suggest != nil {
+			fix = p.o.Suggest(t.text, names)
+		}
 		if fix == "" {
 			fix = "the functions are: " + strings.Join(names, ", ")
 		}
@@ -565,35 +597,52 @@ func (p *exprParser) call(t exprToken) (exprNode, error) {
 	return n, nil
 }
 
-// walkExpr calls visit for n and every node under it.
-func walkExpr(n exprNode, visit func(exprNode)) {
+// Walk calls visit for n and every node under it.
+func Walk(n Node, visit func(Node)) {
 	visit(n)
 	switch n := n.(type) {
 	case *memberNode:
-		walkExpr(n.x, visit)
+		Walk(n.x, visit)
 		if n.prop != nil {
-			walkExpr(n.prop, visit)
+			Walk(n.prop, visit)
 		}
 	case *callNode:
 		for _, a := range n.args {
-			walkExpr(a, visit)
+			Walk(a, visit)
 		}
 	case *notNode:
-		walkExpr(n.x, visit)
+		Walk(n.x, visit)
 	case *cmpNode:
-		walkExpr(n.l, visit)
-		walkExpr(n.r, visit)
+		Walk(n.l, visit)
+		Walk(n.r, visit)
 	case *logicNode:
 		for _, x := range n.xs {
-			walkExpr(x, visit)
+			Walk(x, visit)
 		}
 	}
 }
 
-// exprChain returns the names of a member chain such as steps.x.outputs
+// Members returns the names of n when it is a member chain such as
+// steps.x.outputs or steps['x'], from its context; ok is false for any
+// other node and when a member is not a constant name.
+func Members(n Node) ([]string, bool) {
+	if _, ok := n.(*memberNode); !ok {
+		return nil, false
+	}
+	return names(n)
+}
+
+// StatusCall reports whether n is a call of a status function: success(),
+// failure(), always() or cancelled().
+func StatusCall(n Node) bool {
+	c, ok := n.(*callNode)
+	return ok && exprFuncs[strings.ToLower(c.name)].status
+}
+
+// names returns the names of a member chain such as steps.x.outputs
 // or steps['x'], from its context; ok is false when a member is not a
 // constant name.
-func exprChain(n exprNode) ([]string, bool) {
+func names(n Node) ([]string, bool) {
 	switch n := n.(type) {
 	case *identNode:
 		return []string{n.name}, true
@@ -606,7 +655,7 @@ func exprChain(n exprNode) ([]string, bool) {
 		if !ok {
 			return nil, false
 		}
-		head, ok := exprChain(n.x)
+		head, ok := names(n.x)
 		if !ok {
 			return nil, false
 		}
@@ -616,30 +665,30 @@ func exprChain(n exprNode) ([]string, bool) {
 }
 
 // The bounds of an evaluation. Each is checked while a value is built,
-// before the bytes past it are made: an if: of MaxExprBytes cannot cost more
-// than a few times MaxExprEvalBytes of memory and time.
+// before the bytes past it are made: an if: of MaxBytes cannot cost more
+// than a few times MaxEvalBytes of memory and time.
 const (
-	// MaxExprValueBytes bounds a string an expression makes (format, join,
+	// MaxValueBytes bounds a string an expression makes (format, join,
 	// toJSON) and one fromJSON reads: past it the function fails.
-	MaxExprValueBytes = 1 << 20
-	// MaxExprEvalBytes bounds what one evaluation builds and reads in all:
+	MaxValueBytes = 1 << 20
+	// MaxEvalBytes bounds what one evaluation builds and reads in all:
 	// every byte format, join and toJSON write, every byte fromJSON,
 	// contains, startsWith, endsWith and a comparison read, and every value
 	// fromJSON makes (jsonItemCost bytes an item, a string's length more).
-	MaxExprEvalBytes = 16 << 20
+	MaxEvalBytes = 16 << 20
 	// MaxJSONDepth bounds the nesting of arrays and objects fromJSON reads.
 	MaxJSONDepth = 64
 )
 
 // jsonItemCost is what a value fromJSON makes counts against
-// MaxExprEvalBytes, besides its text: about what Go holds for it.
+// MaxEvalBytes, besides its text: about what Go holds for it.
 const jsonItemCost = 128
 
-// errValueTooLong is a function's result past MaxExprValueBytes.
-var errValueTooLong = fmt.Errorf("the result is longer than the limit of %d bytes", MaxExprValueBytes)
+// errValueTooLong is a function's result past MaxValueBytes.
+var errValueTooLong = fmt.Errorf("the result is longer than the limit of %d bytes", MaxValueBytes)
 
-// errEvalTooCostly is an evaluation past MaxExprEvalBytes.
-var errEvalTooCostly = fmt.Errorf("the expression builds and reads more than the limit of %d bytes in all", MaxExprEvalBytes)
+// errEvalTooCostly is an evaluation past MaxEvalBytes.
+var errEvalTooCostly = fmt.Errorf("the expression builds and reads more than the limit of %d bytes in all", MaxEvalBytes)
 
 // filtered is the array an object filter (*) makes: a member of it is the
 // member of each of its items.
@@ -649,20 +698,38 @@ type filtered []any
 type exprEval struct {
 	root   map[string]any
 	status func(name string) bool
-	spent  int // bytes built and read, against MaxExprEvalBytes
+	o      Options
+	spent  int // bytes built and read, against MaxEvalBytes
 }
 
-// charge counts n bytes built or read against MaxExprEvalBytes.
+// Env is what an evaluation sees.
+type Env struct {
+	// Root holds the contexts by name (steps, env), as values of the
+	// language (see Value).
+	Root map[string]any
+	// Status answers the status functions: success, failure, cancelled
+	// (always() is always true).
+	Status func(name string) bool
+}
+
+// Eval evaluates n in env; an error at a place of the expression is an
+// *EvalError.
+func Eval(n Node, env Env, o Options) (any, error) {
+	ev := &exprEval{root: env.Root, status: env.Status, o: o}
+	return ev.eval(n)
+}
+
+// charge counts n bytes built or read against MaxEvalBytes.
 func (ev *exprEval) charge(n int) error {
 	ev.spent += n
-	if ev.spent > MaxExprEvalBytes {
+	if ev.spent > MaxEvalBytes {
 		return errEvalTooCostly
 	}
 	return nil
 }
 
 // valueBuilder builds a function's string: it stops with an error before
-// the string passes MaxExprValueBytes or the evaluation MaxExprEvalBytes,
+// the string passes MaxValueBytes or the evaluation MaxEvalBytes,
 // and writes nothing after.
 type valueBuilder struct {
 	ev  *exprEval
@@ -674,7 +741,7 @@ type valueBuilder struct {
 func (w *valueBuilder) WriteString(s string) error {
 	switch {
 	case w.err != nil:
-	case w.b.Len()+len(s) > MaxExprValueBytes:
+	case w.b.Len()+len(s) > MaxValueBytes:
 		w.err = errValueTooLong
 	default:
 		if w.err = w.ev.charge(len(s)); w.err == nil {
@@ -690,7 +757,7 @@ func (w *valueBuilder) WriteString(s string) error {
 func (w *valueBuilder) reserve(n int) error {
 	switch {
 	case w.err != nil:
-	case w.b.Len()+n > MaxExprValueBytes:
+	case w.b.Len()+n > MaxValueBytes:
 		w.err = errValueTooLong
 	default:
 		if w.err = w.ev.charge(n); w.err == nil {
@@ -706,15 +773,17 @@ func (w *valueBuilder) writeReserved(s string) { w.b.WriteString(s) }
 // String returns what was built.
 func (w *valueBuilder) String() string { return w.b.String() }
 
-// evalError is an error of evaluation at an offset of the expression.
-type evalError struct {
-	off int
-	msg string
+// EvalError is an error of evaluation at an offset of the expression.
+type EvalError struct {
+	// Offset is the byte offset in the expression.
+	Offset int
+	// Msg says what failed.
+	Msg string
 }
 
-func (e *evalError) Error() string { return e.msg }
+func (e *EvalError) Error() string { return e.Msg }
 
-func (ev *exprEval) eval(n exprNode) (any, error) {
+func (ev *exprEval) eval(n Node) (any, error) {
 	switch n := n.(type) {
 	case *litNode:
 		return n.v, nil
@@ -725,7 +794,7 @@ func (ev *exprEval) eval(n exprNode) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return !truthy(x), nil
+		return !Truthy(x), nil
 	case *logicNode:
 		var x any
 		for _, xn := range n.xs {
@@ -733,7 +802,7 @@ func (ev *exprEval) eval(n exprNode) (any, error) {
 			if x, err = ev.eval(xn); err != nil {
 				return nil, err
 			}
-			if truthy(x) != n.and {
+			if Truthy(x) != n.and {
 				return x, nil
 			}
 		}
@@ -748,7 +817,7 @@ func (ev *exprEval) eval(n exprNode) (any, error) {
 			return nil, err
 		}
 		if err := ev.chargeStrings(l, r); err != nil {
-			return nil, &evalError{off: n.pos, msg: n.op + ": " + err.Error()}
+			return nil, &EvalError{Offset: n.pos, Msg: n.op + ": " + err.Error()}
 		}
 		return compare(n.op, l, r), nil
 	case *memberNode:
@@ -780,7 +849,7 @@ func (ev *exprEval) eval(n exprNode) (any, error) {
 }
 
 // chargeStrings counts the strings among vs, read by a comparison or a
-// function, against MaxExprEvalBytes.
+// function, against MaxEvalBytes.
 func (ev *exprEval) chargeStrings(vs ...any) error {
 	for _, v := range vs {
 		if s, ok := v.(string); ok {
@@ -873,7 +942,7 @@ func (ev *exprEval) call(n *callNode) (any, error) {
 		args[i] = v
 	}
 	fail := func(format string, a ...any) (any, error) {
-		return nil, &evalError{off: n.pos, msg: n.name + ": " + fmt.Sprintf(format, a...)}
+		return nil, &EvalError{Offset: n.pos, Msg: n.name + ": " + fmt.Sprintf(format, a...)}
 	}
 	switch n.name {
 	case "contains", "startsWith", "endsWith":
@@ -902,14 +971,14 @@ func (ev *exprEval) call(n *callNode) (any, error) {
 			strs[i] = toString(a)
 		}
 		size := 0
-		if err := format(f, strs, func(s string) { size += len(s) }); err != nil {
+		if err := format(f, strs, func(s string) { size += len(s) }, ev.o.clip); err != nil {
 			return fail("%v", err)
 		}
 		w := &valueBuilder{ev: ev}
 		if err := w.reserve(size); err != nil {
 			return fail("%v", err)
 		}
-		format(f, strs, w.writeReserved)
+		format(f, strs, w.writeReserved, ev.o.clip)
 		return w.String(), nil
 	case "join":
 		sep := ","
@@ -943,8 +1012,8 @@ func (ev *exprEval) call(n *callNode) (any, error) {
 		return w.String(), nil
 	case "fromJSON":
 		s := toString(args[0])
-		if len(s) > MaxExprValueBytes {
-			return fail("%q is longer than the limit of %d bytes", clip(s), MaxExprValueBytes)
+		if len(s) > MaxValueBytes {
+			return fail("%q is longer than the limit of %d bytes", ev.o.clip(s), MaxValueBytes)
 		}
 		if err := ev.charge(len(s)); err != nil {
 			return fail("%v", err)
@@ -952,7 +1021,7 @@ func (ev *exprEval) call(n *callNode) (any, error) {
 		v, err := ev.readJSON(s)
 		var bad *badJSON
 		if errors.As(err, &bad) {
-			return fail("%q %s", clip(s), bad.msg)
+			return fail("%q %s", ev.o.clip(s), bad.msg)
 		}
 		if err != nil {
 			return fail("%v", err)
@@ -962,9 +1031,6 @@ func (ev *exprEval) call(n *callNode) (any, error) {
 	return fail("unknown function")
 }
 
-// clip shortens s for a message, with the one cut the redactor knows.
-func clip(s string) string { return redact.Clip(s, 40) }
-
 // badJSON is a text fromJSON cannot read: msg follows the quoted text and
 // quotes nothing of it ("is not JSON: ..." and where).
 type badJSON struct{ msg string }
@@ -972,7 +1038,7 @@ type badJSON struct{ msg string }
 func (e *badJSON) Error() string { return e.msg }
 
 // readJSON reads s, one JSON value, as an expression's value, counting
-// each value it makes against MaxExprEvalBytes and stopping past
+// each value it makes against MaxEvalBytes and stopping past
 // MaxJSONDepth levels of arrays and objects; a text it cannot read is a
 // *badJSON.
 func (ev *exprEval) readJSON(s string) (any, error) {
@@ -1004,7 +1070,7 @@ func (ev *exprEval) readJSONValue(d *json.Decoder, depth int) (any, error) {
 				return nil, err
 			}
 		}
-		return exprValue(tok), nil
+		return Value(tok), nil
 	}
 	if delim == ']' || delim == '}' {
 		return nil, notJSON(d, nil)
@@ -1172,7 +1238,7 @@ func (w *valueBuilder) jsonString(s string) error {
 // format calls emit with the pieces of f, {N} replaced by args[N]; {{ and
 // }} are braces. Its errors quote f cut (clip), and say where in f, never
 // what, so that they show no more of a secret than the cut.
-func format(f string, args []string, emit func(string)) error {
+func format(f string, args []string, emit func(string), clip func(string) string) error {
 	for i := 0; i < len(f); i++ {
 		c := f[i]
 		switch {
@@ -1211,9 +1277,9 @@ func format(f string, args []string, emit func(string)) error {
 	return nil
 }
 
-// truthy is a value as a condition: false, 0, -0, NaN, the empty string and null are
+// Truthy is a value as a condition: false, 0, -0, NaN, the empty string and null are
 // false, anything else true.
-func truthy(v any) bool {
+func Truthy(v any) bool {
 	switch v := v.(type) {
 	case nil:
 		return false
@@ -1391,10 +1457,10 @@ func compare(op string, a, b any) bool {
 	return c >= 0
 }
 
-// exprValue converts a Go value (a step's outputs, decoded JSON) into an
+// Value converts a Go value (a step's outputs, decoded JSON) into an
 // expression's: json.Number and other numbers to float64, maps and
 // slices item by item.
-func exprValue(v any) any {
+func Value(v any) any {
 	switch v := v.(type) {
 	case nil, bool, string, float64:
 		return v
@@ -1413,14 +1479,14 @@ func exprValue(v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, x := range v {
-			out[k] = exprValue(x)
+			out[k] = Value(x)
 		}
 		return out
 	case []any:
 		// at least one item's room: two empty arrays are two instances
 		out := make([]any, len(v), max(len(v), 1))
 		for i, x := range v {
-			out[i] = exprValue(x)
+			out[i] = Value(x)
 		}
 		return out
 	case []string:
@@ -1434,7 +1500,7 @@ func exprValue(v any) any {
 		d := json.NewDecoder(bytes.NewReader(v))
 		d.UseNumber()
 		if d.Decode(&x) == nil {
-			return exprValue(x)
+			return Value(x)
 		}
 		return string(v)
 	}
@@ -1443,11 +1509,11 @@ func exprValue(v any) any {
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	return exprValue(json.RawMessage(b))
+	return Value(json.RawMessage(b))
 }
 
-// exprPos is "LINE:COL" of offset off in src, 1-based.
-func exprPos(src string, off int) string {
+// Pos is "LINE:COL" of offset off in src, 1-based.
+func Pos(src string, off int) string {
 	off = min(off, len(src))
 	line := 1 + strings.Count(src[:off], "\n")
 	col := off - strings.LastIndexByte(src[:off], '\n')

@@ -1,29 +1,27 @@
-package jobs
+package expr
 
 import (
 	"math"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/retrywise/retrywise/internal/redact"
 )
 
-// evalExpr parses and evaluates src in st, giving the expression's value.
-func evalExpr(t *testing.T, src string, st State) (any, error) {
+// testOptions are the options the program gives: redact's cut.
+var testOptions = Options{Clip: func(s string) string { return redact.Clip(s, 40) }}
+
+// evalExpr parses and evaluates src in root, neither failed nor cancelled,
+// giving the expression's value.
+func evalExpr(t *testing.T, src string, root map[string]any) (any, error) {
 	t.Helper()
-	n, err := parseExpr(src)
+	n, err := Parse(src, testOptions)
 	if err != nil {
 		return nil, err
 	}
-	ev := &exprEval{root: condRoot(st), status: func(name string) bool {
-		switch name {
-		case "success":
-			return success(st)
-		case "failure":
-			return st.Failed
-		case "cancelled":
-			return st.Cancelled
-		}
-		return true
+	ev := &exprEval{root: root, o: testOptions, status: func(name string) bool {
+		return name != "failure" && name != "cancelled"
 	}}
 	v, err := ev.eval(n)
 	if f, ok := v.(filtered); ok {
@@ -32,16 +30,26 @@ func evalExpr(t *testing.T, src string, st State) (any, error) {
 	return v, err
 }
 
+// envRoot is the root of an evaluation whose env holds vars and whose
+// steps are none.
+func envRoot(vars map[string]string) map[string]any {
+	env := map[string]any{}
+	for k, v := range vars {
+		env[k] = v
+	}
+	return map[string]any{"steps": map[string]any{}, "env": env}
+}
+
 // TestExprGitHub is GitHub's expression semantics, from the examples of
 // "Evaluate expressions in workflows and actions" (literals, operators,
 // the loose comparison table, functions, object filters) and the issue's
 // cases.
 func TestExprGitHub(t *testing.T) {
-	st := State{
-		Env: map[string]string{"REF": "refs/heads/main", "TIME": "3", "EMPTY": ""},
-		Steps: map[string]StepState{
-			"quota": {Outcome: "success", Found: true, Outputs: map[string]any{"left": "3", "zero": "0", "n": "ten", "count": 3}},
-			"build": {Outcome: "failure", Class: "transient"},
+	st := map[string]any{
+		"env": map[string]any{"REF": "refs/heads/main", "TIME": "3", "EMPTY": ""},
+		"steps": map[string]any{
+			"quota": Value(map[string]any{"outcome": "success", "class": "", "found": true, "outputs": map[string]any{"left": "3", "zero": "0", "n": "ten", "count": 3}}),
+			"build": Value(map[string]any{"outcome": "failure", "class": "transient", "found": false, "outputs": map[string]any{}}),
 		},
 	}
 	fruits := `fromJSON('[{"name":"apple","quantity":1},{"name":"orange","quantity":2},{"name":"pear","quantity":1}]')`
@@ -190,27 +198,27 @@ func TestExprErrors(t *testing.T) {
 		{"steps.", "after ."},
 		{"env.X == nil", `unknown name "nil"`},
 		{"12abc", "a number followed by"},
-		{strings.Repeat("(", MaxExprDepth+1) + "1" + strings.Repeat(")", MaxExprDepth+1), "deeper than the limit of 50"},
-		{strings.Repeat("!", MaxExprDepth+1) + "1", "deeper than the limit of 50"},
-		{strings.Repeat("1 == ", MaxExprDepth+1) + "1", "deeper than the limit of 50"},
-		{"env" + strings.Repeat(".a", MaxExprDepth+1), "deeper than the limit of 50"},
-		{"env" + strings.Repeat("[0]", MaxExprDepth+1), "deeper than the limit of 50"},
-		{strings.Repeat("x", MaxExprBytes+1), "longer than the limit of 21000 bytes"},
+		{strings.Repeat("(", MaxDepth+1) + "1" + strings.Repeat(")", MaxDepth+1), "deeper than the limit of 50"},
+		{strings.Repeat("!", MaxDepth+1) + "1", "deeper than the limit of 50"},
+		{strings.Repeat("1 == ", MaxDepth+1) + "1", "deeper than the limit of 50"},
+		{"env" + strings.Repeat(".a", MaxDepth+1), "deeper than the limit of 50"},
+		{"env" + strings.Repeat("[0]", MaxDepth+1), "deeper than the limit of 50"},
+		{strings.Repeat("x", MaxBytes+1), "longer than the limit of 21000 bytes"},
 	}
 	for _, tt := range tests {
-		_, err := parseExpr(tt.src)
+		_, err := Parse(tt.src, testOptions)
 		if err == nil || !strings.Contains(err.Error(), tt.msg) {
 			t.Errorf("%.60s: error %v, want %q", tt.src, err, tt.msg)
 		}
 	}
 	// the limits themselves parse
 	for _, src := range []string{
-		strings.Repeat("(", MaxExprDepth) + "1" + strings.Repeat(")", MaxExprDepth),
-		strings.Repeat("!", MaxExprDepth) + "1",
-		"env" + strings.Repeat(".a", MaxExprDepth),
-		strings.Repeat("1 || ", (MaxExprBytes-1)/5) + "1",
+		strings.Repeat("(", MaxDepth) + "1" + strings.Repeat(")", MaxDepth),
+		strings.Repeat("!", MaxDepth) + "1",
+		"env" + strings.Repeat(".a", MaxDepth),
+		strings.Repeat("1 || ", (MaxBytes-1)/5) + "1",
 	} {
-		if _, err := parseExpr(src); err != nil {
+		if _, err := Parse(src, testOptions); err != nil {
 			t.Errorf("%.60s: %v", src, err)
 		}
 	}
@@ -228,7 +236,7 @@ func TestExprEvalErrors(t *testing.T) {
 		{big, "longer than the limit of 1048576 bytes"},
 	}
 	for _, tt := range tests {
-		_, err := evalExpr(t, tt.src, State{})
+		_, err := evalExpr(t, tt.src, envRoot(nil))
 		if err == nil || !strings.Contains(err.Error(), tt.msg) {
 			t.Errorf("%.60s: error %v, want %q", tt.src, err, tt.msg)
 		}

@@ -1,4 +1,4 @@
-package failure
+package teamrules
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/retrywise/retrywise/internal/failure"
 )
 
 // ruleInsts is the size of s's compiled program, as the loader counts it.
@@ -82,7 +84,7 @@ func ruleErrors(t *testing.T, err error) []string {
 	}
 	var out []string
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-		var re *RuleError
+		var re *Error
 		if !errors.As(e, &re) {
 			t.Fatalf("%T %v", e, e)
 		}
@@ -103,7 +105,7 @@ func TestTeamRuleProgramTooLarge(t *testing.T) {
 		"- match: '" + over + "'\n  class: policy\n  code: tool-b\n" +
 		"- class: policy\n  code: tool-c\n  match: '" + huge + "'\n"
 	start := time.Now()
-	_, err := ParseTeamRules("r.yml", []byte(src))
+	_, err := Parse("r.yml", []byte(src))
 	took := time.Since(start)
 	got := ruleErrors(t, err)
 	want := []string{
@@ -125,7 +127,7 @@ func TestTeamRuleProgramTooLarge(t *testing.T) {
 		t.Errorf("refusing took %v", took)
 	}
 	// At the bound it is accepted.
-	if _, err := ParseTeamRules("r.yml", []byte("- match: '"+heavyRule(t, MaxRuleProgram)+"'\n  class: policy\n  code: tool-b\n")); err != nil {
+	if _, err := Parse("r.yml", []byte("- match: '"+heavyRule(t, MaxRuleProgram)+"'\n  class: policy\n  code: tool-b\n")); err != nil {
 		t.Errorf("a rule of %d instructions: %v", MaxRuleProgram, err)
 	}
 }
@@ -138,16 +140,16 @@ func TestTeamRulesTotalProgram(t *testing.T) {
 	for i := range 160 {
 		fmt.Fprintf(&b, "- match: '(?:\\pL|\\pN){1000}'\n  class: policy\n  code: tool-x%d\n", i)
 	}
-	got := ruleErrors(t, func() error { _, err := ParseTeamRules("r.yml", []byte(b.String())); return err }())
+	got := ruleErrors(t, func() error { _, err := Parse("r.yml", []byte(b.String())); return err }())
 	n := MaxRulesProgram/1002 + 1 // the first rule over the bound
 	want := fmt.Sprintf("r.yml:%d:10: the rules compile to %d instructions in all, over %d", 3*n-2, n*1002, MaxRulesProgram)
 	if len(got) != 1 || !strings.HasPrefix(got[0], want) {
 		t.Fatalf("got:\n%s\nwant one error %q", strings.Join(got, "\n"), want)
 	}
-	if _, err := ParseTeamRules("r.yml", []byte(heaviestRules(t))); err != nil {
+	if _, err := Parse("r.yml", []byte(heaviestRules(t))); err != nil {
 		t.Errorf("the heaviest file within the bounds: %v", err)
 	}
-	if _, err := ParseTeamRules("r.yml", []byte(realisticRules(MaxTeamRules))); err != nil {
+	if _, err := Parse("r.yml", []byte(realisticRules(MaxTeamRules))); err != nil {
 		t.Errorf("%d realistic rules: %v", MaxTeamRules, err)
 	}
 }
@@ -157,9 +159,7 @@ func TestTeamRulesTotalProgram(t *testing.T) {
 // expression and the shapes that multiply.
 func TestTeamRuleProgramEstimate(t *testing.T) {
 	srcs := []string{`(?:\pL|\pN){1000}`, `\S{1,500}`, `x{3,}`, `(?:ab){0,5}c*`, `(a|bc|)+?`, `(?i)abc`, `^$`, `\b(?:a{2}|b{3,4}){2,}`, `(?:)`, `[^\x00-\x{10FFFF}]`, `a{0}`, `(?:a*)*`, `(?:a?)+`}
-	for _, l := range allRegexps {
-		srcs = append(srcs, l.src)
-	}
+	srcs = append(srcs, failure.BuiltinPatterns()...)
 	for _, s := range srcs {
 		re, err := syntax.Parse(s, syntax.Perl)
 		if err != nil {
@@ -176,22 +176,22 @@ func TestTeamRuleProgramEstimate(t *testing.T) {
 // alive, stops within the matching budget with rule-match-too-slow, and
 // 200 realistic rules decide a 64 KiB text well within it.
 func TestTeamRulesAtTheBoundsMatchInBoundedTime(t *testing.T) {
-	rs, err := ParseTeamRules("r.yml", []byte(heaviestRules(t)))
+	rs, err := Parse("r.yml", []byte(heaviestRules(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	f := FromProcess(Process{Name: "tool", Text: letters64K + "\n", ExitCode: 1, Team: rs})
+	f := failure.FromProcess(failure.Process{Name: "tool", Text: letters64K + "\n", ExitCode: 1, Team: rs})
 	took := time.Since(start)
 	t.Logf("heaviest accepted file on a 64 KiB line: %v", took)
 	if took > 2*time.Second {
 		t.Errorf("took %v, want at most the %v budget (2 s allowed)", took, MaxRulesMatchTime)
 	}
-	if f.Code != CodeRuleMatchTooSlow || f.Class != Unknown || !strings.Contains(f.Reason, "r.yml:1") {
+	if f.Code != failure.CodeRuleMatchTooSlow || f.Class != failure.Unknown || !strings.Contains(f.Reason, "r.yml:1") {
 		t.Errorf("got %s %s %q", f.Class, f.Code, f.Reason)
 	}
 
-	rs, err = ParseTeamRules("r.yml", []byte(realisticRules(MaxTeamRules)))
+	rs, err = Parse("r.yml", []byte(realisticRules(MaxTeamRules)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestTeamRulesAtTheBoundsMatchInBoundedTime(t *testing.T) {
 	} {
 		text += "\ndeploy198 failed: step 3 timeout after 30s\n"
 		start := time.Now()
-		f := FromProcess(Process{Name: "deploy", Text: text, ExitCode: 1, Team: rs})
+		f := failure.FromProcess(failure.Process{Name: "deploy", Text: text, ExitCode: 1, Team: rs})
 		took := time.Since(start)
 		t.Logf("%d realistic rules, %s: %v", MaxTeamRules, name, took)
 		if f.Code != "tool-x198" {
@@ -219,27 +219,27 @@ func TestTeamRulesMatchingStopsWithTheContext(t *testing.T) {
 	old := rulesMatchBudget
 	rulesMatchBudget = time.Hour
 	t.Cleanup(func() { rulesMatchBudget = old })
-	rs, err := ParseTeamRules("r.yml", []byte(heaviestRules(t)))
+	rs, err := Parse("r.yml", []byte(heaviestRules(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	f := FromProcess(Process{Ctx: ctx, Name: "tool", Text: letters64K + "\n", ExitCode: 1, Team: rs})
+	f := failure.FromProcess(failure.Process{Ctx: ctx, Name: "tool", Text: letters64K + "\n", ExitCode: 1, Team: rs})
 	took := time.Since(start)
 	t.Logf("stopped %v after the context's end", took-100*time.Millisecond)
 	if took > 1100*time.Millisecond {
 		t.Errorf("took %v after a context of 100ms", took)
 	}
-	if f.Rule != "" || f.Code == CodeRuleMatchTooSlow {
+	if f.Rule != "" || f.Code == failure.CodeRuleMatchTooSlow {
 		t.Errorf("got %s %s rule %q", f.Class, f.Code, f.Rule)
 	}
 	// Classify and Decide take the same context.
 	ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start = time.Now()
-	if f := rs.Decide(Input{Ctx: ctx, Text: letters64K, ExitCode: 1}); f != nil {
+	if f := failure.TeamVerdict(failure.Input{Rules: rs, Ctx: ctx, Text: letters64K, ExitCode: 1}); f != nil {
 		t.Errorf("Decide: %s", f.Code)
 	}
 	if took := time.Since(start); took > 1100*time.Millisecond {
@@ -256,13 +256,13 @@ func BenchmarkTeamRulesAtTheBounds(b *testing.B) {
 	old := rulesMatchBudget
 	rulesMatchBudget = time.Hour
 	b.Cleanup(func() { rulesMatchBudget = old })
-	rs, err := ParseTeamRules("r.yml", []byte(heaviestRules(b)))
+	rs, err := Parse("r.yml", []byte(heaviestRules(b)))
 	if err != nil {
 		b.Fatal(err)
 	}
-	in := teamInput{text: letters64K, exitCode: 1}
+	in := failure.TeamInput{Text: letters64K, ExitCode: 1}
 	for b.Loop() {
-		if f := rs.decide(context.Background(), in); f != nil {
+		if f := rs.Decide(context.Background(), in); f != nil {
 			b.Fatal(f.Code)
 		}
 	}
@@ -272,13 +272,13 @@ func BenchmarkTeamRulesAtTheBounds(b *testing.B) {
 // BenchmarkTeamRulesBudget measures the same file with the budget: the
 // time a failure's classification may take.
 func BenchmarkTeamRulesBudget(b *testing.B) {
-	rs, err := ParseTeamRules("r.yml", []byte(heaviestRules(b)))
+	rs, err := Parse("r.yml", []byte(heaviestRules(b)))
 	if err != nil {
 		b.Fatal(err)
 	}
-	in := teamInput{text: letters64K, exitCode: 1}
+	in := failure.TeamInput{Text: letters64K, ExitCode: 1}
 	for b.Loop() {
-		if f := rs.decide(context.Background(), in); f == nil || f.Code != CodeRuleMatchTooSlow {
+		if f := rs.Decide(context.Background(), in); f == nil || f.Code != failure.CodeRuleMatchTooSlow {
 			b.Fatal(f)
 		}
 	}
@@ -287,13 +287,13 @@ func BenchmarkTeamRulesBudget(b *testing.B) {
 // BenchmarkTeamRulesRealistic measures 200 realistic rules against a 64
 // KiB push log, the last rule matching its last line.
 func BenchmarkTeamRulesRealistic(b *testing.B) {
-	rs, err := ParseTeamRules("r.yml", []byte(realisticRules(MaxTeamRules)))
+	rs, err := Parse("r.yml", []byte(realisticRules(MaxTeamRules)))
 	if err != nil {
 		b.Fatal(err)
 	}
-	in := teamInput{text: pushLog(64<<10) + "deploy198 failed: step 3 timeout after 30s\n", exitCode: 1}
+	in := failure.TeamInput{Text: pushLog(64<<10) + "deploy198 failed: step 3 timeout after 30s\n", ExitCode: 1}
 	for b.Loop() {
-		if f := rs.decide(context.Background(), in); f == nil || f.Code != "tool-x198" {
+		if f := rs.Decide(context.Background(), in); f == nil || f.Code != "tool-x198" {
 			b.Fatal(f)
 		}
 	}
@@ -321,11 +321,11 @@ func TestTeamRuleLiteralGate(t *testing.T) {
 		{`(?:abc)?def`, "def", true},
 		{`^$`, "a\n\nb", true},
 	} {
-		rs, err := ParseTeamRules("r.yml", []byte(fmt.Sprintf("- match: %q\n  class: policy\n  code: tool-x\n", c.re)))
+		rs, err := Parse("r.yml", []byte(fmt.Sprintf("- match: %q\n  class: policy\n  code: tool-x\n", c.re)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		f := rs.Decide(Input{Text: c.text, ExitCode: 1})
+		f := failure.TeamVerdict(failure.Input{Rules: rs, Text: c.text, ExitCode: 1})
 		if (f != nil) != c.match {
 			t.Errorf("%s on %q: matched %v, want %v (literal %q)", c.re, c.text, f != nil, c.match, rs.Rules[0].lit)
 		}
@@ -338,4 +338,31 @@ func TestTeamRuleLiteralGate(t *testing.T) {
 			}
 		}
 	}
+}
+
+// pushLog is (as in the failure package's benchmarks) a realistic failing `git push` log of about size bytes: git and
+// curl progress meters (\r-overwritten), then a GH013 rejection and the
+// hang-up that follows it.
+func pushLog(size int) string {
+	var b strings.Builder
+	b.Grow(size + 2048)
+	b.WriteString("+ git push origin HEAD:main\nEnumerating objects: 1452, done.\nCounting objects: 100% (1452/1452), done.\nDelta compression using up to 12 threads\n")
+	for i := 0; b.Len() < size; i++ {
+		switch i % 4 {
+		case 0:
+			fmt.Fprintf(&b, "Compressing objects:  %d%% (%d/1007)\r", i%100, i%1007)
+		case 1:
+			fmt.Fprintf(&b, "Writing objects:  %d%% (%d/1452), %d.%02d MiB | 21.50 MiB/s\r", i%100, i%1452, i%300, i%100)
+		case 2:
+			fmt.Fprintf(&b, "remote: Resolving deltas:  %d%% (%d/336)        \n", i%100, i%336)
+		default:
+			fmt.Fprintf(&b, " %3d  294M  %3d 36.1M    0     0  21.5M      0  0:00:13  0:00:%02d  0:00:12 21.5M\r", i%100, i%100, i%60)
+		}
+	}
+	b.WriteString("\nremote: error: GH013: Repository rule violations found for refs/heads/main.\n" +
+		"remote: Review all repository rules at https://github.com/acme/web/rules?ref=refs%2Fheads%2Fmain\n" +
+		"remote: \nremote: - Changes must be made through a pull request.\nremote: \n" +
+		"To https://github.com/acme/web.git\n ! [remote rejected] HEAD -> main (push declined due to repository rule violations)\n" +
+		"error: failed to push some refs to 'https://github.com/acme/web.git'\nfatal: the remote end hung up unexpectedly\n")
+	return b.String()
 }

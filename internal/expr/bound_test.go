@@ -1,4 +1,4 @@
-package jobs
+package expr
 
 import (
 	"encoding/json"
@@ -22,14 +22,14 @@ func nest8(x string, n int) string {
 }
 
 // mib is an expression making exactly 1 MiB ('xxxx' 8^6 times): within
-// MaxExprValueBytes.
+// MaxValueBytes.
 var mib = nest8("'xxxx'", 6)
 
-// chain joins n copies of x with op, up to MaxExprBytes.
+// chain joins n copies of x with op, up to MaxBytes.
 func chain(x, op string, n int) string {
 	parts := make([]string, 0, n)
 	for range n {
-		if len(parts)*(len(x)+len(op)) > MaxExprBytes-len(x)-len(op) {
+		if len(parts)*(len(x)+len(op)) > MaxBytes-len(x)-len(op) {
 			break
 		}
 		parts = append(parts, x)
@@ -45,25 +45,25 @@ func chain(x, op string, n int) string {
 // 8,000 deep took 858 MB and 3.9 s before its error.
 func TestExprBuildersStopAtBound(t *testing.T) {
 	deep := func(d int) string { return strings.Repeat("[", d) + strings.Repeat("]", d) }
-	big := State{Env: map[string]string{"BIG": "[" + strings.Repeat("0,", 1<<20) + "0]"}}
+	big := envRoot(map[string]string{"BIG": "[" + strings.Repeat("0,", 1<<20) + "0]"})
 	tests := []struct {
 		name, src, bound string
-		st               State
+		st               map[string]any
 	}{
-		{"toJSON of 8,000 levels", "toJSON(fromJSON('" + deep(8000) + "'))", "nests deeper than the limit of 64 levels", State{}},
-		{"fromJSON of 10,400 levels", "fromJSON('" + deep(10400) + "')", "nests deeper than the limit of 64 levels", State{}},
-		{"toJSON of 60 levels, 512 times", "toJSON(fromJSON(format('[{0}[]]', " + nest8("'"+deep(60)+",'", 3) + ")))", "longer than the limit of 1048576 bytes", State{}},
-		{"format 8^9 times", nest8("'xxxxxxxx'", 9), "longer than the limit of 1048576 bytes", State{}},
-		{"join with a 1 MiB separator", "join(fromJSON('[1,2,3,4,5,6,7,8,9]'), " + mib + ")", "longer than the limit of 1048576 bytes", State{}},
+		{"toJSON of 8,000 levels", "toJSON(fromJSON('" + deep(8000) + "'))", "nests deeper than the limit of 64 levels", envRoot(nil)},
+		{"fromJSON of 10,400 levels", "fromJSON('" + deep(10400) + "')", "nests deeper than the limit of 64 levels", envRoot(nil)},
+		{"toJSON of 60 levels, 512 times", "toJSON(fromJSON(format('[{0}[]]', " + nest8("'"+deep(60)+",'", 3) + ")))", "longer than the limit of 1048576 bytes", envRoot(nil)},
+		{"format 8^9 times", nest8("'xxxxxxxx'", 9), "longer than the limit of 1048576 bytes", envRoot(nil)},
+		{"join with a 1 MiB separator", "join(fromJSON('[1,2,3,4,5,6,7,8,9]'), " + mib + ")", "longer than the limit of 1048576 bytes", envRoot(nil)},
 		{"fromJSON of 2 MiB", "fromJSON(env.BIG)", "longer than the limit of 1048576 bytes", big},
-		{"a MiB built again and again", chain(mib+" == "+mib, " && ", 100), "the limit of 16777216 bytes in all", State{}},
-		{"fromJSON of a MiB again and again", chain("fromJSON(format('[{0}0]', "+nest8("'[],'", 6)+"))", " || ", 100), "the limit of 16777216 bytes in all", State{}},
-		{"contains on a MiB again and again", chain("contains("+mib+", 'y')", " || ", 100), "the limit of 16777216 bytes in all", State{}},
-		{"comparisons of a MiB again and again", chain(mib+" < "+mib, " || ", 100), "the limit of 16777216 bytes in all", State{}},
+		{"a MiB built again and again", chain(mib+" == "+mib, " && ", 100), "the limit of 16777216 bytes in all", envRoot(nil)},
+		{"fromJSON of a MiB again and again", chain("fromJSON(format('[{0}0]', "+nest8("'[],'", 6)+"))", " || ", 100), "the limit of 16777216 bytes in all", envRoot(nil)},
+		{"contains on a MiB again and again", chain("contains("+mib+", 'y')", " || ", 100), "the limit of 16777216 bytes in all", envRoot(nil)},
+		{"comparisons of a MiB again and again", chain(mib+" < "+mib, " || ", 100), "the limit of 16777216 bytes in all", envRoot(nil)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if len(tt.src) > MaxExprBytes {
+			if len(tt.src) > MaxBytes {
 				t.Fatalf("the expression is %d bytes", len(tt.src))
 			}
 			var before, after runtime.MemStats
@@ -86,7 +86,7 @@ func TestExprBuildersStopAtBound(t *testing.T) {
 }
 
 // TestExprWithinBounds: values at the bounds are made: a string of exactly
-// MaxExprValueBytes, fromJSON of 64 levels, and a few MiB built in one if:.
+// MaxValueBytes, fromJSON of 64 levels, and a few MiB built in one if:.
 func TestExprWithinBounds(t *testing.T) {
 	for _, src := range []string{
 		"format('{0}', " + mib + ") == " + mib,
@@ -94,7 +94,7 @@ func TestExprWithinBounds(t *testing.T) {
 		"fromJSON('" + strings.Repeat(`{"a":`, 64) + "1" + strings.Repeat("}", 64) + "')" + strings.Repeat(".a", 40) + " != 0",
 		chain(mib+" == "+mib, " && ", 3),
 	} {
-		v, err := evalExpr(t, src, State{})
+		v, err := evalExpr(t, src, envRoot(nil))
 		if err != nil || v != true {
 			t.Errorf("%.80s: %v, %v; want true", src, v, err)
 		}
@@ -136,7 +136,7 @@ func TestToJSONAsMarshalIndent(t *testing.T) {
 // character JSON stumbled on).
 func TestExprErrorsQuoteNoInnerText(t *testing.T) {
 	const secret = "Qz7vK2mXp9Lw{R4tYb8NcJ6}hFd3GsA1eUo5iZyVxTq0WnMkPjHlBgCfDrE"
-	st := State{Env: map[string]string{"S": secret}}
+	st := envRoot(map[string]string{"S": secret})
 	for _, src := range []string{
 		"fromJSON(env.S)",
 		"format(env.S)",
@@ -165,7 +165,7 @@ func TestExprErrorsQuoteNoInnerText(t *testing.T) {
 			t.Errorf("%s: %q cuts with ...", src, msg)
 		}
 	}
-	_, err := evalExpr(t, "format(format('{0}{{999}}', 'a'))", State{})
+	_, err := evalExpr(t, "format(format('{0}{{999}}', 'a'))", envRoot(nil))
 	if err == nil || !strings.Contains(fmt.Sprint(err), "names no argument") {
 		t.Errorf("format of {999}: %v", err)
 	}

@@ -1,4 +1,7 @@
-package failure
+// Package teamrules is the team rules: a list of rules a team writes for
+// the tools no recogniser knows, loaded from a file or a job file and
+// matched, within bounds, before the built-in recognisers (failure.Team).
+package teamrules
 
 import (
 	"context"
@@ -17,6 +20,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/userfile"
 )
 
@@ -61,10 +65,10 @@ var rulesMatchBudget = MaxRulesMatchTime
 // its budget.
 var errRulesBudget = errors.New("the team rules' matching budget is spent")
 
-// TeamRule is one rule: a regular expression matched against each line of
+// Rule is one rule: a regular expression matched against each line of
 // the failure's text, optionally gated by the tool (or the command's name),
 // the exit status and the HTTP status, and the verdict it gives.
-type TeamRule struct {
+type Rule struct {
 	// Match is matched against one line at a time; nil means any text.
 	Match *regexp.Regexp
 	// Tool is the tool or command name the rule is for; "" means any.
@@ -74,8 +78,8 @@ type TeamRule struct {
 	// Status is the HTTP status the rule is for; 0 means any.
 	Status int
 	// Class, Code, Reason and Remedy are the verdict.
-	Class          Class
-	Code           Code
+	Class          failure.Class
+	Code           failure.Code
 	Reason, Remedy string
 	// Source is where the rule is written: "FILE:LINE".
 	Source string
@@ -91,14 +95,14 @@ type TeamRule struct {
 	line, col int
 }
 
-// TeamRules are a team's rules in order; the first that matches decides.
-// A nil *TeamRules has no rules.
-type TeamRules struct {
-	Rules []TeamRule
+// Rules are a team's rules in order; the first that matches decides.
+// A nil *Rules has no rules.
+type Rules struct {
+	Rules []Rule
 }
 
 // Len is the number of rules.
-func (t *TeamRules) Len() int {
+func (t *Rules) Len() int {
 	if t == nil {
 		return 0
 	}
@@ -106,49 +110,24 @@ func (t *TeamRules) Len() int {
 }
 
 // Concat returns the rules of t followed by those of u.
-func (t *TeamRules) Concat(u *TeamRules) *TeamRules {
+func (t *Rules) Concat(u *Rules) *Rules {
 	switch {
 	case t.Len() == 0:
 		return u
 	case u.Len() == 0:
 		return t
 	}
-	return &TeamRules{Rules: append(append([]TeamRule(nil), t.Rules...), u.Rules...)}
-}
-
-// teamInput is what a team rule is matched against.
-type teamInput struct {
-	tool     Tool
-	command  string
-	text     string
-	exitCode int
-	status   int
-	// statusOf reads an HTTP status from the text when none is given (the
-	// generic layer's reading); nil when not needed.
-	statusOf func() int
+	return &Rules{Rules: append(append([]Rule(nil), t.Rules...), u.Rules...)}
 }
 
 // Decide returns the verdict of the first rule that matches in (its tool,
-// command, text, exit status and HTTP status), or nil when none does.
-// Matching ends with in.Ctx (nil when none does) and at MaxRulesMatchTime;
-// see decide.
-func (t *TeamRules) Decide(in Input) *Failure {
-	if t.Len() == 0 {
-		return nil
-	}
-	ro := newRunOpts(in.Env, in.MaxElapsed)
-	return t.decide(in.Ctx, teamInput{tool: in.Tool, command: in.Command, text: in.Text, exitCode: in.ExitCode, status: in.Status, statusOf: func() int {
-		return statusRead(classifyTextRun(in.Tool, in.Text, in.ExitCode, in.Method, ro))
-	}})
-}
-
-// decide returns the verdict of the first rule that matches, or nil. The
+// command, text, exit status and HTTP status), or nil. The
 // rules are matched on a goroutine of their own, which checks ctx and the
-// budget between rules and every few KiB of text: decide returns as soon
+// budget between rules and every few KiB of text: Decide returns as soon
 // as ctx ends (nil: the caller learns why from ctx) or the budget is spent
 // (the rule-match-too-slow verdict), even while one expression is still
 // running over one long line; that goroutine then stops at its next check.
-func (t *TeamRules) decide(ctx context.Context, in teamInput) *Failure {
+func (t *Rules) Decide(ctx context.Context, in failure.TeamInput) *failure.Failure {
 	if t.Len() == 0 {
 		return nil
 	}
@@ -162,7 +141,7 @@ func (t *TeamRules) decide(ctx context.Context, in teamInput) *Failure {
 	mctx, cancel := context.WithTimeoutCause(ctx, budget, errRulesBudget)
 	defer cancel()
 	type result struct {
-		f        *Failure
+		f        *failure.Failure
 		complete bool
 	}
 	var at atomic.Int64
@@ -182,7 +161,7 @@ func (t *TeamRules) decide(ctx context.Context, in teamInput) *Failure {
 		return nil
 	}
 	r := &t.Rules[at.Load()]
-	return New(Unknown, CodeRuleMatchTooSlow,
+	return failure.New(failure.Unknown, failure.CodeRuleMatchTooSlow,
 		fmt.Sprintf("matching the team rules took over %s, the bound of one failure's classification: it stopped at the rule at %s, and the rules from there on were not tried", budget, r.Source),
 		fmt.Sprintf("make the rules cheaper: counted repetitions ({n}, {n,m}) of broad classes such as \\pL or . cost the most; a rule may compile to %d instructions and a file to %d", MaxRuleProgram, MaxRulesProgram))
 }
@@ -191,30 +170,30 @@ func (t *TeamRules) decide(ctx context.Context, in teamInput) *Failure {
 // context: a few KiB of lines, a moment even for the costliest rule.
 const textCheckEvery = 4 << 10
 
-// match is decide's loop: it returns the verdict of the first rule that
+// match is Decide's loop: it returns the verdict of the first rule that
 // matches, or nil when none does; complete is false when ctx ended first.
 // at is the index of the rule being matched.
-func (t *TeamRules) match(ctx context.Context, in teamInput, at *atomic.Int64) (f *Failure, complete bool) {
-	status, statusRead := in.status, in.status != 0
-	cmd := filepath.Base(in.command)
-	lower := sync.OnceValue(func() string { return asciiLower(in.text) })
+func (t *Rules) match(ctx context.Context, in failure.TeamInput, at *atomic.Int64) (f *failure.Failure, complete bool) {
+	status, statusRead := in.Status, in.Status != 0
+	cmd := filepath.Base(in.Command)
+	lower := sync.OnceValue(func() string { return asciiLower(in.Text) })
 	for i := range t.Rules {
 		if ctx.Err() != nil {
 			return nil, false
 		}
 		at.Store(int64(i))
 		r := &t.Rules[i]
-		if r.Tool != "" && !strings.EqualFold(r.Tool, string(in.tool)) && !strings.EqualFold(r.Tool, cmd) {
+		if r.Tool != "" && !strings.EqualFold(r.Tool, string(in.Tool)) && !strings.EqualFold(r.Tool, cmd) {
 			continue
 		}
-		if r.ExitCode != NoExitCode && r.ExitCode != in.exitCode {
+		if r.ExitCode != failure.NoExitCode && r.ExitCode != in.ExitCode {
 			continue
 		}
 		if r.Status != 0 {
 			if !statusRead {
 				statusRead = true
-				if in.statusOf != nil {
-					status = in.statusOf()
+				if in.StatusOf != nil {
+					status = in.StatusOf()
 				}
 			}
 			if r.Status != status {
@@ -223,7 +202,7 @@ func (t *TeamRules) match(ctx context.Context, in teamInput, at *atomic.Int64) (
 		}
 		var evidence []string
 		if r.Match != nil {
-			line, ok := r.matchLine(ctx, in.text, lower)
+			line, ok := r.matchLine(ctx, in.Text, lower)
 			if ctx.Err() != nil {
 				return nil, false
 			}
@@ -232,8 +211,8 @@ func (t *TeamRules) match(ctx context.Context, in teamInput, at *atomic.Int64) (
 			}
 			evidence = append(evidence, line)
 		}
-		if r.ExitCode != NoExitCode {
-			evidence = append(evidence, exitEvidence(r.ExitCode))
+		if r.ExitCode != failure.NoExitCode {
+			evidence = append(evidence, failure.ExitEvidence(r.ExitCode))
 		}
 		if r.Status != 0 {
 			evidence = append(evidence, "HTTP "+strconv.Itoa(r.Status))
@@ -242,7 +221,7 @@ func (t *TeamRules) match(ctx context.Context, in teamInput, at *atomic.Int64) (
 		if reason == "" {
 			reason = "matched the rule at " + r.Source
 		}
-		f := New(r.Class, r.Code, reason, r.Remedy, evidence...)
+		f := failure.New(r.Class, r.Code, reason, r.Remedy, evidence...)
 		f.Rule = r.Source
 		return f, true
 	}
@@ -255,7 +234,7 @@ func (t *TeamRules) match(ctx context.Context, in teamInput, at *atomic.Int64) (
 // ctx has ended. A text without r.lit (lower is the text with its ASCII
 // letters lower-cased) is not matched line by line, and an empty line is
 // matched once for all.
-func (r *TeamRule) matchLine(ctx context.Context, text string, lower func() string) (string, bool) {
+func (r *Rule) matchLine(ctx context.Context, text string, lower func() string) (string, bool) {
 	switch {
 	case r.lit == "":
 	case !r.litFold && !strings.Contains(text, r.lit), r.litFold && !strings.Contains(lower(), r.lit):
@@ -279,28 +258,19 @@ func (r *TeamRule) matchLine(ctx context.Context, text string, lower func() stri
 		}
 		if l == "" {
 			if empty {
-				return evidenceLine(l, 0), true
+				return failure.EvidenceAt(l, 0), true
 			}
 			continue
 		}
 		if loc := r.Match.FindStringIndex(l); loc != nil {
-			return evidenceLine(l, loc[0]), true
+			return failure.EvidenceAt(l, loc[0]), true
 		}
 	}
 	return "", false
 }
 
-// statusRead is the HTTP status a built-in classification read from a
-// tool's text: its trace's, or its http-NNN code's.
-func statusRead(f *Failure) int {
-	if f.Trace.Status != 0 {
-		return f.Trace.Status
-	}
-	return f.Code.HTTPStatus()
-}
-
-// RuleError is one invalid rule, at its position in the file.
-type RuleError struct {
+// Error is one invalid rule, at its position in the file.
+type Error struct {
 	// File is the file's name as given.
 	File string
 	// Line and Col are 1-based; 0 when the file as a whole is at fault.
@@ -309,7 +279,7 @@ type RuleError struct {
 	Msg, Fix string
 }
 
-func (e *RuleError) Error() string {
+func (e *Error) Error() string {
 	s := e.File
 	if e.Line > 0 {
 		s += fmt.Sprintf(":%d:%d", e.Line, e.Col)
@@ -321,35 +291,35 @@ func (e *RuleError) Error() string {
 	return s
 }
 
-// LoadTeamRules reads and validates the rules file at path; its errors
-// are *RuleError values, joined. ctx abandons the read (a FIFO no one
+// Load reads and validates the rules file at path; its errors
+// are *Error values, joined. ctx abandons the read (a FIFO no one
 // writes, userfile.ReadFile): the error then wraps ctx's cause.
-func LoadTeamRules(ctx context.Context, path string) (*TeamRules, error) {
+func Load(ctx context.Context, path string) (*Rules, error) {
 	buf, err := userfile.ReadFile(ctx, path, MaxRulesFileSize)
 	n := len(buf)
 	if err != nil {
-		return nil, &RuleError{File: path, Msg: "cannot read the rules file: " + strings.TrimPrefix(strings.TrimPrefix(err.Error(), "open "+path+": "), path+": ")}
+		return nil, &Error{File: path, Msg: "cannot read the rules file: " + strings.TrimPrefix(strings.TrimPrefix(err.Error(), "open "+path+": "), path+": ")}
 	}
 	if n > MaxRulesFileSize {
-		return nil, &RuleError{File: path, Msg: fmt.Sprintf("the rules file is over %d KiB", MaxRulesFileSize>>10), Fix: "keep rules files short: one rule per kind of failure"}
+		return nil, &Error{File: path, Msg: fmt.Sprintf("the rules file is over %d KiB", MaxRulesFileSize>>10), Fix: "keep rules files short: one rule per kind of failure"}
 	}
-	return ParseTeamRules(path, buf[:n])
+	return Parse(path, buf[:n])
 }
 
-// ParseTeamRules parses src, a YAML list of rules, named name in errors.
-func ParseTeamRules(name string, src []byte) (rs *TeamRules, err error) {
+// Parse parses src, a YAML list of rules, named name in errors.
+func Parse(name string, src []byte) (rs *Rules, err error) {
 	if len(src) > MaxRulesFileSize {
-		return nil, &RuleError{File: name, Msg: fmt.Sprintf("the rules file is over %d KiB", MaxRulesFileSize>>10)}
+		return nil, &Error{File: name, Msg: fmt.Sprintf("the rules file is over %d KiB", MaxRulesFileSize>>10)}
 	}
 	defer func() {
 		// the parser is another project's: a panic is a syntax error
 		if r := recover(); r != nil {
-			rs, err = nil, &RuleError{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("YAML: the parser failed: %v", r)}
+			rs, err = nil, &Error{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("YAML: the parser failed: %v", r)}
 		}
 	}()
 	f, perr := parser.ParseBytes(src, 0)
 	if perr != nil {
-		e := &RuleError{File: name, Line: 1, Col: 1, Msg: "YAML: " + perr.Error(), Fix: "fix the YAML syntax"}
+		e := &Error{File: name, Line: 1, Col: 1, Msg: "YAML: " + perr.Error(), Fix: "fix the YAML syntax"}
 		var ye interface {
 			GetMessage() string
 		}
@@ -365,15 +335,15 @@ func ParseTeamRules(name string, src []byte) (rs *TeamRules, err error) {
 	for _, d := range f.Docs {
 		if d.Body != nil {
 			if body != nil {
-				return nil, &RuleError{File: name, Line: 1, Col: 1, Msg: "more than one YAML document", Fix: "write one list of rules"}
+				return nil, &Error{File: name, Line: 1, Col: 1, Msg: "more than one YAML document", Fix: "write one list of rules"}
 			}
 			body = d.Body
 		}
 	}
 	if body == nil {
-		return &TeamRules{}, nil
+		return &Rules{}, nil
 	}
-	return TeamRulesFromNode(name, body)
+	return FromNode(name, body)
 }
 
 // yamlErrPos is the position of a goccy/go-yaml error's token.
@@ -389,32 +359,32 @@ func yamlErrPos(err error) (line, col int, ok bool) {
 	return tk.Position.Line, tk.Position.Column, true
 }
 
-// TeamRulesFromNode reads a YAML list of rules already parsed (a job
+// FromNode reads a YAML list of rules already parsed (a job
 // file's defaults.rules); name is the file in errors, and positions are
 // the nodes' own.
-func TeamRulesFromNode(name string, n ast.Node) (*TeamRules, error) {
+func FromNode(name string, n ast.Node) (*Rules, error) {
 	n = unwrapNode(n)
 	seq, ok := n.(*ast.SequenceNode)
 	if !ok {
 		if _, null := n.(*ast.NullNode); null {
-			return &TeamRules{}, nil
+			return &Rules{}, nil
 		}
 		l, c := nodeLineCol(n)
-		return nil, &RuleError{File: name, Line: l, Col: c, Msg: "want a list of rules", Fix: "write - match: REGEX, class: CLASS, code: CODE items"}
+		return nil, &Error{File: name, Line: l, Col: c, Msg: "want a list of rules", Fix: "write - match: REGEX, class: CLASS, code: CODE items"}
 	}
 	if len(seq.Values) > MaxTeamRules {
 		l, c := nodeLineCol(seq.Values[MaxTeamRules])
-		return nil, &RuleError{File: name, Line: l, Col: c, Msg: fmt.Sprintf("more than %d rules", MaxTeamRules), Fix: "merge rules: one regular expression may have alternatives (a|b)"}
+		return nil, &Error{File: name, Line: l, Col: c, Msg: fmt.Sprintf("more than %d rules", MaxTeamRules), Fix: "merge rules: one regular expression may have alternatives (a|b)"}
 	}
 	var errs []error
-	out := &TeamRules{}
-	codes := map[Code]string{}
+	out := &Rules{}
+	codes := map[failure.Code]string{}
 	insts := 0
 	for _, item := range seq.Values {
 		r, rerrs := readTeamRule(name, unwrapNode(item))
 		if insts <= MaxRulesProgram {
 			if insts += r.insts; insts > MaxRulesProgram {
-				rerrs = append(rerrs, &RuleError{File: name, Line: r.line, Col: r.col, Msg: fmt.Sprintf("the rules compile to %d instructions in all, over %d", insts, MaxRulesProgram), Fix: "fewer or simpler rules: merge alternatives, shorten counted repetitions"})
+				rerrs = append(rerrs, &Error{File: name, Line: r.line, Col: r.col, Msg: fmt.Sprintf("the rules compile to %d instructions in all, over %d", insts, MaxRulesProgram), Fix: "fewer or simpler rules: merge alternatives, shorten counted repetitions"})
 			}
 		}
 		if len(rerrs) > 0 {
@@ -423,7 +393,7 @@ func TeamRulesFromNode(name string, n ast.Node) (*TeamRules, error) {
 		}
 		if prev, dup := codes[r.Code]; dup && rulesDiffer(out, r, prev) {
 			l, c := nodeLineCol(item)
-			errs = append(errs, &RuleError{File: name, Line: l, Col: c, Msg: fmt.Sprintf("code %s is also the code of the rule at %s with another class", r.Code, prev), Fix: "give each kind of failure its own code"})
+			errs = append(errs, &Error{File: name, Line: l, Col: c, Msg: fmt.Sprintf("code %s is also the code of the rule at %s with another class", r.Code, prev), Fix: "give each kind of failure its own code"})
 			continue
 		}
 		codes[r.Code] = r.Source
@@ -436,7 +406,7 @@ func TeamRulesFromNode(name string, n ast.Node) (*TeamRules, error) {
 }
 
 // rulesDiffer reports whether r's class differs from that of the rule at src.
-func rulesDiffer(rs *TeamRules, r TeamRule, src string) bool {
+func rulesDiffer(rs *Rules, r Rule, src string) bool {
 	for _, p := range rs.Rules {
 		if p.Source == src {
 			return p.Class != r.Class
@@ -448,16 +418,16 @@ func rulesDiffer(rs *TeamRules, r TeamRule, src string) bool {
 var teamRuleKeys = []string{"match", "tool", "exit-code", "status", "class", "code", "reason", "remedy"}
 
 // readTeamRule reads one rule's mapping.
-func readTeamRule(name string, n ast.Node) (TeamRule, []error) {
+func readTeamRule(name string, n ast.Node) (Rule, []error) {
 	l, c := nodeLineCol(n)
-	r := TeamRule{ExitCode: NoExitCode, Source: fmt.Sprintf("%s:%d", name, l)}
+	r := Rule{ExitCode: failure.NoExitCode, Source: fmt.Sprintf("%s:%d", name, l)}
 	at := func(n ast.Node, fix, format string, args ...any) error {
 		l, c := nodeLineCol(n)
-		return &RuleError{File: name, Line: l, Col: c, Msg: fmt.Sprintf(format, args...), Fix: fix}
+		return &Error{File: name, Line: l, Col: c, Msg: fmt.Sprintf(format, args...), Fix: fix}
 	}
 	m, ok := mappingValues(n)
 	if !ok {
-		return r, []error{&RuleError{File: name, Line: l, Col: c, Msg: "a rule is a mapping", Fix: "write match:, class:, code:, reason: and remedy: keys"}}
+		return r, []error{&Error{File: name, Line: l, Col: c, Msg: "a rule is a mapping", Fix: "write match:, class:, code:, reason: and remedy: keys"}}
 	}
 	var errs []error
 	seen := map[string]bool{}
@@ -512,7 +482,7 @@ func readTeamRule(name string, n ast.Node) (TeamRule, []error) {
 				r.Status = x
 			}
 		case "class":
-			cl, err := ParseClass(strings.TrimSpace(text))
+			cl, err := failure.ParseClass(strings.TrimSpace(text))
 			if err != nil {
 				errs = append(errs, at(v, "write transient, policy, structural, absent or unknown", "class %q is not a failure class", text))
 			} else {
@@ -523,7 +493,7 @@ func readTeamRule(name string, n ast.Node) (TeamRule, []error) {
 			if msg, fix := checkTeamCode(code); msg != "" {
 				errs = append(errs, at(v, fix, "code %q %s", code, msg))
 			} else {
-				r.Code = Code(code)
+				r.Code = failure.Code(code)
 			}
 		case "reason", "remedy":
 			if len(text) > MaxRuleTextLen {
@@ -539,11 +509,11 @@ func readTeamRule(name string, n ast.Node) (TeamRule, []error) {
 	}
 	for _, k := range []string{"class", "code"} {
 		if !seen[k] {
-			errs = append(errs, &RuleError{File: name, Line: l, Col: c, Msg: "the rule has no " + k, Fix: "every rule names its class and code"})
+			errs = append(errs, &Error{File: name, Line: l, Col: c, Msg: "the rule has no " + k, Fix: "every rule names its class and code"})
 		}
 	}
 	if !seen["match"] && !seen["exit-code"] && !seen["status"] {
-		errs = append(errs, &RuleError{File: name, Line: l, Col: c, Msg: "the rule matches everything", Fix: "give it a match:, an exit-code: or a status:"})
+		errs = append(errs, &Error{File: name, Line: l, Col: c, Msg: "the rule matches everything", Fix: "give it a match:, an exit-code: or a status:"})
 	}
 	return r, errs
 }
@@ -696,7 +666,7 @@ func checkTeamCode(code string) (msg, fix string) {
 		return "is over 64 characters", "use a short kebab-case name"
 	case !kebab.MatchString(code):
 		return "is not kebab-case", "use lower-case words joined by hyphens, such as deployctl-lock-held"
-	case builtinCodes[Code(code)] || builtinCodePattern.MatchString(code) || strings.HasPrefix(code, "rule-"):
+	case failure.IsBuiltinCode(failure.Code(code)) || builtinCodePattern.MatchString(code) || strings.HasPrefix(code, "rule-"):
 		return "is a built-in code", "prefix it with your tool's name, such as deployctl-" + code
 	}
 	return "", ""
