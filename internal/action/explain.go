@@ -5,17 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"strconv"
 
+	"github.com/retrywise/retrywise/internal/app"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/explain"
 	"github.com/retrywise/retrywise/internal/failure"
-	"github.com/retrywise/retrywise/internal/ghapi"
 	"github.com/retrywise/retrywise/internal/ghissue"
-	"github.com/retrywise/retrywise/internal/httpstep"
 	"github.com/retrywise/retrywise/internal/retry"
-	"github.com/retrywise/retrywise/internal/step"
 	"github.com/retrywise/retrywise/internal/userfile"
 )
 
@@ -24,47 +21,36 @@ import (
 // `retrywise explain` does, re-run when rerun allows; the outputs name the
 // worst failed step, and rerun says whether the run was handed back.
 func (a *actionRun) runExplain(ctx context.Context) int {
-	h := a.h
 	rerun, err := ParseBool("rerun", a.input("rerun"), false)
 	if err != nil {
-		return h.Fail(exitcode.Usage, err.Error())
+		return a.fail(exitcode.Usage, err.Error())
 	}
 	maxReruns := explain.DefaultMaxReruns
 	if v := a.input("max-reruns"); v != "" {
 		if maxReruns, err = strconv.Atoi(v); err != nil || maxReruns < 0 {
-			return h.Fail(exitcode.Usage, fmt.Sprintf("invalid input max-reruns %q: want a whole number, 0 or more", v))
+			return a.fail(exitcode.Usage, fmt.Sprintf("invalid input max-reruns %q: want a whole number, 0 or more", v))
 		}
 	}
 	t, err := a.explainTarget(ctx)
 	if err != nil {
-		return h.Fail(exitcode.Usage, err.Error())
+		return a.fail(exitcode.Usage, err.Error())
 	}
 	token := a.input("token")
-	if token == "" {
-		token = a.getenv("GITHUB_TOKEN")
-	}
-	a.streams(h.Redactor(token))
+	a.streams(a.app.Redactor(a.app.ExplainToken(token)))
 	defer a.close()
 	if err := a.log.Mask(a.red.Given()...); err != nil {
-		return h.Fail(exitcode.Config, err.Error())
-	}
-	tr := step.Transport(a.env)
-	defer tr.CloseIdleConnections()
-	api, err := ghapi.New(ghapi.Options{
-		HTTPClient: httpstep.NewClient(tr, true), BaseURL: explain.APIBase(t.Host, a.getenv("GITHUB_API_URL")),
-		Token: token, UserAgent: h.UserAgent, Clock: h.Clock,
-	})
-	if err != nil {
-		return h.Fail(exitcode.Config, err.Error())
+		return a.fail(exitcode.Config, err.Error())
 	}
 	a.line("explaining %s", t)
-	res := explain.Explain(ctx, t, explain.Options{
-		API: api, LogClient: httpstep.NewClient(tr, true), Clock: h.Clock,
+	res, code, err := a.app.Explain(ctx, app.ExplainOptions{
+		Target: t, Token: token, Rerun: rerun, MaxReruns: maxReruns,
 		Progress: func(at retry.Attempt, max int) {
 			a.line("GitHub API: attempt %d/%d failed (%s: %s); retrying in %s", at.N, max, at.Class, at.Reason, at.Wait)
 		},
-		Rerun: rerun, MaxReruns: maxReruns,
 	})
+	if err != nil {
+		return a.fail(code, err.Error())
+	}
 	a.worst, a.headline = res.Worst, res.Headline
 	a.explainIssue(t, res)
 	a.extra = map[string]string{"rerun": strconv.FormatBool(res.Rerun)}
@@ -123,10 +109,7 @@ func (a *actionRun) explainTarget(ctx context.Context) (explain.Target, error) {
 		case rerr != nil || ev.WorkflowRun.ID <= 0:
 			return explain.Target{}, fmt.Errorf("explain: event: the payload names no run: %v", err)
 		}
-		t = explain.Target{Host: "github.com", Owner: owner, Repo: repo, RunID: ev.WorkflowRun.ID}
-		if u, err := url.Parse(a.getenv("GITHUB_SERVER_URL")); err == nil && u.Host != "" {
-			t.Host = u.Host
-		}
+		t = a.app.RepoTarget(owner, repo, ev.WorkflowRun.ID)
 	}
 	if ev.WorkflowRun.RunAttempt > 0 && t.Attempt == 0 {
 		t.Attempt = ev.WorkflowRun.RunAttempt

@@ -30,7 +30,7 @@ func (a *actionRun) github() (*github.Client, error) {
 		return nil, nil
 	}
 	tr := step.Transport(a.env)
-	c, err := ghapi.New(ghapi.Options{HTTPClient: httpstep.NewClient(tr, true), BaseURL: a.getenv("GITHUB_API_URL"), Token: token, UserAgent: a.h.UserAgent, Clock: a.h.Clock})
+	c, err := ghapi.New(ghapi.Options{HTTPClient: httpstep.NewClient(tr, true), BaseURL: a.getenv("GITHUB_API_URL"), Token: token, UserAgent: a.app.UserAgent, Clock: a.app.Clock})
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/retrywise/retrywise/internal/clock"
+	"github.com/retrywise/retrywise/internal/app"
 	"github.com/retrywise/retrywise/internal/environ"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
@@ -88,28 +88,19 @@ func Inputs() []string {
 	return out
 }
 
-// Host is what the command line gives the action: the process's streams,
-// environment and services.
+// Host is what the command line gives the action: the process's streams
+// and the application (its environment and services).
 type Host struct {
-	Stdin  io.Reader
-	Stdout io.Writer
-	// Env is the process's environment.
-	Env []string
-	// Clock drives every wait.
-	Clock clock.Clock
-	// UserAgent is retrywise's User-Agent for its own API calls.
-	UserAgent string
-	// Services returns the step services of a run.
-	Services func() *step.Services
-	// Redactor returns the process's masker with extra values.
-	Redactor func(masks ...string) *redact.Redactor
-	// Fail prints the one-line reason last, masked, and returns code.
-	Fail func(code int, msg string) int
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// App runs the use cases, over the process's environment and services.
+	App *app.App
 }
 
 // actionRun is one run of the action.
 type actionRun struct {
 	h      *Host
+	app    *app.App
 	mode   Mode
 	getenv Getenv
 	// input reads an input, trimmed, "" when unset.
@@ -187,38 +178,27 @@ func (l *lockedWriter) EndLine() error {
 // Main runs the action's mode, as `retrywise action` (the flags already
 // parsed), and returns the exit code.
 func Main(ctx context.Context, h *Host) int {
-	envMap := environ.Map(h.Env)
-	a := &actionRun{h: h, getenv: func(k string) string { return envMap[k] }}
+	envMap := environ.Map(h.App.Env)
+	a := &actionRun{h: h, app: h.App, getenv: func(k string) string { return envMap[k] }}
 	a.input = func(name string) string { return strings.TrimSpace(a.getenv(InputVar(name))) }
-	// Every reason Fail prints is one line of data: it may quote an input,
-	// a job file or an API's message.
-	host, fail, red := *h, h.Fail, h.Redactor
-	host.Fail = func(code int, msg string) int {
-		if red != nil {
-			msg = red().String(msg)
-		}
-		return fail(code, Neutral(msg))
-	}
-	h = &host
-	a.h = h
 	if a.getenv("GITHUB_OUTPUT") == "" {
-		return h.Fail(exitcode.Config, (&MissingError{Var: "GITHUB_OUTPUT"}).Error()+"; elsewhere use retrywise exec, push, http or run")
+		return a.fail(exitcode.Config, (&MissingError{Var: "GITHUB_OUTPUT"}).Error()+"; elsewhere use retrywise exec, push, http or run")
 	}
 	var err error
 	if a.mode, err = ChooseMode(a.input); err != nil {
-		return h.Fail(exitcode.Usage, err.Error())
+		return a.fail(exitcode.Usage, err.Error())
 	}
 	if err := a.checkInputs(); err != nil {
-		return h.Fail(exitcode.Usage, err.Error())
+		return a.fail(exitcode.Usage, err.Error())
 	}
 	if a.summary, err = ParseBool("step-summary", a.input("step-summary"), true); err != nil {
-		return h.Fail(exitcode.Usage, err.Error())
+		return a.fail(exitcode.Usage, err.Error())
 	}
 	if a.issues, err = ghissue.ParseMode(a.input("report-issue")); err != nil {
-		return h.Fail(exitcode.Usage, err.Error())
+		return a.fail(exitcode.Usage, err.Error())
 	}
 	a.placeFiles()
-	a.env = h.Env
+	a.env = a.app.Env
 	if ws := a.getenv("GITHUB_WORKSPACE"); ws != "" {
 		if env, err := gitpush.SafeDirectoryEnv(a.env, ws); err == nil {
 			a.env = env
@@ -350,7 +330,7 @@ func (a *actionRun) runStep(ctx context.Context) int {
 	c := k.New()
 	fields := c.Fields()
 	if err := a.setFields(fields); err != nil {
-		return h.Fail(exitcode.Usage, err.Error())
+		return a.fail(exitcode.Usage, err.Error())
 	}
 	switch cfg := c.(type) {
 	case *step.PushConfig:
@@ -366,35 +346,35 @@ func (a *actionRun) runStep(ctx context.Context) int {
 		cfg.Stdout = "live" // the log
 		if cfg.Dir = a.input("working-directory"); cfg.Dir != "" {
 			if st, err := os.Stat(cfg.Dir); err != nil || !st.IsDir() {
-				return h.Fail(exitcode.Config, fmt.Sprintf("invalid input working-directory %q: not a folder", cfg.Dir))
+				return a.fail(exitcode.Config, fmt.Sprintf("invalid input working-directory %q: not a folder", cfg.Dir))
 			}
 		}
 	}
 	p, err := step.Prepare(ctx, k, c)
 	if err != nil && ctx.Err() != nil {
 		// A file an input names (rules) waited: a FIFO no one writes.
-		return h.Fail(exitForCause(ctx), step.FieldErrors(err)[0].Render(step.InputName))
+		return a.fail(exitcode.ForCause(ctx), step.FieldErrors(err)[0].Render(step.InputName))
 	}
 	if err != nil {
-		return h.Fail(exitcode.Usage, step.FieldErrors(err)[0].Render(step.InputName))
+		return a.fail(exitcode.Usage, step.FieldErrors(err)[0].Render(step.InputName))
 	}
-	a.streams(h.Redactor(append([]string{a.input("token")}, c.Shared().Masks...)...))
+	a.streams(a.app.Redactor(append([]string{a.input("token")}, c.Shared().Masks...)...))
 	defer a.close()
 	if err := a.log.Mask(a.red.Given()...); err != nil {
-		return h.Fail(exitcode.Config, err.Error())
+		return a.fail(exitcode.Config, err.Error())
 	}
-	svc := h.Services()
+	opts := app.StepOptions{Step: p}
 	if k == step.ExecKind || k == step.PushKind {
 		done, err := a.forwarder(func(name string) string {
 			return fmt.Sprintf("it is only inside the output outputs (fromJSON(steps.<id>.outputs.outputs)[%q])", name)
 		})
 		if err != nil {
-			return h.Fail(exitcode.Config, "cannot create the script's file commands: "+err.Error())
+			return a.fail(exitcode.Config, "cannot create the script's file commands: "+err.Error())
 		}
 		defer done()
-		svc.FileCommands = a.fw
+		opts.FileCommands = a.fw
 	}
-	io := &step.IO{
+	opts.IO = &step.IO{
 		Stdin: h.Stdin, Stdout: a.stdout, Stderr: a.stderr, Red: a.red, Env: a.env, TempDir: a.tempDir, OutputsOnly: true,
 		Progress: func(at retry.Attempt, max int) {
 			if line, ok := report.Progress(at, max); ok {
@@ -403,10 +383,10 @@ func (a *actionRun) runStep(ctx context.Context) int {
 		},
 		Attempting: a.group(func(n, max int) string { return fmt.Sprintf("attempt %d of %d: %s", n, max, p.Target()) }, k.Name),
 	}
-	start := h.Clock.Now()
-	rep, serr := p.RunStep(ctx, svc, io)
-	if serr != nil {
-		rep = report.NotRun(k.Name, p.Target(), serr.Code, serr.Msg, p.Policy())
+	start := a.app.Clock.Now()
+	rep, code, err := a.app.RunStep(ctx, opts)
+	if err != nil {
+		rep = report.NotRun(k.Name, p.Target(), code, err.Error(), p.Policy())
 	}
 	rep.Notes = append(rep.Notes, a.notes...)
 	if bf, ok := rep.Outputs["body-file"].(string); ok {
@@ -430,7 +410,7 @@ func (a *actionRun) runStep(ctx context.Context) int {
 	if a.mode == ModePush && !rep.OK() {
 		a.explainRefusal(ctx, rep)
 	}
-	run := report.Single(rep, start, h.Clock.Now())
+	run := report.Single(rep, start, a.app.Clock.Now())
 	return a.finish(ctx, run, outputs)
 }
 
@@ -534,37 +514,32 @@ func (a *actionRun) runJob(ctx context.Context) int {
 	h := a.h
 	dryRun, err := ParseBool("dry-run", a.input("dry-run"), false)
 	if err != nil {
-		return h.Fail(exitcode.Usage, err.Error())
+		return a.fail(exitcode.Usage, err.Error())
 	}
 	preflight, err := ParseBool("preflight", a.input("preflight"), false)
 	if err != nil {
-		return h.Fail(exitcode.Usage, err.Error())
+		return a.fail(exitcode.Usage, err.Error())
 	}
 	// The job's steps and retrywise's lines share the log's one stream.
-	l, errs, err := jobs.LoadFile(ctx, a.input("config"), h.Env)
+	l, code, err := a.app.LoadJobFile(ctx, a.input("config"))
 	if err != nil {
-		if ctx.Err() != nil {
-			return h.Fail(exitForCause(ctx), "stopped while loading the job file: "+err.Error())
+		var invalid *app.InvalidJobFile
+		if errors.As(err, &invalid) {
+			w := a.app.Redactor().Writer(a.out)
+			text := workflowtext.NewLines(w)
+			invalid.Errs.WriteText(text)
+			text.Flush()
+			w.Close()
 		}
-		return h.Fail(exitcode.Config, err.Error())
+		return a.fail(code, err.Error())
 	}
-	if len(errs) > 0 {
-		w := h.Redactor().Writer(a.out)
-		text := workflowtext.NewLines(w)
-		errs.WriteText(text)
-		text.Flush()
-		w.Close()
-		return h.Fail(exitcode.Config, fmt.Sprintf("%s is invalid (%d error(s)): nothing ran", errs[0].Path, len(errs)))
-	}
-	job, err := l.File.Pick(a.input("job"))
-	if err != nil {
-		return h.Fail(exitcode.Usage, err.Error())
-	}
-	svc := h.Services()
-	js := jobs.NewSession(l, job, jobs.SessionOptions{
-		Env: a.env, Stdin: h.Stdin, Stdout: a.out, Stderr: a.out, Redactor: h.Redactor,
-		Services: svc, Clock: h.Clock, Preflight: preflight,
+	js, code, err := a.app.OpenJob(app.JobOptions{
+		Loaded: l, Job: a.input("job"), Preflight: preflight,
+		Session: jobs.SessionOptions{Env: a.env, Stdin: h.Stdin, Stdout: a.out, Stderr: a.out},
 	})
+	if err != nil {
+		return a.fail(code, err.Error())
+	}
 	js.Red.Add(a.input("token"))
 	// A step's child may ask the runner to mask a value, as a run: script may.
 	js.Stdout.ForwardAddMask()
@@ -573,7 +548,7 @@ func (a *actionRun) runJob(ctx context.Context) int {
 	defer a.close()
 	defer js.Close()
 	if err := a.log.Mask(a.red.Given()...); err != nil {
-		return h.Fail(exitcode.Config, err.Error())
+		return a.fail(exitcode.Config, err.Error())
 	}
 	// The runner's progress lines quote the steps' targets and reasons.
 	js.Runner.Log = func(line string) { js.Log(Neutral(js.Red.String(line))) }
@@ -585,7 +560,7 @@ func (a *actionRun) runJob(ctx context.Context) int {
 			return exitcode.Config
 		}
 		text := workflowtext.NewLines(js.Stdout)
-		jobs.WritePlan(text, l.File, job, plans)
+		jobs.WritePlan(text, l.File, js.Runner.Job, plans)
 		text.Flush()
 		js.Stdout.Flush()
 		return exitcode.OK
@@ -596,7 +571,7 @@ func (a *actionRun) runJob(ctx context.Context) int {
 		return "the action's own value is kept, and the step's is left out"
 	})
 	if err != nil {
-		return h.Fail(exitcode.Config, "cannot create the steps' file commands: "+err.Error())
+		return a.fail(exitcode.Config, "cannot create the steps' file commands: "+err.Error())
 	}
 	defer done()
 	js.Runner.Services.FileCommands = a.fw
@@ -606,7 +581,7 @@ func (a *actionRun) runJob(ctx context.Context) int {
 		end := a.group(func(n, max int) string { return fmt.Sprintf("step %s: attempt %d of %d", id, n, max) }, kind)(n, max)
 		return func() { flushAll(); end() }
 	}
-	run := js.Run(ctx)
+	run, _, _ := a.app.RunJob(ctx, js)
 	if len(a.notes) > 0 && len(run.Steps) > 0 {
 		run.Steps[0].Notes = append(run.Steps[0].Notes, a.notes...)
 	}
@@ -720,7 +695,7 @@ func (a *actionRun) finish(ctx context.Context, run *report.Run, outputs map[str
 		// A signal came, during the step or while it was recorded (a
 		// file command that waited on a FIFO no one reads): the exit is
 		// the signal's.
-		code = exitForCause(ctx)
+		code = exitcode.ForCause(ctx)
 	}
 	a.flush()
 	return code
@@ -766,14 +741,12 @@ func maskValues(outputs map[string]any, mask func(string) string) map[string]any
 	return s.Outputs
 }
 
-// exitForCause is the exit code of a run stopped by ctx: the signal's
-// (130 for SIGINT, 143 for SIGTERM), else 130.
-func exitForCause(ctx context.Context) int {
-	var sig *interrupt.Signal
-	if errors.As(context.Cause(ctx), &sig) {
-		return sig.ExitCode()
-	}
-	return exitcode.Interrupted
+// fail prints the one-line reason last on stderr and returns code. The
+// reason is one line of data, masked: it may quote an input, a job file
+// or an API's message.
+func (a *actionRun) fail(code int, msg string) int {
+	fmt.Fprintf(a.h.Stderr, "retrywise: %s\n", Neutral(a.app.Redactor().String(msg)))
+	return code
 }
 
 // The identity a commit made in the action gets when nothing else names

@@ -67,11 +67,12 @@ func parseClassify(f *factory, args []string) (*classifyOptions, int, bool) {
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the explanation")
 	rulesFile := fs.String("rules", "", "a YAML `FILE` of team rules; the first that matches decides, before the built-in recognisers")
 	command := fs.String("command", "", "the `NAME` of the command that printed the text, which a team rule's tool: may name")
-	if code, done := f.parse(fs, args); done {
+	pos, code, done := f.parse(fs, args)
+	if done {
 		return nil, code, true
 	}
-	if fs.NArg() > 0 {
-		return nil, f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q: the failure text comes on stdin", fs.Arg(0))), true
+	if len(pos) > 0 {
+		return nil, f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q: the failure text comes on stdin", pos[0])), true
 	}
 	t, err := failure.ParseTool(*tool)
 	if err != nil {
@@ -95,7 +96,7 @@ func runClassify(ctx context.Context, opts *classifyOptions) int {
 	if opts.rulesFile != "" {
 		rs, err := teamrules.Load(ctx, opts.rulesFile)
 		if ctx.Err() != nil {
-			return f.fail(exitForCause(ctx), "cancelled while reading --rules: "+err.Error())
+			return f.fail(exitcode.ForCause(ctx), "cancelled while reading --rules: "+err.Error())
 		}
 		if err != nil {
 			return f.fail(exitcode.Usage, "invalid --rules:\n  "+strings.ReplaceAll(err.Error(), "\n", "\n  "))
@@ -110,7 +111,7 @@ func runClassify(ctx context.Context, opts *classifyOptions) int {
 		return err
 	})
 	if ctx.Err() != nil {
-		return f.fail(exitForCause(ctx), "cancelled while reading stdin: "+context.Cause(ctx).Error())
+		return f.fail(exitcode.ForCause(ctx), "cancelled while reading stdin: "+context.Cause(ctx).Error())
 	}
 	if err != nil {
 		return f.fail(exitcode.Usage, "cannot read stdin: "+err.Error())
@@ -122,7 +123,7 @@ func runClassify(ctx context.Context, opts *classifyOptions) int {
 	in.Text, in.Ctx = text, ctx
 	fl := failure.Classify(in)
 	if ctx.Err() != nil {
-		return f.fail(exitForCause(ctx), "cancelled while classifying: "+context.Cause(ctx).Error())
+		return f.fail(exitcode.ForCause(ctx), "cancelled while classifying: "+context.Cause(ctx).Error())
 	}
 	red := f.redactor()
 	out := Classification{Class: fl.Class, Code: string(fl.Code), Decision: string(fl.Class.Decision()), Reason: red.String(fl.Reason), Remedy: red.String(fl.Remedy), Evidence: []string{}, Rule: fl.Rule}

@@ -2,8 +2,9 @@
 // runs a subcommand and returns the exit code. cmd/retrywise only calls Main.
 //
 // Every command is two functions over one options struct: parseX fills
-// xOptions from the flags and validates them, and runX(ctx, opts) does the
-// work, so tests can call runX with hand-built options. The services the
+// xOptions from the flags (one parser, parseFlags) and validates them, and
+// runX(ctx, opts) calls the use case of internal/app and renders what it
+// returns, so tests can call runX with hand-built options. The services the
 // commands share (masked output, egress prober, breaker registry, clock,
 // HTTP transport, user agent) come from the factory Main builds; no command
 // sets them up itself.
@@ -16,7 +17,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/retrywise/retrywise/internal/action"
@@ -73,10 +73,10 @@ func (c *Command) subcommands() map[string]subcommand {
 		"push":     {"git push, retrying only network failures", stepCommand(step.PushKind)},
 		"version":  {"print the version", command(parseVersion, runVersion)},
 		"explain":  {"classify a failed GitHub Actions run from its logs; re-run it only if waiting can help", command(parseExplain, runExplain)},
-		"run":      {"run a job of a job file: many steps, one report", runRun},
-		"validate": {"check a job file and print every error with its position", runValidate},
+		"run":      {"run a job of a job file: many steps, one report", command(parseRun, runRun)},
+		"validate": {"check a job file and print every error with its position", command(parseValidate, runValidate)},
 		"demo":     {"run an offline demo of every failure class on 127.0.0.1", runDemo},
-		"schedule": {"run the job file's jobs on their cron: triggers, outside GitHub", runSchedule},
+		"schedule": {"run the job file's jobs on their cron: triggers, outside GitHub", command(parseSchedule, runSchedule)},
 		"action":   {"run as the GitHub Action's entry point (inputs from INPUT_*)", runAction},
 
 		"http":         {"send an HTTP request, retrying only transient failures", stepCommand(step.HTTPKind)},
@@ -128,55 +128,90 @@ func (c *Command) usage(f *factory, out io.Writer) {
 	fmt.Fprintf(w, "\nRun 'retrywise COMMAND --help' for a command's flags and defaults.\n")
 }
 
-// parse parses args into fs; it returns done=true with the code to exit with
-// when parsing ended the command (help or a usage error).
-func (f *factory) parse(fs *flag.FlagSet, args []string) (code int, done bool) {
-	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			w := f.usageRedactor().Writer(f.stdout)
-			fs.SetOutput(w)
-			fs.Usage()
-			w.Close()
-			return exitcode.OK, true
-		}
-		return f.fail(exitcode.Usage, dashed(err.Error())+" (see --help)"), true
-	}
-	return 0, false
+// parse parses args into fs with parseFlags, flags anywhere; it returns
+// the positional arguments, or done=true with the code to exit with when
+// parsing ended the command (help or a usage error).
+func (f *factory) parse(fs *flag.FlagSet, args []string) (pos []string, code int, done bool) {
+	return f.parseUntil(fs, args, false)
 }
 
-// dashed rewrites a flag package error to name the flag as the docs and
-// --help do: "flag provided but not defined: -exit-code" becomes
-// "... --exit-code"; a short alias (-X, -H) keeps its one dash.
-func dashed(msg string) string {
-	for _, p := range []string{"flag provided but not defined: -", "flag needs an argument: -", "invalid boolean flag "} {
-		if rest, ok := strings.CutPrefix(msg, p); ok {
-			name, tail, found := strings.Cut(rest, ": ")
-			if found {
-				tail = ": " + tail
+// parseUntil is parse; with childArgs, the first positional argument ends
+// the flags, and it and everything after it are the child's (exec, push).
+func (f *factory) parseUntil(fs *flag.FlagSet, args []string, childArgs bool) (pos []string, code int, done bool) {
+	pos, err := parseFlags(fs, args, childArgs)
+	if errors.Is(err, flag.ErrHelp) {
+		w := f.usageRedactor().Writer(f.stdout)
+		fs.SetOutput(w)
+		fs.Usage()
+		w.Close()
+		return nil, exitcode.OK, true
+	}
+	if err != nil {
+		return nil, f.fail(exitcode.Usage, err.Error()+" (see --help)"), true
+	}
+	return pos, 0, false
+}
+
+// parseFlags is the command line's one flag parser. It sets fs's flags
+// from args and returns the positional arguments in their order. A flag is
+// --name or -name, its value after "=" or in the next argument (a boolean
+// takes only "="); "--" ends the flags, and so does the first positional
+// argument when childArgs is set; otherwise flags may follow positional
+// arguments. A flag is named in an error as the docs and --help name it:
+// two dashes, one for a short alias (-X). -h and --help, unless defined,
+// return flag.ErrHelp.
+func parseFlags(fs *flag.FlagSet, args []string, childArgs bool) (pos []string, err error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(pos, args[i+1:]...), nil
+		}
+		if len(a) < 2 || a[0] != '-' {
+			if childArgs {
+				return append(pos, args[i:]...), nil
 			}
-			return strings.TrimSuffix(p, "-") + flagName(name) + tail
+			pos = append(pos, a)
+			continue
+		}
+		name := a[1:]
+		if name[0] == '-' {
+			name = name[1:]
+		}
+		if name == "" || name[0] == '-' || name[0] == '=' {
+			return nil, fmt.Errorf("bad flag syntax: %s", a)
+		}
+		name, value, hasValue := strings.Cut(name, "=")
+		fl := fs.Lookup(name)
+		if fl == nil {
+			if name == "h" || name == "help" {
+				return nil, flag.ErrHelp
+			}
+			return nil, fmt.Errorf("flag provided but not defined: %s", flagName(name))
+		}
+		if b, ok := fl.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			if !hasValue {
+				if err := fs.Set(name, "true"); err != nil {
+					return nil, fmt.Errorf("invalid boolean flag %s: %v", flagName(name), err)
+				}
+				continue
+			}
+			if err := fs.Set(name, value); err != nil {
+				return nil, fmt.Errorf("invalid boolean value %q for %s: %v", value, flagName(name), err)
+			}
+			continue
+		}
+		if !hasValue {
+			if i+1 == len(args) {
+				return nil, fmt.Errorf("flag needs an argument: %s", flagName(name))
+			}
+			i++
+			value = args[i]
+		}
+		if err := fs.Set(name, value); err != nil {
+			return nil, fmt.Errorf("invalid value %q for flag %s: %v", value, flagName(name), err)
 		}
 	}
-	// invalid value "x" for flag -timeout: ...; the value is Go-quoted, so
-	// it is skipped whole whatever it holds.
-	for _, p := range [][2]string{{"invalid value ", " for flag -"}, {"invalid boolean value ", " for -"}} {
-		rest, ok := strings.CutPrefix(msg, p[0])
-		if !ok {
-			continue
-		}
-		value, err := strconv.QuotedPrefix(rest)
-		if err != nil {
-			continue
-		}
-		after, ok := strings.CutPrefix(rest[len(value):], p[1])
-		if !ok {
-			continue
-		}
-		name, tail, _ := strings.Cut(after, ": ")
-		return p[0] + value + strings.TrimSuffix(p[1], "-") + flagName(name) + ": " + tail
-	}
-	return msg
+	return pos, nil
 }
 
 // flagName is a flag's name with its dashes: two for a long flag, one for a short alias.
@@ -230,14 +265,12 @@ command line. See docs/github-action.md.`
 // streams and services.
 func runAction(ctx context.Context, f *factory, args []string) int {
 	fs := newFlagSet("action", actionSynopsis)
-	if code, done := f.parse(fs, args); done {
+	pos, code, done := f.parse(fs, args)
+	if done {
 		return code
 	}
-	if fs.NArg() > 0 {
-		return f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q: the action takes its settings from its inputs (INPUT_*)", fs.Arg(0)))
+	if len(pos) > 0 {
+		return f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q: the action takes its settings from its inputs (INPUT_*)", pos[0]))
 	}
-	return action.Main(ctx, &action.Host{
-		Stdin: f.stdin, Stdout: f.rawStdout, Env: f.env, Clock: f.clock, UserAgent: f.userAgent(),
-		Services: f.services, Redactor: f.redactor, Fail: f.fail,
-	})
+	return action.Main(ctx, &action.Host{Stdin: f.stdin, Stdout: f.rawStdout, Stderr: f.stderr, App: f.application()})
 }

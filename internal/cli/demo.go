@@ -27,11 +27,12 @@ func runDemo(ctx context.Context, f *factory, args []string) int {
 	var o runOptions
 	printConfig := fs.Bool("print-config", false, "print the embedded job file and exit")
 	addRunFlags(fs, &o)
-	if code, done := f.parse(fs, args); done {
+	pos, code, done := f.parse(fs, args)
+	if done {
 		return code
 	}
-	if fs.NArg() > 0 {
-		return f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", fs.Arg(0)))
+	if len(pos) > 0 {
+		return f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", pos[0]))
 	}
 	if *printConfig {
 		f.stdout.Write(demo.Config())

@@ -3,16 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
-	"net/url"
 
-	"github.com/retrywise/retrywise/internal/environ"
+	"github.com/retrywise/retrywise/internal/app"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/explain"
-	"github.com/retrywise/retrywise/internal/ghapi"
-	"github.com/retrywise/retrywise/internal/httpstep"
 	"github.com/retrywise/retrywise/internal/jobs"
 	"github.com/retrywise/retrywise/internal/retry"
-	"github.com/retrywise/retrywise/internal/step"
 )
 
 const explainSynopsis = `Usage: retrywise explain [flags] RUN_URL
@@ -56,16 +52,17 @@ func parseExplain(f *factory, args []string) (*explainOptions, int, bool) {
 	o := &explainOptions{f: f}
 	fs.StringVar(&o.reportPath, "report", "", "also write the report as JSON to `FILE` (docs/report.schema.json, kind explain)")
 	fs.StringVar(&o.summaryPath, "summary", "", "also write the report as Markdown to `FILE`")
-	if code, done := f.parse(fs, args); done {
+	pos, code, done := f.parse(fs, args)
+	if done {
 		return nil, code, true
 	}
 	switch {
-	case fs.NArg() > 1:
-		return nil, f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q: explain takes one run URL", fs.Arg(1))), true
-	case fs.NArg() == 1 && (*repo != "" || *runID != 0):
+	case len(pos) > 1:
+		return nil, f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q: explain takes one run URL", pos[1])), true
+	case len(pos) == 1 && (*repo != "" || *runID != 0):
 		return nil, f.fail(exitcode.Usage, "give a run URL or --repo and --run, not both"), true
-	case fs.NArg() == 1:
-		t, err := explain.ParseURL(fs.Arg(0))
+	case len(pos) == 1:
+		t, err := explain.ParseURL(pos[0])
 		if err != nil {
 			return nil, f.fail(exitcode.Usage, err.Error()), true
 		}
@@ -77,10 +74,7 @@ func parseExplain(f *factory, args []string) (*explainOptions, int, bool) {
 		if err != nil {
 			return nil, f.fail(exitcode.Usage, err.Error()), true
 		}
-		o.target = explain.Target{Host: "github.com", Owner: owner, Repo: name, RunID: *runID}
-		if u, err := url.Parse(environ.Map(f.env)["GITHUB_SERVER_URL"]); err == nil && u.Host != "" {
-			o.target.Host = u.Host // GitHub Enterprise Server, as a workflow's environment says
-		}
+		o.target = f.application().RepoTarget(owner, name, *runID)
 	}
 	if *attempt < 0 || *maxReruns < 0 {
 		return nil, f.fail(exitcode.Usage, "--attempt and --max-reruns must not be negative"), true
@@ -92,18 +86,11 @@ func parseExplain(f *factory, args []string) (*explainOptions, int, bool) {
 	return o, 0, false
 }
 
-// runExplain explains the run and renders it: the terminal text on stdout,
-// the reports to their files, the headline last on stderr.
+// runExplain explains the run (app.Explain) and renders it: the terminal
+// text on stdout, the reports to their files, the headline last on stderr.
 func runExplain(ctx context.Context, o *explainOptions) int {
 	f := o.f
-	env := environ.Map(f.env)
-	token := o.token
-	for _, k := range []string{"GITHUB_TOKEN", "GH_TOKEN"} {
-		if token == "" {
-			token = env[k]
-		}
-	}
-	red := f.redactor(token)
+	red := f.redactor(f.application().ExplainToken(o.token))
 	stdout, stderr := red.Writer(f.stdout), red.Writer(f.stderr)
 	defer stdout.Close()
 	defer stderr.Close()
@@ -111,28 +98,19 @@ func runExplain(ctx context.Context, o *explainOptions) int {
 	if err != nil {
 		return f.failOpen(ctx, err)
 	}
-	tr := step.Transport(f.env)
-	defer tr.CloseIdleConnections()
-	api, err := ghapi.New(ghapi.Options{
-		HTTPClient: httpstep.NewClient(tr, true), BaseURL: explain.APIBase(o.target.Host, env["GITHUB_API_URL"]),
-		Token: token, UserAgent: f.userAgent(), Clock: f.clock,
-	})
-	if err != nil {
-		return f.fail(exitcode.Config, err.Error())
-	}
-	res := explain.Explain(ctx, o.target, explain.Options{
-		API:       api,
-		LogClient: httpstep.NewClient(tr, true), // no token: the log URL is signed
-		Clock:     f.clock, Rand: f.rand,
+	res, code, err := f.application().Explain(ctx, app.ExplainOptions{
+		Target: o.target, Token: o.token, Rerun: o.rerun, MaxReruns: o.maxReruns,
 		Progress: func(a retry.Attempt, max int) {
 			fmt.Fprintf(stderr, "retrywise: GitHub API: attempt %d/%d failed (%s: %s); retrying in %s\n", a.N, max, a.Class, a.Reason, a.Wait)
 		},
-		Rerun: o.rerun, MaxReruns: o.maxReruns,
 	})
+	if err != nil {
+		return f.fail(code, err.Error())
+	}
 	res.Report.Mask(red.String)
 	res.WriteText(stdout, o.target.String())
 	stdout.Flush()
 	files.Write(ctx, res.Report, red, stderr)
 	fmt.Fprintf(stderr, "retrywise: %s\n", res.Headline)
-	return res.ExitCode
+	return code
 }

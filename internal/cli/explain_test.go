@@ -243,3 +243,26 @@ func TestActionExplainReportIssue(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainTokenRuleIsOneInBothFrontEnds: the command line and the
+// action take the same token: the one given, else $GITHUB_TOKEN, else
+// $GH_TOKEN (the action used to stop at $GITHUB_TOKEN).
+func TestExplainTokenRuleIsOneInBothFrontEnds(t *testing.T) {
+	for _, env := range [][]string{{"GITHUB_TOKEN=" + explainToken}, {"GH_TOKEN=" + explainToken}, {"GITHUB_TOKEN=", "GH_TOKEN=" + explainToken}} {
+		api, _ := explainServer(t, "completed")
+		code, stdout, stderr := runExplainCLI(t, append([]string{"GITHUB_API_URL=" + api}, env...), "https://github.com/o/r/actions/runs/7")
+		if code != 77 || strings.Contains(stdout+stderr, explainToken) {
+			t.Errorf("command line, %q: exit %d, want 77 (token used, never printed)\n%s%s", env[len(env)-1][:8], code, stdout, stderr)
+		}
+		s := newActionStep(t)
+		s.env = append(append(s.env, "GITHUB_API_URL="+api), env...)
+		s.inputs["explain"] = "https://github.com/o/r/actions/runs/7"
+		s.run()
+		if s.code != 77 || s.outputs()["code"] != "npm-forbidden" {
+			t.Errorf("action, %q: exit %d, outputs %v; want 77 with the token of the environment\n%s", env[len(env)-1][:8], s.code, s.outputs(), s.stdout)
+		}
+		if strings.Contains(strings.ReplaceAll(s.stdout, "::add-mask::"+explainToken, ""), explainToken) {
+			t.Errorf("the token is in the action's log:\n%s", s.stdout)
+		}
+	}
+}

@@ -2,19 +2,19 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 
+	"github.com/retrywise/retrywise/internal/app"
 	"github.com/retrywise/retrywise/internal/breaker"
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/environ"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/redact"
-	"github.com/retrywise/retrywise/internal/step"
 	"github.com/retrywise/retrywise/internal/userfile"
 	"github.com/retrywise/retrywise/internal/workflowtext"
 )
@@ -83,12 +83,31 @@ func (c *Command) factory() *factory {
 	return f
 }
 
+// application is the application layer (internal/app) over the
+// process's environment and services.
+func (f *factory) application() *app.App {
+	return &app.App{Env: f.env, Clock: f.clock, Rand: f.rand, Breakers: f.breakers, UserAgent: f.userAgent(), Diagnose: f.diagnose}
+}
+
+// failErr renders err, a use case's: an invalid job file's errors with
+// their positions on stderr, masked, then the one-line reason; it returns
+// code.
+func (f *factory) failErr(code int, err error) int {
+	var invalid *app.InvalidJobFile
+	if errors.As(err, &invalid) {
+		w := f.redactor().Writer(f.stderr)
+		invalid.Errs.WriteText(w)
+		w.Close()
+	}
+	return f.fail(code, err.Error())
+}
+
 // failOpen is fail for a file that could not be opened: 78, or the
 // signal's code when a signal abandoned the wait (a FIFO no one opened).
 func (f *factory) failOpen(ctx context.Context, err error) int {
 	code := exitcode.Config
 	if userfile.IsWait(err) {
-		code = exitForCause(ctx)
+		code = exitcode.ForCause(ctx)
 	}
 	return f.fail(code, err.Error())
 }
@@ -111,7 +130,7 @@ func (f *factory) usageRedactor() *redact.Redactor {
 // redactor returns the secret masker of a command: the environment's
 // secrets, the proxies' credentials and masks.
 func (f *factory) redactor(masks ...string) *redact.Redactor {
-	return redact.New(redact.Options{Env: f.env, Values: slices.Concat(masks, egress.ProxyCredentials(f.env))})
+	return f.application().Redactor(masks...)
 }
 
 // output masks a step command's streams with f.redactor(masks...), and
@@ -129,12 +148,6 @@ func (f *factory) output(ctx context.Context, masks []string, reportPath string)
 	}
 	o.stdout, o.stderr, o.text = o.red.Writer(f.rawStdout), o.red.Writer(f.rawStderr), o.red.Writer(f.stderr)
 	return o, nil
-}
-
-// services are the step services of a step command: the process's
-// environment, clock, breakers, user agent and random source.
-func (f *factory) services() *step.Services {
-	return &step.Services{Env: f.env, Clock: f.clock, Breakers: f.breakers, UserAgent: f.userAgent(), Rand: f.rand, Diagnose: f.diagnose}
 }
 
 // userAgent is the User-Agent of retrywise's own requests.

@@ -2,9 +2,9 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 
+	"github.com/retrywise/retrywise/internal/app"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/step"
 )
@@ -21,18 +21,11 @@ func parseKind(ctx context.Context, f *factory, k *step.Kind, args []string) (*s
 	c := k.New()
 	fields := c.Fields()
 	step.Flags(fs, fields)
-	var pos []string
-	if k.Interspersed {
-		var code int
-		var done bool
-		if pos, code, done = f.parseInterspersed(fs, args); done {
-			return nil, code, true
-		}
-	} else {
-		if code, done := f.parse(fs, args); done {
-			return nil, code, true
-		}
-		pos = fs.Args()
+	// A child's arguments are never retrywise's flags: exec's command
+	// and push's git arguments start at "--" or at the first argument.
+	pos, code, done := f.parseUntil(fs, args, k == step.ExecKind || k == step.PushKind)
+	if done {
+		return nil, code, true
 	}
 	if msg := setArgs(k, fields, pos); msg != "" {
 		return nil, f.fail(exitcode.Usage, msg), true
@@ -40,7 +33,7 @@ func parseKind(ctx context.Context, f *factory, k *step.Kind, args []string) (*s
 	p, err := step.Prepare(ctx, k, c)
 	if err != nil && ctx.Err() != nil {
 		// A file a setting names (--rules) waited: a FIFO no one writes.
-		return nil, f.fail(exitForCause(ctx), step.FieldErrors(err)[0].Render(step.FlagName)), true
+		return nil, f.fail(exitcode.ForCause(ctx), step.FieldErrors(err)[0].Render(step.FlagName)), true
 	}
 	if err != nil {
 		return nil, f.fail(exitcode.Usage, step.FieldErrors(err)[0].Render(step.FlagName)), true
@@ -81,18 +74,18 @@ func runKind(ctx context.Context, f *factory, p *step.Prepared) int {
 		return f.failOpen(ctx, err)
 	}
 	defer o.close()
-	svc := f.services()
+	opts := app.StepOptions{Step: p, IO: o.stepIO(f)}
 	var wf *workflowFiles
 	if p.Kind == step.ExecKind || p.Kind == step.PushKind {
 		if wf, err = f.workflowFiles(ctx, o.red, o.stderr); err != nil {
 			return o.fail(exitcode.Config, err.Error())
 		}
-		svc.FileCommands = wf.forwarder()
+		opts.FileCommands = wf.forwarder()
 	}
-	rep, serr := p.RunStep(ctx, svc, o.stepIO(f))
+	rep, code, err := f.application().RunStep(ctx, opts)
 	wf.writeSummary()
-	if serr != nil {
-		return wf.exit(o.fail(serr.Code, serr.Msg))
+	if err != nil {
+		return wf.exit(o.fail(code, err.Error()))
 	}
 	return wf.exit(o.finish(ctx, rep, f.clock.Now()))
 }
@@ -105,24 +98,5 @@ func stepCommand(k *step.Kind) func(context.Context, *factory, []string) int {
 			return code
 		}
 		return runKind(ctx, f, p)
-	}
-}
-
-// parseInterspersed parses flags that may come before or after the
-// positional arguments (as curl allows); "--" ends the flags.
-func (f *factory) parseInterspersed(fs *flag.FlagSet, args []string) (pos []string, code int, done bool) {
-	for {
-		if code, done := f.parse(fs, args); done {
-			return nil, code, true
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, 0, false
-		}
-		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			return append(pos, rest...), 0, false
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
 	}
 }

@@ -2,10 +2,12 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 
 	"github.com/retrywise/retrywise/internal/action"
+	"github.com/retrywise/retrywise/internal/app"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/jobs"
 )
@@ -25,12 +27,6 @@ retrywise.yml) without running anything: every error is printed as
 FILE:LINE:COL: message, with a one-line fix. Exit 78 on errors; 0 and one
 line on stdout when the file is valid.`
 
-// loadJobFile loads and validates the job file at path ("" means the
-// default places) in the process's environment.
-func (f *factory) loadJobFile(ctx context.Context, path string) (*jobs.Loaded, jobs.Errors, error) {
-	return jobs.LoadFile(ctx, path, f.env)
-}
-
 // loadJobSource validates src, read from path; ctx stops it.
 func (f *factory) loadJobSource(ctx context.Context, path string, src []byte) (*jobs.Loaded, jobs.Errors, error) {
 	return jobs.LoadSource(ctx, path, src, f.env)
@@ -45,31 +41,57 @@ func countSteps(file *jobs.File) int {
 	return n
 }
 
-// runValidate is `retrywise validate`.
-func runValidate(ctx context.Context, f *factory, args []string) int {
+// validateOptions is what `retrywise validate` checks.
+type validateOptions struct {
+	f *factory
+	// config is the job file ("" means the default places); workflow, when
+	// set, a workflow file to check instead.
+	config, workflow string
+	// json prints the errors as one JSON array on stdout.
+	json bool
+}
+
+// parseValidate parses `retrywise validate`'s flags into its options.
+func parseValidate(f *factory, args []string) (*validateOptions, int, bool) {
 	fs := newFlagSet("validate", validateSynopsis)
 	config := fs.String("config", "", "the job `FILE`; empty means .github/retrywise.yml, then retrywise.yml")
 	format := fs.String("format", "text", "how errors are printed: text (FILE:LINE:COL: message) or json (one JSON array on stdout)")
 	workflow := fs.String("workflow", "", "check the steps of this workflow `FILE` that use the retrywise action instead: input names, one mode, the config: job file")
-	if code, done := f.parse(fs, args); done {
-		return code
+	pos, code, done := f.parse(fs, args)
+	if done {
+		return nil, code, true
 	}
-	if fs.NArg() > 0 {
-		return f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", fs.Arg(0)))
+	if len(pos) > 0 {
+		return nil, f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", pos[0])), true
 	}
 	if *format != "text" && *format != "json" {
-		return f.fail(exitcode.Usage, fmt.Sprintf("invalid --format %q: want text or json", *format))
+		return nil, f.fail(exitcode.Usage, fmt.Sprintf("invalid --format %q: want text or json", *format)), true
 	}
+	return &validateOptions{f: f, config: *config, workflow: *workflow, json: *format == "json"}, 0, false
+}
+
+// runValidate loads the job file (app.LoadJobFile), or checks the
+// workflow, and prints every error with its position.
+func runValidate(ctx context.Context, o *validateOptions) int {
+	f := o.f
 	var l *jobs.Loaded
 	var errs jobs.Errors
-	var err error
-	if *workflow != "" {
-		errs, err = action.CheckWorkflow(ctx, *workflow, f.env)
+	if o.workflow != "" {
+		var err error
+		if errs, err = action.CheckWorkflow(ctx, o.workflow, f.env); err != nil {
+			return f.failLoad(ctx, err)
+		}
 	} else {
-		l, errs, err = f.loadJobFile(ctx, *config)
-	}
-	if err != nil {
-		return f.failLoad(ctx, err)
+		var code int
+		var err error
+		var invalid *app.InvalidJobFile
+		l, code, err = f.application().LoadJobFile(ctx, o.config)
+		switch {
+		case errors.As(err, &invalid):
+			errs = invalid.Errs
+		case err != nil:
+			return f.fail(code, err.Error())
+		}
 	}
 	red := f.redactor()
 	// The messages may quote the file's values: masked before they are
@@ -77,7 +99,7 @@ func runValidate(ctx context.Context, f *factory, args []string) int {
 	for _, e := range errs {
 		e.Path, e.Msg, e.Fix = red.String(e.Path), red.String(e.Msg), red.String(e.Fix)
 	}
-	if *format == "json" {
+	if o.json {
 		w := red.Writer(f.stdout)
 		defer w.Close()
 		if errs == nil {
@@ -96,7 +118,7 @@ func runValidate(ctx context.Context, f *factory, args []string) int {
 		return f.fail(exitcode.Config, fmt.Sprintf("%s: %d error(s)", errs[0].Path, len(errs)))
 	}
 	if l == nil {
-		fmt.Fprintf(f.stdout, "%s: ok\n", *workflow)
+		fmt.Fprintf(f.stdout, "%s: ok\n", o.workflow)
 		return exitcode.OK
 	}
 	fmt.Fprintf(f.stdout, "%s: ok (%d jobs, %d steps)\n", l.File.Path, len(l.File.Jobs), countSteps(l.File))
@@ -105,6 +127,7 @@ func runValidate(ctx context.Context, f *factory, args []string) int {
 
 // runOptions is what `retrywise run` (and the demo) runs.
 type runOptions struct {
+	f *factory
 	// job is the job's name; "" means the file's only job.
 	job string
 	// reportPath and summaryPath receive the JSON and Markdown reports.
@@ -132,37 +155,38 @@ func defineRunFlags(fs *flag.FlagSet, o *runOptions) {
 	addRunFlags(fs, o)
 }
 
-// runRun is `retrywise run`.
-func runRun(ctx context.Context, f *factory, args []string) int {
+// parseRun parses `retrywise run`'s flags into its options.
+func parseRun(f *factory, args []string) (*runOptions, int, bool) {
 	fs := newFlagSet("run", runSynopsis)
-	var o runOptions
-	defineRunFlags(fs, &o)
-	if code, done := f.parse(fs, args); done {
-		return code
+	o := &runOptions{f: f}
+	defineRunFlags(fs, o)
+	pos, code, done := f.parse(fs, args)
+	if done {
+		return nil, code, true
 	}
-	if fs.NArg() > 0 {
-		return f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", fs.Arg(0)))
+	if len(pos) > 0 {
+		return nil, f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", pos[0])), true
 	}
+	return o, 0, false
+}
+
+// runRun loads the job file (app.LoadJobFile) and runs its job.
+func runRun(ctx context.Context, o *runOptions) int {
+	f := o.f
 	l, code, ok := f.loadValid(ctx, o.config)
 	if !ok {
 		return code
 	}
-	return f.runJob(ctx, l, o)
+	return f.runJob(ctx, l, *o)
 }
 
 // loadValid loads the job file at path ("" means the default places) for a
-// command that runs it: an invalid file prints every error and runs nothing
-// (78).
+// command that runs it (app.LoadJobFile): an invalid file prints every
+// error and runs nothing (78).
 func (f *factory) loadValid(ctx context.Context, path string) (*jobs.Loaded, int, bool) {
-	l, errs, err := f.loadJobFile(ctx, path)
+	l, code, err := f.application().LoadJobFile(ctx, path)
 	if err != nil {
-		return nil, f.failLoad(ctx, err), false
-	}
-	if len(errs) > 0 {
-		w := f.redactor().Writer(f.stderr)
-		errs.WriteText(w)
-		w.Close()
-		return nil, f.fail(exitcode.Config, fmt.Sprintf("%s is invalid (%d error(s)): nothing ran", errs[0].Path, len(errs))), false
+		return nil, f.failErr(code, err), false
 	}
 	return l, 0, true
 }
@@ -171,7 +195,7 @@ func (f *factory) loadValid(ctx context.Context, path string) (*jobs.Loaded, int
 // 130/143 when a signal stopped the loading.
 func (f *factory) failLoad(ctx context.Context, err error) int {
 	if ctx.Err() != nil {
-		return f.fail(exitForCause(ctx), "stopped while loading the job file: "+err.Error())
+		return f.fail(exitcode.ForCause(ctx), "stopped while loading the job file: "+err.Error())
 	}
 	return f.fail(exitcode.Config, err.Error())
 }
@@ -179,12 +203,10 @@ func (f *factory) failLoad(ctx context.Context, err error) int {
 // runJob runs one job of a loaded file (or prints its plan), writes its
 // reports and returns the run's exit code.
 func (f *factory) runJob(ctx context.Context, l *jobs.Loaded, o runOptions) int {
-	job, err := l.File.Pick(o.job)
+	js, code, err := f.application().OpenJob(app.JobOptions{Loaded: l, Job: o.job, Preflight: o.preflight, Session: f.jobStreams()})
 	if err != nil {
-		return f.fail(exitcode.Usage, err.Error())
+		return f.failErr(code, err)
 	}
-	js := f.jobSession(l, job)
-	js.Runner.Preflight = js.Runner.Preflight || o.preflight
 	defer js.Close()
 	if o.dryRun {
 		return js.Plan()
@@ -201,17 +223,18 @@ func (f *factory) runJob(ctx context.Context, l *jobs.Loaded, o runOptions) int 
 		return f.fail(exitcode.Config, err.Error())
 	}
 	js.Runner.Services.FileCommands = wf.forwarder()
-	rep := js.Run(ctx)
+	rep, code, _ := f.application().RunJob(ctx, js)
 	files.Write(ctx, rep, js.Red, js.TextStderr)
 	wf.writeSummary()
 	js.Finish(rep)
-	return wf.exit(rep.Run.ExitCode)
+	return wf.exit(code)
 }
 
-// jobSession prepares a run of job with the process's streams and services.
-func (f *factory) jobSession(l *jobs.Loaded, job *jobs.Job) *jobs.Session {
-	return jobs.NewSession(l, job, jobs.SessionOptions{
-		Env: f.env, Stdin: f.stdin, Stdout: f.rawStdout, Stderr: f.rawStderr, TextStdout: f.stdout, TextStderr: f.stderr, Redactor: f.redactor,
-		Services: f.services(), Clock: f.clock, StdoutTerminal: f.stdoutTerminal(),
-	})
+// jobStreams are a job's streams: the process's, as they are for the
+// steps' output, and for retrywise's own text (defused inside a workflow).
+func (f *factory) jobStreams() jobs.SessionOptions {
+	return jobs.SessionOptions{
+		Stdin: f.stdin, Stdout: f.rawStdout, Stderr: f.rawStderr, TextStdout: f.stdout, TextStderr: f.stderr,
+		StdoutTerminal: f.stdoutTerminal(),
+	}
 }

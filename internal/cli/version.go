@@ -18,7 +18,7 @@ type versionOptions struct {
 // parseVersion parses `retrywise version`, which takes no flags.
 func parseVersion(f *factory, args []string) (*versionOptions, int, bool) {
 	fs := newFlagSet("version", "Usage: retrywise version\n\nPrints retrywise's version.")
-	if code, done := f.parse(fs, args); done {
+	if _, code, done := f.parse(fs, args); done {
 		return nil, code, true
 	}
 	return &versionOptions{f: f, version: f.version}, 0, false

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/retrywise/retrywise/internal/exitcode"
-	"github.com/retrywise/retrywise/internal/interrupt"
 )
 
 // Once runs, one after the other, each trigger due since its job's last
@@ -65,7 +64,7 @@ func (s *Scheduler) Once(ctx context.Context, only string) int {
 		return exitcode.Transient
 	case ctx.Err() != nil && errors.Is(err, context.Cause(ctx)):
 		ss.logf("not run: job %s: stopped while waiting for the history's lock", only)
-		return exitForCause(ctx)
+		return exitcode.ForCause(ctx)
 	case err != nil:
 		ss.logf("not run: %v", err)
 		return exitcode.Config
@@ -119,17 +118,7 @@ func (s *Scheduler) Once(ctx context.Context, only string) int {
 	}
 	close(finished)
 	if ctx.Err() != nil {
-		return exitForCause(ctx)
+		return exitcode.ForCause(ctx)
 	}
 	return first
-}
-
-// exitForCause is the code of a Once stopped by ctx: the signal's (130 for
-// SIGINT, 143 for SIGTERM), 130 for a cancellation without a signal.
-func exitForCause(ctx context.Context) int {
-	var sig *interrupt.Signal
-	if errors.As(context.Cause(ctx), &sig) {
-		return sig.ExitCode()
-	}
-	return exitcode.Interrupted
 }
