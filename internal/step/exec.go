@@ -17,6 +17,9 @@ import (
 	"github.com/retrywise/retrywise/internal/execstep"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
+	// An exec step names its tool (--tool) from the registered families,
+	// so every program that has step kinds has the families registered.
+	_ "github.com/retrywise/retrywise/internal/failure/tools"
 	"github.com/retrywise/retrywise/internal/redact"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/retry"
