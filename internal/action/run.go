@@ -39,18 +39,20 @@ var FlagExceptions = []string{"report", "summary", "stdout", "stdout-max", "host
 
 // Flags returns the flags of a mode that are inputs, each once, sorted:
 // the flags generated from the mode's step kind (internal/step), or the
-// config mode's (run's --dry-run).
+// config mode's: run's (internal/options) but its mode inputs (--config,
+// --job) and the exceptions.
 func Flags(m Mode) []*flag.Flag {
 	fs := flag.NewFlagSet(string(m), flag.ContinueOnError)
+	var modeInputs []string
 	if k := step.KindNamed(m.Kind()); k != nil {
 		step.Flags(fs, k.Fields())
 	} else if m == ModeJob {
-		fs.Bool("dry-run", false, options.DryRunDoc)
-		fs.Bool("preflight", false, options.PreflightDoc)
+		step.Flags(fs, (&options.Run{}).Fields())
+		modeInputs = ModeInputs(m)
 	}
 	var out []*flag.Flag
 	fs.VisitAll(func(fl *flag.Flag) {
-		if len(fl.Name) > 1 && !slices.Contains(FlagExceptions, fl.Name) {
+		if len(fl.Name) > 1 && !slices.Contains(FlagExceptions, fl.Name) && !slices.Contains(modeInputs, fl.Name) {
 			out = append(out, fl)
 		}
 	})
