@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/retrywise/retrywise/internal/options"
+	"github.com/retrywise/retrywise/internal/step"
 )
 
 // Mode is what the action runs, chosen by exactly one of its mode inputs.
@@ -39,18 +42,26 @@ func (m Mode) Kind() string {
 	return "run"
 }
 
-// ModeInputs are the inputs that choose a mode or feed its positional
-// arguments, by mode; they are not flags.
-var ModeInputs = map[Mode][]string{
-	ModeRun:     {"run", "shell", "working-directory"},
-	ModePush:    {"push", "push-args"},
-	ModeHTTP:    {"url"},
-	ModeJob:     {"config", "job"},
-	ModeExplain: {"explain", "rerun", "max-reruns"},
+// ModeInputs are the inputs that choose mode m or feed its positional
+// arguments; they are not flags. Their table is internal/options'.
+func ModeInputs(m Mode) []string {
+	return names((&options.Action{}).ModeFields()[string(m)])
 }
 
-// CommonInputs are the inputs every mode takes that are not flags.
-var CommonInputs = []string{"token", "report-issue", "step-summary", "git-user-name", "git-user-email"}
+// CommonInputs are the inputs every mode takes that are not flags, from
+// their table in internal/options.
+func CommonInputs() []string {
+	return names((&options.Action{}).CommonFields())
+}
+
+// names are the fields' names in their order.
+func names(fields []*step.Field) []string {
+	out := make([]string, len(fields))
+	for i, f := range fields {
+		out[i] = f.Name
+	}
+	return out
+}
 
 // Getenv looks an environment variable up, "" when unset.
 type Getenv func(name string) string

@@ -24,6 +24,7 @@ import (
 	"github.com/retrywise/retrywise/internal/gitpush"
 	"github.com/retrywise/retrywise/internal/interrupt"
 	"github.com/retrywise/retrywise/internal/jobs"
+	"github.com/retrywise/retrywise/internal/options"
 	"github.com/retrywise/retrywise/internal/redact"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/retry"
@@ -36,26 +37,22 @@ import (
 // always live; an exec step's hosts are for a job's preflight.
 var FlagExceptions = []string{"report", "summary", "stdout", "stdout-max", "hosts"}
 
-// DryRunDoc is the doc of run's --dry-run, the config mode's one flag input.
-const DryRunDoc = "validate, resolve every policy and setting known before the run, print the plan, and send nothing"
-
-// PreflightDoc is the doc of run's --preflight, a config mode's flag input.
-const PreflightDoc = "before the first step, probe every host the job will touch (in parallel, through the egress proxy)\nand run nothing when one is denied: one report lists every denied host and the allowlist lines to add"
-
 // Flags returns the flags of a mode that are inputs, each once, sorted:
 // the flags generated from the mode's step kind (internal/step), or the
-// config mode's (run's --dry-run).
+// config mode's: run's (internal/options) but its mode inputs (--config,
+// --job) and the exceptions.
 func Flags(m Mode) []*flag.Flag {
 	fs := flag.NewFlagSet(string(m), flag.ContinueOnError)
+	var modeInputs []string
 	if k := step.KindNamed(m.Kind()); k != nil {
 		step.Flags(fs, k.Fields())
 	} else if m == ModeJob {
-		fs.Bool("dry-run", false, DryRunDoc)
-		fs.Bool("preflight", false, PreflightDoc)
+		step.Flags(fs, (&options.Run{}).Fields())
+		modeInputs = ModeInputs(m)
 	}
 	var out []*flag.Flag
 	fs.VisitAll(func(fl *flag.Flag) {
-		if len(fl.Name) > 1 && !slices.Contains(FlagExceptions, fl.Name) {
+		if len(fl.Name) > 1 && !slices.Contains(FlagExceptions, fl.Name) && !slices.Contains(modeInputs, fl.Name) {
 			out = append(out, fl)
 		}
 	})
@@ -69,11 +66,11 @@ var Modes = []Mode{ModeRun, ModePush, ModeHTTP, ModeJob, ModeExplain}
 // mode's own and every mode's flags, sorted; action.yml declares exactly these.
 func Inputs() []string {
 	set := map[string]bool{}
-	for _, n := range CommonInputs {
+	for _, n := range CommonInputs() {
 		set[n] = true
 	}
 	for _, m := range Modes {
-		for _, n := range ModeInputs[m] {
+		for _, n := range ModeInputs(m) {
 			set[n] = true
 		}
 		for _, fl := range Flags(m) {
@@ -222,10 +219,10 @@ func Main(ctx context.Context, h *Host) int {
 // a setting is never silently ignored.
 func (a *actionRun) checkInputs() error {
 	mine := map[string]bool{}
-	for _, n := range CommonInputs {
+	for _, n := range CommonInputs() {
 		mine[n] = true
 	}
-	for _, n := range ModeInputs[a.mode] {
+	for _, n := range ModeInputs(a.mode) {
 		mine[n] = true
 	}
 	for _, fl := range Flags(a.mode) {

@@ -84,7 +84,7 @@ func optionsTable(k *step.Kind) string {
 		for _, fl := range action.Flags(mode) {
 			inputs[fl.Name] = true
 		}
-		for _, n := range action.ModeInputs[mode] {
+		for _, n := range action.ModeInputs(mode) {
 			inputs[n] = true
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/goccy/go-yaml"
 
 	"github.com/retrywise/retrywise/internal/action"
+	"github.com/retrywise/retrywise/internal/options"
 	"github.com/retrywise/retrywise/internal/step"
 )
 
@@ -42,11 +43,11 @@ func TestActionInputsMatchFlags(t *testing.T) {
 		t.Errorf("runs = %+v, want docker, Dockerfile, [action]", meta.Runs)
 	}
 	nonFlag := map[string]bool{}
-	for _, n := range action.CommonInputs {
+	for _, n := range action.CommonInputs() {
 		nonFlag[n] = true
 	}
-	for _, ns := range action.ModeInputs {
-		for _, n := range ns {
+	for _, m := range action.Modes {
+		for _, n := range action.ModeInputs(m) {
 			nonFlag[n] = true
 		}
 	}
@@ -61,8 +62,7 @@ func TestActionInputsMatchFlags(t *testing.T) {
 		case m == action.ModeExplain: // its inputs are mode inputs, not flags
 			fs = newFlagSet("explain", "")
 		default:
-			fs = newFlagSet("run", runSynopsis)
-			defineRunFlags(fs, &runOptions{})
+			fs = fieldFlagSet("run", runSynopsis, (&options.Run{}).Fields())
 		}
 		fs.VisitAll(func(fl *flag.Flag) {
 			switch {

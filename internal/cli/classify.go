@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/retrywise/retrywise/internal/execstep"
@@ -15,6 +14,7 @@ import (
 	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/failure/teamrules"
 	"github.com/retrywise/retrywise/internal/interrupt"
+	"github.com/retrywise/retrywise/internal/options"
 	"github.com/retrywise/retrywise/internal/redact"
 )
 
@@ -57,16 +57,8 @@ type classifyOptions struct {
 
 // parseClassify parses `retrywise classify`'s flags into its options.
 func parseClassify(f *factory, args []string) (*classifyOptions, int, bool) {
-	fs := newFlagSet("classify", classifySynopsis)
-	tool := fs.String("tool", "auto", "who printed the text: auto (from the text), http (an HTTP body), exec, or a tool:\n"+toolList())
-	exitCode := fs.Int("exit-code", failure.NoExitCode, "the process's exit status; -1 means not known")
-	status := fs.Int("status", 0, "HTTP status of the response; 0 means not known")
-	var headers stringList
-	fs.Var(&headers, "header", "an HTTP response header as `'Name: value'` (repeatable)")
-	method := fs.String("method", "", "the HTTP request's method; empty means a lookup (GET)")
-	asJSON := fs.Bool("json", false, "print one JSON object instead of the explanation")
-	rulesFile := fs.String("rules", "", "a YAML `FILE` of team rules; the first that matches decides, before the built-in recognisers")
-	command := fs.String("command", "", "the `NAME` of the command that printed the text, which a team rule's tool: may name")
+	var opt options.Classify
+	fs := fieldFlagSet("classify", classifySynopsis, opt.Fields())
 	pos, code, done := f.parse(fs, args)
 	if done {
 		return nil, code, true
@@ -74,19 +66,19 @@ func parseClassify(f *factory, args []string) (*classifyOptions, int, bool) {
 	if len(pos) > 0 {
 		return nil, f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q: the failure text comes on stdin", pos[0])), true
 	}
-	t, err := failure.ParseTool(*tool)
+	t, err := failure.ParseTool(opt.Tool)
 	if err != nil {
 		return nil, f.fail(exitcode.Usage, err.Error()), true
 	}
-	h, err := parseHeaders(headers)
+	h, err := parseHeaders(opt.Headers)
 	if err != nil {
 		return nil, f.fail(exitcode.Usage, err.Error()), true
 	}
-	if *status != 0 && (*status < 100 || *status > 999) {
-		return nil, f.fail(exitcode.Usage, fmt.Sprintf("invalid --status %d: want an HTTP status such as 503", *status)), true
+	if opt.Status != 0 && (opt.Status < 100 || opt.Status > 999) {
+		return nil, f.fail(exitcode.Usage, fmt.Sprintf("invalid --status %d: want an HTTP status such as 503", opt.Status)), true
 	}
-	in := failure.Input{Tool: t, ExitCode: *exitCode, Status: *status, Header: h, Method: strings.ToUpper(*method), Env: f.env, Command: *command}
-	return &classifyOptions{f: f, input: in, json: *asJSON, rulesFile: *rulesFile}, 0, false
+	in := failure.Input{Tool: t, ExitCode: opt.ExitCode, Status: opt.Status, Header: h, Method: strings.ToUpper(opt.Method), Env: f.env, Command: opt.Command}
+	return &classifyOptions{f: f, input: in, json: opt.JSON, rulesFile: opt.Rules}, 0, false
 }
 
 // runClassify reads the failure text from stdin and prints its
@@ -243,18 +235,4 @@ func parseHeaders(hs []string) (http.Header, error) {
 		h.Add(name, strings.TrimSpace(value))
 	}
 	return h, nil
-}
-
-// toolList names the tools --tool takes besides auto, exec and the given
-// exceptions, comma-separated.
-func toolList(except ...failure.Tool) string {
-	var names []string
-	for _, n := range failure.ToolNames() {
-		t := failure.Tool(n)
-		if t == failure.ToolAuto || t == failure.ToolExec || t == failure.ToolHTTP || slices.Contains(except, t) {
-			continue
-		}
-		names = append(names, n)
-	}
-	return strings.Join(names, ", ")
 }

@@ -222,6 +222,15 @@ func flagName(name string) string {
 	return "--" + name
 }
 
+// fieldFlagSet returns a flag set whose flags are fields (a command's
+// table, internal/options), each set to its default first.
+func fieldFlagSet(name, synopsis string, fields []*step.Field) *flag.FlagSet {
+	step.SetDefaults(fields)
+	fs := newFlagSet(name, synopsis)
+	step.Flags(fs, fields)
+	return fs
+}
+
 // newFlagSet returns a flag set whose usage prints synopsis, then every flag with its default.
 func newFlagSet(name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
@@ -229,6 +238,9 @@ func newFlagSet(name, synopsis string) *flag.FlagSet {
 		fmt.Fprintf(fs.Output(), "%s\n\nFlags:\n", synopsis)
 		fs.VisitAll(func(f *flag.Flag) {
 			kind, usage := flag.UnquoteUsage(f)
+			if n, ok := f.Value.(interface{ ValueName() string }); ok && kind == "value" {
+				kind = n.ValueName() // a field's type, as the flag package names its own
+			}
 			if kind != "" {
 				kind = " " + kind
 			}
@@ -245,12 +257,6 @@ func newFlagSet(name, synopsis string) *flag.FlagSet {
 	}
 	return fs
 }
-
-// stringList is a repeatable string flag.
-type stringList []string
-
-func (s *stringList) String() string     { return strings.Join(*s, ", ") }
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 const actionSynopsis = `Usage: retrywise action
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/retrywise/retrywise/internal/demo"
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/options"
 )
 
 const demoSynopsis = `Usage: retrywise demo [flags]
@@ -23,10 +24,8 @@ continue-on-error, so the job exits 0 and the report shows every class.
 
 // runDemo is `retrywise demo`.
 func runDemo(ctx context.Context, f *factory, args []string) int {
-	fs := newFlagSet("demo", demoSynopsis)
-	var o runOptions
-	printConfig := fs.Bool("print-config", false, "print the embedded job file and exit")
-	addRunFlags(fs, &o)
+	var opt options.Demo
+	fs := fieldFlagSet("demo", demoSynopsis, opt.Fields())
 	pos, code, done := f.parse(fs, args)
 	if done {
 		return code
@@ -34,7 +33,7 @@ func runDemo(ctx context.Context, f *factory, args []string) int {
 	if len(pos) > 0 {
 		return f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", pos[0]))
 	}
-	if *printConfig {
+	if opt.PrintConfig {
 		f.stdout.Write(demo.Config())
 		return exitcode.OK
 	}
@@ -59,5 +58,5 @@ func runDemo(ctx context.Context, f *factory, args []string) int {
 	if err != nil || len(errs) > 0 {
 		return f.fail(exitcode.Config, fmt.Sprintf("the embedded job file is invalid: %v %v", err, errs))
 	}
-	return df.runJob(ctx, l, o)
+	return df.runJob(ctx, l, runOptions{reportPath: opt.Report, summaryPath: opt.Summary})
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/explain"
 	"github.com/retrywise/retrywise/internal/jobs"
+	"github.com/retrywise/retrywise/internal/options"
 	"github.com/retrywise/retrywise/internal/retry"
 )
 
@@ -42,24 +43,17 @@ type explainOptions struct {
 
 // parseExplain parses `retrywise explain`'s flags into its options.
 func parseExplain(f *factory, args []string) (*explainOptions, int, bool) {
-	fs := newFlagSet("explain", explainSynopsis)
-	repo := fs.String("repo", "", "the run's repository as `OWNER/REPO` (with --run, instead of a URL)")
-	runID := fs.Int64("run", 0, "the run's `ID` (with --repo)")
-	attempt := fs.Int("attempt", 0, "the run's attempt `N` to explain; 0 means the latest")
-	token := fs.String("token", "", "GitHub `TOKEN`; empty means $GITHUB_TOKEN, else $GH_TOKEN")
-	rerun := fs.Bool("rerun", false, "re-run the failed jobs once when every failed step is transient")
-	maxReruns := fs.Int("max-reruns", explain.DefaultMaxReruns, "re-run only while the run's latest attempt is at most `N`")
-	o := &explainOptions{f: f}
-	fs.StringVar(&o.reportPath, "report", "", "also write the report as JSON to `FILE` (docs/report.schema.json, kind explain)")
-	fs.StringVar(&o.summaryPath, "summary", "", "also write the report as Markdown to `FILE`")
+	var opt options.Explain
+	fs := fieldFlagSet("explain", explainSynopsis, opt.Fields())
 	pos, code, done := f.parse(fs, args)
 	if done {
 		return nil, code, true
 	}
+	o := &explainOptions{f: f, reportPath: opt.Report, summaryPath: opt.Summary}
 	switch {
 	case len(pos) > 1:
 		return nil, f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q: explain takes one run URL", pos[1])), true
-	case len(pos) == 1 && (*repo != "" || *runID != 0):
+	case len(pos) == 1 && (opt.Repo != "" || opt.Run != 0):
 		return nil, f.fail(exitcode.Usage, "give a run URL or --repo and --run, not both"), true
 	case len(pos) == 1:
 		t, err := explain.ParseURL(pos[0])
@@ -67,22 +61,22 @@ func parseExplain(f *factory, args []string) (*explainOptions, int, bool) {
 			return nil, f.fail(exitcode.Usage, err.Error()), true
 		}
 		o.target = t
-	case *repo == "" || *runID <= 0:
+	case opt.Repo == "" || opt.Run <= 0:
 		return nil, f.fail(exitcode.Usage, "no run given: want a run URL, or --repo OWNER/REPO and --run ID"), true
 	default:
-		owner, name, err := explain.ParseRepo(*repo)
+		owner, name, err := explain.ParseRepo(opt.Repo)
 		if err != nil {
 			return nil, f.fail(exitcode.Usage, err.Error()), true
 		}
-		o.target = f.application().RepoTarget(owner, name, *runID)
+		o.target = f.application().RepoTarget(owner, name, opt.Run)
 	}
-	if *attempt < 0 || *maxReruns < 0 {
+	if opt.Attempt < 0 || opt.MaxReruns < 0 {
 		return nil, f.fail(exitcode.Usage, "--attempt and --max-reruns must not be negative"), true
 	}
-	if *attempt > 0 {
-		o.target.Attempt = *attempt
+	if opt.Attempt > 0 {
+		o.target.Attempt = opt.Attempt
 	}
-	o.token, o.rerun, o.maxReruns = *token, *rerun, *maxReruns
+	o.token, o.rerun, o.maxReruns = opt.Token, opt.Rerun, opt.MaxReruns
 	return o, 0, false
 }
 

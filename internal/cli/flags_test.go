@@ -85,3 +85,25 @@ func TestChildArgumentsAreNeverFlags(t *testing.T) {
 		t.Error("push took --report after its git arguments as its own flag")
 	}
 }
+
+// TestHelpNamesValueTypes: a flag whose doc names no value shows its
+// field's type as the flag package names its own (int, duration, string),
+// for a command's table and a step kind's alike.
+func TestHelpNamesValueTypes(t *testing.T) {
+	for cmd, want := range map[string][]string{
+		"schedule": {"\n  --keep int\n", "\n  --grace duration\n", "\n  --once\n"},
+		"classify": {"\n  --tool string\n", "\n  --exit-code int\n", "\n  --header 'Name: value'\n"},
+		"explain":  {"\n  --run ID\n", "\n  --rerun\n"},
+		"exec":     {"\n  --kill-grace duration\n", "\n  --max-attempts int\n", "\n  --on-unknown string\n"},
+	} {
+		r := runCLI(t, "", nil, cmd, "--help")
+		if r.code != exitcode.OK {
+			t.Fatalf("%s --help: exit %d: %s", cmd, r.code, r.stderr)
+		}
+		for _, w := range want {
+			if !strings.Contains(r.stdout, w) {
+				t.Errorf("%s --help lacks %q:\n%s", cmd, w, r.stdout)
+			}
+		}
+	}
+}

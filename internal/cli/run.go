@@ -3,13 +3,13 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 
 	"github.com/retrywise/retrywise/internal/action"
 	"github.com/retrywise/retrywise/internal/app"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/jobs"
+	"github.com/retrywise/retrywise/internal/options"
 )
 
 const runSynopsis = `Usage: retrywise run [flags]
@@ -53,10 +53,8 @@ type validateOptions struct {
 
 // parseValidate parses `retrywise validate`'s flags into its options.
 func parseValidate(f *factory, args []string) (*validateOptions, int, bool) {
-	fs := newFlagSet("validate", validateSynopsis)
-	config := fs.String("config", "", "the job `FILE`; empty means .github/retrywise.yml, then retrywise.yml")
-	format := fs.String("format", "text", "how errors are printed: text (FILE:LINE:COL: message) or json (one JSON array on stdout)")
-	workflow := fs.String("workflow", "", "check the steps of this workflow `FILE` that use the retrywise action instead: input names, one mode, the config: job file")
+	var opt options.Validate
+	fs := fieldFlagSet("validate", validateSynopsis, opt.Fields())
 	pos, code, done := f.parse(fs, args)
 	if done {
 		return nil, code, true
@@ -64,10 +62,10 @@ func parseValidate(f *factory, args []string) (*validateOptions, int, bool) {
 	if len(pos) > 0 {
 		return nil, f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", pos[0])), true
 	}
-	if *format != "text" && *format != "json" {
-		return nil, f.fail(exitcode.Usage, fmt.Sprintf("invalid --format %q: want text or json", *format)), true
+	if opt.Format != "text" && opt.Format != "json" {
+		return nil, f.fail(exitcode.Usage, fmt.Sprintf("invalid --format %q: want text or json", opt.Format)), true
 	}
-	return &validateOptions{f: f, config: *config, workflow: *workflow, json: *format == "json"}, 0, false
+	return &validateOptions{f: f, config: opt.Config, workflow: opt.Workflow, json: opt.Format == "json"}, 0, false
 }
 
 // runValidate loads the job file (app.LoadJobFile), or checks the
@@ -140,26 +138,10 @@ type runOptions struct {
 	preflight bool
 }
 
-// addRunFlags registers the flags run and demo share.
-func addRunFlags(fs *flag.FlagSet, o *runOptions) {
-	fs.StringVar(&o.reportPath, "report", "", "also write the run's report as JSON to `FILE` (docs/report.schema.json)")
-	fs.StringVar(&o.summaryPath, "summary", "", "also write the run's report as Markdown to `FILE`")
-}
-
-// defineRunFlags registers `retrywise run`'s flags on fs.
-func defineRunFlags(fs *flag.FlagSet, o *runOptions) {
-	fs.StringVar(&o.config, "config", "", "the job `FILE`; empty means .github/retrywise.yml, then retrywise.yml")
-	fs.StringVar(&o.job, "job", "", "the job to run (`NAME`); empty means the file's only job")
-	fs.BoolVar(&o.dryRun, "dry-run", false, action.DryRunDoc)
-	fs.BoolVar(&o.preflight, "preflight", false, action.PreflightDoc)
-	addRunFlags(fs, o)
-}
-
 // parseRun parses `retrywise run`'s flags into its options.
 func parseRun(f *factory, args []string) (*runOptions, int, bool) {
-	fs := newFlagSet("run", runSynopsis)
-	o := &runOptions{f: f}
-	defineRunFlags(fs, o)
+	var opt options.Run
+	fs := fieldFlagSet("run", runSynopsis, opt.Fields())
 	pos, code, done := f.parse(fs, args)
 	if done {
 		return nil, code, true
@@ -167,7 +149,7 @@ func parseRun(f *factory, args []string) (*runOptions, int, bool) {
 	if len(pos) > 0 {
 		return nil, f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", pos[0])), true
 	}
-	return o, 0, false
+	return &runOptions{f: f, config: opt.Config, job: opt.Job, dryRun: opt.DryRun, preflight: opt.Preflight, reportPath: opt.Report, summaryPath: opt.Summary}, 0, false
 }
 
 // runRun loads the job file (app.LoadJobFile) and runs its job.

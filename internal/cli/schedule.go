@@ -8,6 +8,7 @@ import (
 
 	"github.com/retrywise/retrywise/internal/app"
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/options"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/schedule"
 )
@@ -40,20 +41,14 @@ type scheduleOptions struct {
 
 // parseSchedule parses `retrywise schedule`'s flags into its options.
 func parseSchedule(f *factory, args []string) (*scheduleOptions, int, bool) {
-	fs := newFlagSet("schedule", scheduleSynopsis)
-	o := &scheduleOptions{f: f}
-	fs.StringVar(&o.config, "config", "", "the job `FILE`; empty means .github/retrywise.yml, then retrywise.yml")
-	fs.StringVar(&o.history, "history", "", "the history `DIR` of run reports (and the lock); empty means $XDG_STATE_HOME/retrywise, else ~/.local/state/retrywise")
-	fs.IntVar(&o.keep, "keep", schedule.DefaultKeep, "the reports kept per job in the history; older ones are removed")
-	fs.DurationVar(&o.grace, "grace", schedule.DefaultGrace, "on SIGTERM, how long a running job may go on before it is cancelled (below Kubernetes' 30s termination grace)")
-	fs.StringVar(&o.listen, "listen", "", "serve /healthz and /metrics (Prometheus) on `ADDR`; a bare :PORT is 127.0.0.1:PORT; empty means off")
-	fs.BoolVar(&o.once, "once", false, "run the jobs that fell due since their last recorded run, once, and exit")
-	fs.StringVar(&o.job, "job", "", "with --once, run this job (`NAME`) now, whatever its cron")
-	fs.DurationVar(&o.lockWait, "lock-wait", schedule.DefaultLockWait, fmt.Sprintf("with --once --job, how long to wait for the history's lock another scheduler holds, then exit 75; 0 means do not wait; at most %s", schedule.MaxLockWait))
+	var opt options.Schedule
+	fs := fieldFlagSet("schedule", scheduleSynopsis, opt.Fields())
 	pos, code, done := f.parse(fs, args)
 	if done {
 		return nil, code, true
 	}
+	o := &scheduleOptions{f: f, config: opt.Config, history: opt.History, listen: opt.Listen, job: opt.Job,
+		keep: opt.Keep, grace: opt.Grace, lockWait: opt.LockWait, once: opt.Once}
 	lockWaitSet := false
 	fs.Visit(func(fl *flag.Flag) { lockWaitSet = lockWaitSet || fl.Name == "lock-wait" })
 	switch {

@@ -69,14 +69,10 @@ func CaptureConnectClock(t *http.Transport, clk clock.Clock) {
 	}
 }
 
-// ConnectFailure classifies a proxy's non-200 answer to a CONNECT for target
-// (host:port) sent through proxyURL; it reads at most MaxBody of the answer's
-// body, waiting at most a second for it.
-func ConnectFailure(proxyURL *url.URL, target string, resp *http.Response) *failure.Failure {
-	return connectFailure(context.Background(), clock.Real{}, proxyURL, target, resp)
-}
-
-// connectFailure is ConnectFailure with the body's wait on clk, cut short when ctx ends.
+// connectFailure classifies a proxy's non-200 answer to a CONNECT for
+// target (host:port) sent through proxyURL; it reads at most MaxBody of the
+// answer's body, waiting at most a second for it on clk, cut short when ctx
+// ends.
 func connectFailure(ctx context.Context, clk clock.Clock, proxyURL *url.URL, target string, resp *http.Response) *failure.Failure {
 	a := failure.ProxyAnswer{Method: http.MethodConnect, Status: resp.StatusCode, Reason: reasonPhrase(resp.Status), Header: resp.Header}
 	if resp.Body != nil {

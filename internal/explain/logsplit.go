@@ -74,12 +74,6 @@ func (t *Tail) Write(p []byte) {
 	}
 }
 
-// Total returns how many bytes were written.
-func (t *Tail) Total() int64 { return t.total }
-
-// Truncated reports whether more was written than the tail keeps.
-func (t *Tail) Truncated() bool { return t.total > int64(t.Limit) }
-
 // String returns the last Limit bytes, from the first whole line in them
 // when more was written; when they hold no whole line, they start with
 // redact.Cut, so that the redactor masks what the cut left of a secret.

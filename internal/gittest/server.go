@@ -2,7 +2,6 @@ package gittest
 
 import (
 	"crypto/subtle"
-	"fmt"
 	"net"
 	"net/http"
 	"net/http/cgi"
@@ -37,11 +36,6 @@ const (
 	// that are not receive-pack POSTs pass through and do not consume it.
 	DropAfterApply
 )
-
-var faultNames = map[Fault]string{Status502: "502", Status503: "503", Status403: "403", Reset: "reset", Stall: "stall", DropAfterApply: "drop-after-apply"}
-
-// String names the fault.
-func (f Fault) String() string { return faultNames[f] }
 
 // Request is the record of one request the front received.
 type Request struct {
@@ -258,6 +252,3 @@ func (w *statusWriter) WriteHeader(code int) {
 	w.status = code
 	w.ResponseWriter.WriteHeader(code)
 }
-
-// String describes the server for failure messages.
-func (s *Server) String() string { return fmt.Sprintf("gittest server %s (root %s)", s.URL, s.Root) }

@@ -19,12 +19,13 @@ import (
 	"github.com/retrywise/retrywise/internal/step"
 )
 
-// Docs shared by run's flags and the action's config mode.
+// Docs of run's flags (the action's config mode takes --dry-run and
+// --preflight as inputs, from run's table).
 const (
-	// DryRunDoc is the doc of run's --dry-run, the config mode's one flag input.
-	DryRunDoc = "validate, resolve every policy and setting known before the run, print the plan, and send nothing"
-	// PreflightDoc is the doc of run's --preflight, a config mode's flag input.
-	PreflightDoc = "before the first step, probe every host the job will touch (in parallel, through the egress proxy)\nand run nothing when one is denied: one report lists every denied host and the allowlist lines to add"
+	// dryRunDoc is the doc of run's --dry-run.
+	dryRunDoc = "validate, resolve every policy and setting known before the run, print the plan, and send nothing"
+	// preflightDoc is the doc of run's --preflight.
+	preflightDoc = "before the first step, probe every host the job will touch (in parallel, through the egress proxy)\nand run nothing when one is denied: one report lists every denied host and the allowlist lines to add"
 	configDoc    = "the job `FILE`; empty means .github/retrywise.yml, then retrywise.yml"
 )
 
@@ -40,8 +41,8 @@ func (o *Run) Fields() []*step.Field {
 	t := step.NewTable()
 	step.Bind(t, step.Field{Name: "config", Doc: configDoc}, &o.Config)
 	step.Bind(t, step.Field{Name: "job", Doc: "the job to run (`NAME`); empty means the file's only job"}, &o.Job)
-	step.Bind(t, step.Field{Name: "dry-run", Doc: DryRunDoc}, &o.DryRun)
-	step.Bind(t, step.Field{Name: "preflight", Doc: PreflightDoc}, &o.Preflight)
+	step.Bind(t, step.Field{Name: "dry-run", Doc: dryRunDoc}, &o.DryRun)
+	step.Bind(t, step.Field{Name: "preflight", Doc: preflightDoc}, &o.Preflight)
 	reportFields(t, &o.Report, &o.Summary)
 	return t.Fields()
 }

@@ -91,7 +91,7 @@ func TestCommandTablesAreTheFlags(t *testing.T) {
 }
 
 // TestActionTablesAreTheInputs: the action's mode and common inputs are
-// the table's, mode by mode.
+// the table's, mode by mode, and the action takes exactly these.
 func TestActionTablesAreTheInputs(t *testing.T) {
 	var o options.Action
 	names := func(fs []*step.Field) []string {
@@ -101,16 +101,30 @@ func TestActionTablesAreTheInputs(t *testing.T) {
 		}
 		return out
 	}
-	if got := names(o.CommonFields()); !slices.Equal(got, action.CommonInputs) {
-		t.Errorf("common inputs %v, want %v", got, action.CommonInputs)
+	common := []string{"token", "report-issue", "step-summary", "git-user-name", "git-user-email"}
+	if got := names(o.CommonFields()); !slices.Equal(got, common) {
+		t.Errorf("common inputs %v, want %v", got, common)
+	}
+	if got := action.CommonInputs(); !slices.Equal(got, common) {
+		t.Errorf("the action's common inputs %v, want %v", got, common)
+	}
+	want := map[action.Mode][]string{
+		action.ModeRun:     {"run", "shell", "working-directory"},
+		action.ModePush:    {"push", "push-args"},
+		action.ModeHTTP:    {"url"},
+		action.ModeJob:     {"config", "job"},
+		action.ModeExplain: {"explain", "rerun", "max-reruns"},
 	}
 	modes := o.ModeFields()
 	for _, m := range action.Modes {
-		if got := names(modes[string(m)]); !slices.Equal(got, action.ModeInputs[m]) {
-			t.Errorf("mode %s inputs %v, want %v", m, got, action.ModeInputs[m])
+		if got := names(modes[string(m)]); !slices.Equal(got, want[m]) {
+			t.Errorf("mode %s inputs %v, want %v", m, got, want[m])
+		}
+		if got := action.ModeInputs(m); !slices.Equal(got, want[m]) {
+			t.Errorf("the action's mode %s inputs %v, want %v", m, got, want[m])
 		}
 	}
-	if len(modes) != len(action.Modes) {
+	if len(modes) != len(action.Modes) || len(want) != len(action.Modes) {
 		t.Errorf("%d modes in the table, %d in the action", len(modes), len(action.Modes))
 	}
 }

@@ -200,3 +200,17 @@ func mustZone(t *testing.T, name string) *time.Location {
 	}
 	return loc
 }
+
+// Last returns the start of job's newest report, read from its file name;
+// ok is false when the job has none.
+func (h *History) Last(job string) (start time.Time, ok bool, err error) {
+	names, r, _, err := h.jobReports(job)
+	if r != nil {
+		r.Close()
+	}
+	if err != nil || len(names) == 0 {
+		return time.Time{}, false, err
+	}
+	start, _ = reportStart(names[len(names)-1])
+	return start, true, nil
+}

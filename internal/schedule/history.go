@@ -531,20 +531,6 @@ func (h *History) Reports(job string) ([]string, error) {
 	return paths, err
 }
 
-// Last returns the start of job's newest report, read from its file name;
-// ok is false when the job has none.
-func (h *History) Last(job string) (start time.Time, ok bool, err error) {
-	names, r, _, err := h.jobReports(job)
-	if r != nil {
-		r.Close()
-	}
-	if err != nil || len(names) == 0 {
-		return time.Time{}, false, err
-	}
-	start, _ = reportStart(names[len(names)-1])
-	return start, true, nil
-}
-
 // LastAt returns the start of job's newest report not dated after now;
 // ok is false when it has none. A report dated after now (a clock that
 // jumped back) is ignored, so it cannot make a job "not due" until then;

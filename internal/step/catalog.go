@@ -114,3 +114,20 @@ func (v *flagValue) Set(s string) error {
 
 // IsBoolFlag lets a bool flag stand alone (--absent-ok).
 func (v *flagValue) IsBoolFlag() bool { return v.f.Type == Bool }
+
+// ValueName names the flag's value in --help when its doc names none, as
+// the flag package names its own types: string, int, float, duration;
+// "value" for a list.
+func (v *flagValue) ValueName() string {
+	switch v.f.Type {
+	case String:
+		return "string"
+	case Int:
+		return "int"
+	case Float:
+		return "float"
+	case Duration:
+		return "duration"
+	}
+	return "value"
+}

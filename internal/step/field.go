@@ -173,9 +173,6 @@ func FlagName(name string) string {
 // InputName names a field as the action does: input name.
 func InputName(name string) string { return "input " + name }
 
-// KeyName names a field as a job file does: its key.
-func KeyName(name string) string { return name }
-
 // FieldErrors returns the *FieldError values joined in err (errors.Join);
 // an error that is not one becomes a FieldError of the step as a whole.
 func FieldErrors(err error) []*FieldError {

@@ -51,7 +51,7 @@ var noFollowDoc = fmt.Sprintf("do not follow redirects (followed by default, at 
 
 // HTTPKind is the http step: one HTTP request.
 var HTTPKind = &Kind{
-	Name: "http", Synopsis: httpSynopsis, Args: "url", Expands: true, Interspersed: true,
+	Name: "http", Synopsis: httpSynopsis, Args: "url", Expands: true,
 	Outputs: []string{"status", "found", "value", "body-file"}, Fixed: false, // each field is an output too
 	new: func() Config { return &HTTPConfig{} },
 }

@@ -43,8 +43,6 @@ type Kind struct {
 	// a job file (not in exec's command or run: a script's own ${f} is the
 	// shell's).
 	Expands bool
-	// Interspersed lets flags follow the positional arguments (http).
-	Interspersed bool
 	// new returns a zero config.
 	new func() Config
 	// template is a config at its defaults, made once; New copies it.

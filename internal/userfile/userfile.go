@@ -170,13 +170,6 @@ func Write(ctx context.Context, f *os.File, b []byte) error {
 	}
 }
 
-// Abandon makes f's reads and writes, waiting or to come, fail once ctx
-// ends, where the poller can wake them (a FIFO, a pipe, a terminal; a
-// regular file's never wait): for a file read as a stream. stop undoes it.
-func Abandon(ctx context.Context, f *os.File) (stop func() bool) {
-	return context.AfterFunc(ctx, func() { f.SetDeadline(time.Unix(1, 0)) })
-}
-
 // WriteClose writes b to f and closes it, abandoned when ctx ends first;
 // it returns the first error.
 func WriteClose(ctx context.Context, f *os.File, b []byte) error {
