@@ -9,7 +9,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/retrywise/retrywise/internal/action"
 	"github.com/retrywise/retrywise/internal/exitcode"
@@ -219,23 +218,7 @@ echo wrote it all`
 		t.Fatalf("%v:\n%s", err, out)
 	}
 	log := string(out)
-	maxRSS := peak()
-	t.Logf("peak resident memory of retrywise action (with its children): %.1f MB", float64(maxRSS)/1024)
-	if maxRSS > 100<<10 {
-		t.Errorf("peak resident memory %d KiB, want under 100 MiB", maxRSS)
-	}
-	st, err := os.Stat(s.summary)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("the runner's step summary: %d bytes", st.Size())
-	if st.Size() > 1<<20 {
-		t.Errorf("the runner's step summary is %d bytes, over GitHub's 1 MiB", st.Size())
-	}
-	sum := s.read(s.summary)
-	if !utf8.ValidString(sum) {
-		t.Errorf("the step summary is not valid UTF-8 after the cut")
-	}
+	sum := checkSummaryWithin(t, s, peak())
 	if !strings.Contains(sum, "| exec |") {
 		t.Errorf("the step summary lacks retrywise's own section:\n%s", tail(sum, 2000))
 	}

@@ -244,11 +244,11 @@ func bigSummary(n int) string {
 	return `yes '| é | a line of the step summary | ✓ |' | head -c ` + strconv.Itoa(n) + ` >> "$GITHUB_STEP_SUMMARY" || true`
 }
 
-// checkBoundedSummary checks the runner's summary after a step wrote
-// 300 MB of it: at most 1 MiB, valid UTF-8, cut on a line end before the
-// note, with the warning in the log; it also checks retrywise's peak
-// memory.
-func checkBoundedSummary(t *testing.T, s *actionStep, maxRSS int64, log, what string) string {
+// checkSummaryWithin checks what a run that wrote hundreds of MB of file
+// commands kept: retrywise's peak memory (maxRSS, KiB) under 100 MiB, the
+// runner's summary at most GitHub's 1 MiB and valid UTF-8; it returns the
+// summary.
+func checkSummaryWithin(t *testing.T, s *actionStep, maxRSS int64) string {
 	t.Helper()
 	t.Logf("peak resident memory (with its children): %.1f MB", float64(maxRSS)/1024)
 	if maxRSS > 100<<10 {
@@ -266,6 +266,16 @@ func checkBoundedSummary(t *testing.T, s *actionStep, maxRSS int64, log, what st
 	if !utf8.ValidString(sum) {
 		t.Errorf("the step summary is not valid UTF-8 after the cut")
 	}
+	return sum
+}
+
+// checkBoundedSummary checks the runner's summary after a step wrote
+// 300 MB of it: at most 1 MiB, valid UTF-8, cut on a line end before the
+// note, with the warning in the log; it also checks retrywise's peak
+// memory.
+func checkBoundedSummary(t *testing.T, s *actionStep, maxRSS int64, log, what string) string {
+	t.Helper()
+	sum := checkSummaryWithin(t, s, maxRSS)
 	note := what + "'s step summary was cut here by retrywise"
 	if i, j := strings.LastIndex(sum, "| ✓ |\n"), strings.Index(sum, note); i < 0 || j < i {
 		t.Errorf("the summary lacks the step's lines cut on a line end before the note %q:\n%s", note, tail(sum, 2000))
