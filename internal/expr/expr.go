@@ -274,6 +274,10 @@ func (p *exprParser) next() error {
 		}
 		p.tok.kind, p.tok.v, p.off = 's', v, j+1
 		return nil
+	case c == '-' && strings.HasPrefix(s[i+1:], "Infinity") && (i+9 == len(s) || !isIdentByte(s[i+9])):
+		// the runner's lexer reads -Infinity as a number
+		p.tok.kind, p.tok.v, p.off = 'n', math.Inf(-1), i+9
+		return nil
 	case c >= '0' && c <= '9' || (c == '-' || c == '.') && i+1 < len(s) && (s[i+1] >= '0' && s[i+1] <= '9' || s[i+1] == '.'):
 		m := numberRE.FindString(s[i:])
 		if m == "" {
@@ -499,6 +503,10 @@ func (p *exprParser) primary() (Node, error) {
 			return &litNode{pos: t.pos, v: t.text == "true"}, p.next()
 		case "null":
 			return &litNode{pos: t.pos, v: nil}, p.next()
+		case "NaN":
+			return &litNode{pos: t.pos, v: math.NaN()}, p.next()
+		case "Infinity":
+			return &litNode{pos: t.pos, v: math.Inf(1)}, p.next()
 		case "and", "or", "not":
 			return nil, p.unexpected()
 		}
@@ -1380,21 +1388,61 @@ func toString(v any) string {
 	case bool:
 		return strconv.FormatBool(v)
 	case float64:
-		switch {
-		case math.IsNaN(v):
-			return "NaN"
-		case math.IsInf(v, 1):
-			return "Infinity"
-		case math.IsInf(v, -1):
-			return "-Infinity"
-		}
-		return strconv.FormatFloat(v, 'f', -1, 64)
+		return FormatNumber(v)
 	case string:
 		return v
 	case []any, filtered:
 		return "Array"
 	}
 	return "Object"
+}
+
+// FormatNumber prints v as the runner does, with .NET's G15 format: at
+// most 15 significant digits, no trailing zeros, and scientific notation
+// (1E+15, 1.5E-05: a sign and at least two exponent digits) when the
+// decimal exponent is 15 or more or below -4; NaN, Infinity and -Infinity
+// by name, and negative zero as -0.
+func FormatNumber(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "NaN"
+	case math.IsInf(v, 1):
+		return "Infinity"
+	case math.IsInf(v, -1):
+		return "-Infinity"
+	case v == 0:
+		if math.Signbit(v) {
+			return "-0"
+		}
+		return "0"
+	}
+	// d.dddddddddddddde±X: the 15 digits, correctly rounded
+	e := strconv.FormatFloat(v, 'e', 14, 64)
+	sign := ""
+	if e[0] == '-' {
+		sign, e = "-", e[1:]
+	}
+	mant, exps, _ := strings.Cut(e, "e")
+	exp, _ := strconv.Atoi(exps)
+	digits := strings.TrimRight(mant[:1]+mant[2:], "0")
+	if exp >= 15 || exp < -4 {
+		m := digits[:1]
+		if len(digits) > 1 {
+			m += "." + digits[1:]
+		}
+		es := "+"
+		if exp < 0 {
+			es, exp = "-", -exp
+		}
+		return fmt.Sprintf("%s%sE%s%02d", sign, m, es, exp)
+	}
+	if exp < 0 {
+		return sign + "0." + strings.Repeat("0", -exp-1) + digits
+	}
+	if len(digits) <= exp+1 {
+		return sign + digits + strings.Repeat("0", exp+1-len(digits))
+	}
+	return sign + digits[:exp+1] + "." + digits[exp+1:]
 }
 
 // equal is ==: values of one type compare as themselves (strings
