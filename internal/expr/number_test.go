@@ -9,13 +9,14 @@ import (
 // 15 significant digits without trailing zeros, scientific (E+XX, E-XX)
 // when the exponent is 15 or more or below -4.
 func TestFormatNumberG15(t *testing.T) {
+	tenth, fifth := 0.1, 0.2 // 0.30000000000000004 at run time
 	tests := []struct {
 		v    float64
 		want string
 	}{
 		{12345678901234567890, "1.23456789012346E+19"},
 		{math.Pi, "3.14159265358979"},
-		{0.1 + 0.2, "0.3"},
+		{tenth + fifth, "0.3"},
 		{1e15, "1E+15"},
 		{1e14, "100000000000000"},
 		{999999999999999, "999999999999999"},

@@ -22,7 +22,8 @@ var exprOptions = expr.Options{
 func success(s State) bool { return !s.Failed && !s.Cancelled }
 
 // condRoot is what an if: expression sees in s: steps (each step's
-// members by their expr names) and env.
+// members by their expr names, its outputs as the strings FormatOutput
+// makes) and env.
 func condRoot(s State) map[string]any {
 	steps := make(map[string]any, len(s.Steps))
 	for id, st := range s.Steps {
@@ -30,13 +31,17 @@ func condRoot(s State) map[string]any {
 		v := reflect.ValueOf(st)
 		t := v.Type()
 		for i := range t.NumField() {
-			if n := t.Field(i).Tag.Get("expr"); n != "" {
+			if n := t.Field(i).Tag.Get("expr"); n != "" && n != outputsMember {
 				m[n] = expr.Value(v.Field(i).Interface())
 			}
 		}
-		if m[outputsMember] == nil {
-			m[outputsMember] = map[string]any{}
+		// As in a workflow, every output is a string: fromJSON gives
+		// the typed value.
+		outs := make(map[string]any, len(st.Outputs))
+		for k, x := range st.Outputs {
+			outs[k] = FormatOutput(x)
 		}
+		m[outputsMember] = outs
 		steps[id] = m
 	}
 	env := make(map[string]any, len(s.Env))

@@ -23,8 +23,9 @@ func loadIf(t *testing.T, cond string) *Step {
 
 func TestConditionEval(t *testing.T) {
 	ok := map[string]StepState{
-		"quota":  {Outcome: "success", Found: true, Outputs: map[string]any{"count": json.Number("3"), "status": 200.0, "found": true}},
-		"script": {Outcome: "failure", Class: failure.Transient, Outputs: map[string]any{"sha": "abc", "n": json.Number("2.5")}},
+		"quota": {Outcome: "success", Found: true, Outputs: map[string]any{"count": json.Number("3"), "status": 200.0, "found": true}},
+		"script": {Outcome: "failure", Class: failure.Transient, Outputs: map[string]any{"sha": "abc", "n": json.Number("2.5"),
+			"found": false, "nothing": nil, "big": 12345678901234567890.0, "obj": map[string]any{"a": []any{1.0, true}}}},
 	}
 	tests := []struct {
 		cond string
@@ -43,6 +44,18 @@ func TestConditionEval(t *testing.T) {
 		{cond: "steps.quota.outputs.found && steps.quota.found", st: State{Steps: ok}, want: true},
 		{cond: `steps["script"].class == "transient" && steps.script.outputs.sha == "abc"`, st: State{Steps: ok}, want: true},
 		{cond: "steps.script.outputs.n > 2", st: State{Steps: ok}, want: true},
+		// outputs are strings, as in a workflow; fromJSON gives the typed value
+		{cond: `steps.quota.outputs.found == "true"`, st: State{Steps: ok}, want: true},
+		{cond: "steps.quota.outputs.found == true", st: State{Steps: ok}, want: false},
+		{cond: "fromJSON(steps.quota.outputs.found) == true", st: State{Steps: ok}, want: true},
+		{cond: `steps.script.outputs.found == "false"`, st: State{Steps: ok}, want: true},
+		{cond: "steps.script.outputs.found", st: State{Steps: ok}, want: true},
+		{cond: "!fromJSON(steps.script.outputs.found)", st: State{Steps: ok}, want: true},
+		{cond: `steps.script.outputs.nothing == ""`, st: State{Steps: ok}, want: true},
+		{cond: `steps.script.outputs.big == "1.23456789012346E+19"`, st: State{Steps: ok}, want: true},
+		{cond: `steps.script.outputs.obj == "{\"a\":[1,true]}"`, st: State{Steps: ok}, want: true},
+		{cond: "fromJSON(steps.script.outputs.obj).a[1]", st: State{Steps: ok}, want: true},
+		{cond: `steps.quota.outputs.status == "200" && steps.script.outputs.n == "2.5"`, st: State{Steps: ok}, want: true},
 		// a step that did not fail has no class: the empty string
 		{cond: `steps.quota.class == ""`, st: State{Steps: ok}, want: true},
 		{cond: `steps.quota.class`, st: State{Steps: ok}, want: false},

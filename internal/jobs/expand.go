@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/retrywise/retrywise/internal/expand"
+	"github.com/retrywise/retrywise/internal/expr"
 )
 
 // The reference forms: ${NAME} is an environment variable,
@@ -57,9 +59,12 @@ func ExpandValue(v string, st State) (string, error) {
 	})
 }
 
-// FormatOutput renders an output value as text: a string as it is, a
-// json.Number as its text, anything else (numbers, bools, null, objects,
-// arrays) as its compact JSON.
+// FormatOutput is an output value as the string a workflow sees, as
+// GitHub's runner converts a value: a string as it is, a boolean true or
+// false, a json.Number as its text (a number the body wrote stays exact),
+// any other number as expr.FormatNumber prints it (.NET's G15:
+// 1.23456789012346E+19), null the empty string, and an object or array
+// its compact JSON.
 func FormatOutput(v any) string {
 	switch v := v.(type) {
 	case string:
@@ -67,7 +72,15 @@ func FormatOutput(v any) string {
 	case json.Number:
 		return v.String()
 	case nil:
-		return "null"
+		return ""
+	}
+	switch x := expr.Value(v).(type) {
+	case bool:
+		return strconv.FormatBool(x)
+	case float64:
+		return expr.FormatNumber(x)
+	case string:
+		return x
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

@@ -3,6 +3,7 @@ package jobs
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/retrywise/retrywise/internal/expand"
@@ -23,6 +24,9 @@ func TestExpandValue(t *testing.T) {
 				"obj":    map[string]any{"b": 1.0, "a": "<x>"},
 				"list":   []any{1.0, "two", nil},
 				"number": json.Number("1e3"),
+				"big":    12345678901234567890.0,
+				"tiny":   1e-6,
+				"no":     false,
 			}},
 		},
 	}
@@ -40,7 +44,10 @@ func TestExpandValue(t *testing.T) {
 		{in: "${steps.quota.outputs.whole}", want: "10"},
 		{in: "${steps.quota.outputs.int}", want: "7"},
 		{in: "${steps.quota.outputs.ok}", want: "true"},
-		{in: "${steps.quota.outputs.none}", want: "null"},
+		{in: "${steps.quota.outputs.none}", want: ""},
+		{in: "${steps.quota.outputs.big}", want: "1.23456789012346E+19"},
+		{in: "${steps.quota.outputs.tiny}", want: "1E-06"},
+		{in: "${steps.quota.outputs.no}", want: "false"},
 		{in: "${steps.quota.outputs.name}", want: "a <b> & c"},
 		{in: "${steps.quota.outputs.obj}", want: `{"a":"<x>","b":1}`},
 		{in: "${steps.quota.outputs.list}", want: `[1,"two",null]`},
@@ -74,18 +81,41 @@ func TestExpandValue(t *testing.T) {
 	}
 }
 
+// TestFormatOutput: an output is the string a workflow would see, as
+// GitHub's runner converts a value: booleans 'true'/'false', numbers as
+// G15 prints them (a JSON number as its text: it stays exact), null ”,
+// objects and arrays their compact JSON.
 func TestFormatOutput(t *testing.T) {
+	tenth, fifth := 0.1, 0.2 // 0.30000000000000004 at run time
 	tests := []struct {
 		v    any
 		want string
 	}{
 		{"s", "s"},
+		{"", ""},
 		{json.Number("12"), "12"},
-		{nil, "null"},
+		{json.Number("12345678901234567890"), "12345678901234567890"},
+		{nil, ""},
 		{false, "false"},
+		{true, "true"},
 		{3.25, "3.25"},
+		{3.0, "3"},
+		{7, "7"},
+		{int64(-2), "-2"},
+		{tenth + fifth, "0.3"},
+		{12345678901234567890.0, "1.23456789012346E+19"},
+		{3.14159265358979323, "3.14159265358979"},
+		{1e15, "1E+15"},
+		{1e-5, "1E-05"},
+		{1e-6, "1E-06"},
+		{math.Copysign(0, -1), "-0"},
+		{math.NaN(), "NaN"},
+		{math.Inf(1), "Infinity"},
+		{math.Inf(-1), "-Infinity"},
 		{map[string]any{}, "{}"},
+		{map[string]any{"b": 1.0, "a": "<x>"}, `{"a":"<x>","b":1}`},
 		{[]any{}, "[]"},
+		{[]any{1.0, "two", nil, false}, `[1,"two",null,false]`},
 	}
 	for _, tt := range tests {
 		if got := FormatOutput(tt.v); got != tt.want {

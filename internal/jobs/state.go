@@ -26,6 +26,7 @@ type StepState struct {
 	Class failure.Class `expr:"class"`
 	// Found is false when the step's answer was an allowed absence (404/410).
 	Found bool `expr:"found"`
-	// Outputs are the step's outputs by name, JSON values.
+	// Outputs are the step's outputs by name, JSON values; expressions
+	// see each as the string FormatOutput makes of it.
 	Outputs map[string]any `expr:"outputs"`
 }
