@@ -542,6 +542,21 @@ func TestJobDryRun(t *testing.T) {
 	}
 }
 
+// TestJobRunNamesUnsetVariable: run, like --dry-run, names the variable that
+// is not set (its name is no secret), even in a header whose value is masked.
+func TestJobRunNamesUnsetVariable(t *testing.T) {
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int64) {})
+	dir := t.TempDir()
+	job := fmt.Sprintf("version: 1\ndefaults: {secrets: [DEVTO_API_KEY]}\njobs:\n  j:\n    steps:\n      - id: q\n        http: {url: %q, header: [\"Api-Key: ${DEVTO_API_KEY}\"]}\n", srv.URL)
+	os.WriteFile(filepath.Join(dir, "retrywise.yml"), []byte(job), 0o644)
+	for _, args := range [][]string{{"run"}, {"run", "--dry-run"}} {
+		r := jobRun(t, newProc(t), dir, args...)
+		if r.code != exitcode.Config || srv.hits.Load() != 0 || !strings.Contains(r.stderr, "${DEVTO_API_KEY} is not set") {
+			t.Errorf("%v with an unset variable: exit %d, %d requests\n%s", args, r.code, srv.hits.Load(), r.stderr)
+		}
+	}
+}
+
 // TestExamplesValidate: the job files docs/job-files.md points at are valid.
 func TestExamplesValidate(t *testing.T) {
 	for _, name := range []string{"devto-publish.yml", "offline.yml", "workflows/retrywise/publish.yml"} {

@@ -372,7 +372,9 @@ func (x *exe) expand(v, where string, env bool) (string, *Error) {
 	if x.io.inJob() {
 		out, err := x.io.Expand(v)
 		if err != nil {
-			return "", &Error{exitcode.Config, fmt.Sprintf("%s: %v (an unset value is never sent as empty)", where, err)}
+			// The error first: it names the variable, never its value, and
+			// "WHERE: ${NAME}" would read as a header whose value is masked.
+			return "", &Error{exitcode.Config, fmt.Sprintf("%v in %s (an unset value is never sent as empty)", err, where)}
 		}
 		return out, nil
 	}
