@@ -240,7 +240,7 @@ func (r *Step) writeFields(b *strings.Builder, indent string) {
 				line += fmt.Sprintf(", %s: %s", a.Class, a.Reason)
 			}
 			if a.Wait > 0 {
-				line += fmt.Sprintf("; waited %s", a.Wait)
+				line += "; waited " + Wait(a.Wait)
 			}
 			if a.Recheck != "" {
 				line += " to check once more (" + a.Recheck + ")"
@@ -366,16 +366,27 @@ func Progress(a retry.Attempt, maxAttempts int) (string, bool) {
 		return "", false
 	}
 	from := (a.N-1)/stride*stride + 1
-	return fmt.Sprintf("attempts %d-%d/%d failed (last: %s: %s); retrying in %s", from, a.N, maxAttempts, a.Class, a.Reason, a.Wait), true
+	return fmt.Sprintf("attempts %d-%d/%d failed (last: %s: %s); retrying in %s", from, a.N, maxAttempts, a.Class, a.Reason, Wait(a.Wait)), true
 }
 
 // ProgressLine renders one failed attempt that will be retried, e.g.
 // "attempt 2/4 failed (transient: curl 28, operation timed out); retrying in 20s".
 func ProgressLine(a retry.Attempt, maxAttempts int) string {
 	if a.Recheck != "" {
-		return fmt.Sprintf("attempt %d/%d failed (%s: %s); %s: checking once more in %s", a.N, maxAttempts, a.Class, a.Reason, a.Recheck, a.Wait)
+		return fmt.Sprintf("attempt %d/%d failed (%s: %s); %s: checking once more in %s", a.N, maxAttempts, a.Class, a.Reason, a.Recheck, Wait(a.Wait))
 	}
-	return fmt.Sprintf("attempt %d/%d failed (%s: %s); retrying in %s", a.N, maxAttempts, a.Class, a.Reason, a.Wait)
+	return fmt.Sprintf("attempt %d/%d failed (%s: %s); retrying in %s", a.N, maxAttempts, a.Class, a.Reason, Wait(a.Wait))
+}
+
+// Wait renders a wait for a person: rounded to 3 significant digits
+// (1.17s, 20s, 1m13.5s, 123ms), so a jittered wait reads as one. The JSON
+// report keeps the exact wait_ns.
+func Wait(d time.Duration) string {
+	unit := time.Duration(1)
+	for x := d; x >= 1000; x /= 10 {
+		unit *= 10
+	}
+	return d.Round(unit).String()
 }
 
 func plural(n int, word string) string {
