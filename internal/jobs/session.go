@@ -274,7 +274,7 @@ func Headline(r *report.Run) string {
 // WritePlan prints what a run would do: each step's kind, target, settings
 // (masked by the writer, one line per value) and policy.
 func WritePlan(w io.Writer, file *File, job *Job, plans []Plan) {
-	fmt.Fprintf(w, "plan of job %s (%s): %d steps; nothing is sent\n", job.Name, file.Path, len(plans))
+	fmt.Fprintf(w, "plan of job %s (%s): %s; nothing is sent\n", job.Name, file.Path, report.Count(len(plans), "step"))
 	if job.Timeout > 0 {
 		fmt.Fprintf(w, "  timeout: %s\n", job.Timeout)
 	}

@@ -151,10 +151,10 @@ func New(kind, target string, out *retry.Outcome, exitCode int) *Step {
 // Headline is the one-line summary printed last on a non-zero exit.
 func (r *Step) Headline() string {
 	if r.OK() && r.Class == failure.None {
-		return fmt.Sprintf("%s succeeded after %s", r.Kind, plural(r.AttemptCount(), "attempt"))
+		return fmt.Sprintf("%s succeeded after %s", r.Kind, Count(r.AttemptCount(), "attempt"))
 	}
 	if r.Stop == retry.StopCancelled {
-		return fmt.Sprintf("%s %s after %s", r.Kind, r.Detail, plural(r.AttemptCount(), "attempt"))
+		return fmt.Sprintf("%s %s after %s", r.Kind, r.Detail, Count(r.AttemptCount(), "attempt"))
 	}
 	msg := r.Class.String()
 	if r.Reason != "" {
@@ -178,7 +178,7 @@ func (r *Step) WriteText(w io.Writer) error {
 	case r.Stop == retry.StopCancelled:
 		status = "was cancelled"
 	}
-	fmt.Fprintf(&b, "retrywise %s %s after %s in %s (exit %d)\n", r.Kind, status, plural(r.AttemptCount(), "attempt"), r.Elapsed.Round(time.Millisecond), r.ExitCode)
+	fmt.Fprintf(&b, "retrywise %s %s after %s in %s (exit %d)\n", r.Kind, status, Count(r.AttemptCount(), "attempt"), r.Elapsed.Round(time.Millisecond), r.ExitCode)
 	r.writeFields(&b, "  ")
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -389,7 +389,8 @@ func Wait(d time.Duration) string {
 	return d.Round(unit).String()
 }
 
-func plural(n int, word string) string {
+// Count renders n with word, singular when n is 1: "1 host", "2 hosts".
+func Count(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}

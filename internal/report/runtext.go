@@ -82,7 +82,7 @@ func StepLine(s *Step) string {
 			line += " (" + classCode(s) + ")"
 		}
 	}
-	line += fmt.Sprintf(" after %s in %s", plural(s.AttemptCount(), "attempt"), s.Elapsed.Round(time.Millisecond))
+	line += fmt.Sprintf(" after %s in %s", Count(s.AttemptCount(), "attempt"), s.Elapsed.Round(time.Millisecond))
 	if s.Result == Cancelled && s.Detail != "" {
 		line += " (" + s.Detail + ")"
 	}
