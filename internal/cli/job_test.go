@@ -557,6 +557,18 @@ func TestJobRunNamesUnsetVariable(t *testing.T) {
 	}
 }
 
+// TestJobDryRunIndentsMultiLineRun: a multi-line run: is printed as a block,
+// each of its lines indented under its key.
+func TestJobDryRunIndentsMultiLineRun(t *testing.T) {
+	dir := t.TempDir()
+	job := "version: 1\njobs:\n  j:\n    steps:\n      - id: s\n        exec:\n          run: |\n            echo one\n            echo two\n"
+	os.WriteFile(filepath.Join(dir, "retrywise.yml"), []byte(job), 0o644)
+	r := jobRun(t, newProc(t), dir, "run", "--dry-run")
+	if want := "  run: |\n    echo one\n    echo two\n  policy: "; r.code != exitcode.OK || !strings.Contains(r.stdout, want) {
+		t.Errorf("exit %d; plan:\n%s\nwant it to hold:\n%s", r.code, r.stdout, want)
+	}
+}
+
 // TestExamplesValidate: the job files docs/job-files.md points at are valid.
 func TestExamplesValidate(t *testing.T) {
 	for _, name := range []string{"devto-publish.yml", "offline.yml", "workflows/retrywise/publish.yml"} {
