@@ -610,6 +610,10 @@ func TestDemo(t *testing.T) {
 	if pl := rep.Step("push-log"); pl == nil || pl.Code != "git-non-fast-forward" || pl.Remedy == "" {
 		t.Errorf("push step = %+v", pl)
 	}
+	// A job file's step names the job key in its remedy, not the flag.
+	if pl := rep.Step("push-log"); pl == nil || !strings.Contains(pl.Remedy, "with rebase-on-reject: 1") || strings.Contains(pl.Remedy, "--rebase-on-reject") {
+		t.Errorf("push step's remedy does not name the job key: %+v", pl)
+	}
 	cfg := newProc(t).run("demo", "--print-config")
 	os.WriteFile(filepath.Join(dir, "demo.yml"), []byte(cfg.stdout), 0o644)
 	if v := jobRun(t, newProc(t), dir, "validate", "--config", "demo.yml"); v.code != exitcode.OK {

@@ -17,6 +17,7 @@ import (
 	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/expand"
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/failure/teamrules"
 	"github.com/retrywise/retrywise/internal/filecmd"
 	"github.com/retrywise/retrywise/internal/httpstep"
@@ -299,6 +300,18 @@ type IO struct {
 
 // inJob reports whether the step is a job's.
 func (io *IO) inJob() bool { return io.Expand != nil }
+
+// setting names a setting with its value as the step's surface writes it,
+// for remedies: a job file's key ("rebase-on-reject: 1"), else the flag.
+func (io *IO) setting(name, value string) string {
+	if io.inJob() {
+		return KeySetting(name, value)
+	}
+	return failure.FlagSetting(name, value)
+}
+
+// KeySetting names a setting as a job file writes it: "name: value".
+func KeySetting(name, value string) string { return name + ": " + value }
 
 // exe is one run of a prepared step: its services and streams.
 type exe struct {
