@@ -296,6 +296,10 @@ type IO struct {
 	// OutputsOnly is true when the step's outputs are an action's outputs:
 	// the step does not print them (http's fields).
 	OutputsOnly bool
+	// Setting names a setting with its value as the surface writes it, for
+	// remedies (InputSetting for the action); nil means a job file's key
+	// in a job, else the command line's flag.
+	Setting func(name, value string) string
 }
 
 // inJob reports whether the step is a job's.
@@ -304,11 +308,18 @@ func (io *IO) inJob() bool { return io.Expand != nil }
 // setting names a setting with its value as the step's surface writes it,
 // for remedies: a job file's key ("rebase-on-reject: 1"), else the flag.
 func (io *IO) setting(name, value string) string {
+	if io.Setting != nil {
+		return io.Setting(name, value)
+	}
 	if io.inJob() {
 		return KeySetting(name, value)
 	}
 	return failure.FlagSetting(name, value)
 }
+
+// InputSetting names a setting as the action's step writes it:
+// "with: name: value".
+func InputSetting(name, value string) string { return "with: " + name + ": " + value }
 
 // KeySetting names a setting as a job file writes it: "name: value".
 func KeySetting(name, value string) string { return name + ": " + value }
