@@ -372,7 +372,7 @@ func (a *actionRun) runStep(ctx context.Context) int {
 		opts.FileCommands = a.fw
 	}
 	opts.IO = &step.IO{
-		Stdin: h.Stdin, Stdout: a.stdout, Stderr: a.stderr, Red: a.red, Env: a.env, TempDir: a.tempDir, OutputsOnly: true,
+		Stdin: h.Stdin, Stdout: a.stdout, Stderr: a.stderr, Red: a.red, Env: a.env, TempDir: a.tempDir, OutputsOnly: true, Setting: step.InputSetting,
 		Progress: func(at retry.Attempt, max int) {
 			if line, ok := report.Progress(at, max); ok {
 				a.line("%s", line)

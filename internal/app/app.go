@@ -74,7 +74,7 @@ type InvalidJobFile struct {
 }
 
 func (e *InvalidJobFile) Error() string {
-	return fmt.Sprintf("%s is invalid (%d error(s)): nothing ran", e.Errs[0].Path, len(e.Errs))
+	return fmt.Sprintf("%s is invalid (%s): nothing ran", e.Errs[0].Path, report.Count(len(e.Errs), "error"))
 }
 
 // LoadJobFile loads and validates the job file at path ("" means the

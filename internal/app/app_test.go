@@ -51,7 +51,7 @@ func TestLoadJobFile(t *testing.T) {
 	a := testApp(nil)
 	_, code, err := a.LoadJobFile(context.Background(), bad)
 	var invalid *InvalidJobFile
-	if code != exitcode.Config || !errors.As(err, &invalid) || len(invalid.Errs) == 0 || !strings.HasSuffix(err.Error(), "error(s)): nothing ran") {
+	if code != exitcode.Config || !errors.As(err, &invalid) || len(invalid.Errs) != 1 || !strings.HasSuffix(err.Error(), " (1 error): nothing ran") {
 		t.Errorf("invalid file: code %d, err %v", code, err)
 	}
 	_, code, err = a.LoadJobFile(context.Background(), filepath.Join(dir, "none.yml"))

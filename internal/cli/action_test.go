@@ -238,6 +238,10 @@ func TestActionPushToAMovedRemoteStopsAsStructuralInsideStopCommands(t *testing.
 	if out["class"] != "structural" || !strings.Contains(out["remedy"], "git pull --rebase") {
 		t.Errorf("class %q remedy %q", out["class"], out["remedy"])
 	}
+	// The action's remedy names its input, not the command line's flag.
+	if !strings.Contains(out["remedy"], "with: rebase-on-reject: 1") || strings.Contains(out["remedy"], "--rebase-on-reject") {
+		t.Errorf("remedy %q does not name the input", out["remedy"])
+	}
 	if out["pushed"] == "" {
 		t.Errorf("push's own outputs are not the step's: %v", out)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/retrywise/retrywise/internal/explain"
 	"github.com/retrywise/retrywise/internal/jobs"
 	"github.com/retrywise/retrywise/internal/options"
+	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/retry"
 )
 
@@ -95,7 +96,7 @@ func runExplain(ctx context.Context, o *explainOptions) int {
 	res, code, err := f.application().Explain(ctx, app.ExplainOptions{
 		Target: o.target, Token: o.token, Rerun: o.rerun, MaxReruns: o.maxReruns,
 		Progress: func(a retry.Attempt, max int) {
-			fmt.Fprintf(stderr, "retrywise: GitHub API: attempt %d/%d failed (%s: %s); retrying in %s\n", a.N, max, a.Class, a.Reason, a.Wait)
+			fmt.Fprintf(stderr, "retrywise: GitHub API: attempt %d/%d failed (%s: %s); retrying in %s\n", a.N, max, a.Class, a.Reason, report.Wait(a.Wait))
 		},
 	})
 	if err != nil {

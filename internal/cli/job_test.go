@@ -542,6 +542,33 @@ func TestJobDryRun(t *testing.T) {
 	}
 }
 
+// TestJobRunNamesUnsetVariable: run, like --dry-run, names the variable that
+// is not set (its name is no secret), even in a header whose value is masked.
+func TestJobRunNamesUnsetVariable(t *testing.T) {
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int64) {})
+	dir := t.TempDir()
+	job := fmt.Sprintf("version: 1\ndefaults: {secrets: [DEVTO_API_KEY]}\njobs:\n  j:\n    steps:\n      - id: q\n        http: {url: %q, header: [\"Api-Key: ${DEVTO_API_KEY}\"]}\n", srv.URL)
+	os.WriteFile(filepath.Join(dir, "retrywise.yml"), []byte(job), 0o644)
+	for _, args := range [][]string{{"run"}, {"run", "--dry-run"}} {
+		r := jobRun(t, newProc(t), dir, args...)
+		if r.code != exitcode.Config || srv.hits.Load() != 0 || !strings.Contains(r.stderr, "${DEVTO_API_KEY} is not set") {
+			t.Errorf("%v with an unset variable: exit %d, %d requests\n%s", args, r.code, srv.hits.Load(), r.stderr)
+		}
+	}
+}
+
+// TestJobDryRunIndentsMultiLineRun: a multi-line run: is printed as a block,
+// each of its lines indented under its key.
+func TestJobDryRunIndentsMultiLineRun(t *testing.T) {
+	dir := t.TempDir()
+	job := "version: 1\njobs:\n  j:\n    steps:\n      - id: s\n        exec:\n          run: |\n            echo one\n            echo two\n"
+	os.WriteFile(filepath.Join(dir, "retrywise.yml"), []byte(job), 0o644)
+	r := jobRun(t, newProc(t), dir, "run", "--dry-run")
+	if want := "  run: |\n    echo one\n    echo two\n  policy: "; r.code != exitcode.OK || !strings.Contains(r.stdout, want) {
+		t.Errorf("exit %d; plan:\n%s\nwant it to hold:\n%s", r.code, r.stdout, want)
+	}
+}
+
 // TestExamplesValidate: the job files docs/job-files.md points at are valid.
 func TestExamplesValidate(t *testing.T) {
 	for _, name := range []string{"devto-publish.yml", "offline.yml", "workflows/retrywise/publish.yml"} {
@@ -582,6 +609,10 @@ func TestDemo(t *testing.T) {
 	}
 	if pl := rep.Step("push-log"); pl == nil || pl.Code != "git-non-fast-forward" || pl.Remedy == "" {
 		t.Errorf("push step = %+v", pl)
+	}
+	// A job file's step names the job key in its remedy, not the flag.
+	if pl := rep.Step("push-log"); pl == nil || !strings.Contains(pl.Remedy, "with rebase-on-reject: 1") || strings.Contains(pl.Remedy, "--rebase-on-reject") {
+		t.Errorf("push step's remedy does not name the job key: %+v", pl)
 	}
 	cfg := newProc(t).run("demo", "--print-config")
 	os.WriteFile(filepath.Join(dir, "demo.yml"), []byte(cfg.stdout), 0o644)

@@ -45,11 +45,11 @@ jobs:
 		t.Fatal("the publish step ran before the preflight")
 	}
 	mustContain(t, "stderr", r.stderr,
-		"preflight: 2 host(s) the job will touch are denied",
+		"preflight: 2 hosts the job will touch are denied",
 		denied1+":443 (step notify, http)",
 		denied2+":443 (step upload, exec)",
 		"add to the egress allowlist (one line each):\n    "+denied1+"\n    "+denied2,
-		"3 host(s) of 3 step(s) probed",
+		"3 hosts of 3 steps probed",
 	)
 	if strings.Contains(r.stderr, "up.allowed.test (step") {
 		t.Errorf("an allowed host is reported denied:\n%s", r.stderr)
@@ -89,7 +89,7 @@ jobs:
 	if r.code != exitcode.Policy {
 		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
 	}
-	mustContain(t, "stderr", r.stderr, "1 step(s) probed when they start", denied+":443 (step notify, http)", "the step did not start")
+	mustContain(t, "stderr", r.stderr, "1 step probed when they start", denied+":443 (step notify, http)", "the step did not start")
 }
 
 func mustRead(t *testing.T, p string) string {

@@ -223,3 +223,26 @@ func TestReadmeGoVersion(t *testing.T) {
 		t.Errorf("the README's Install does not say %q", want)
 	}
 }
+
+// TestReadmeDemoDurationCountsTheBuild: where the README says how long the
+// demo takes, the same paragraph says that `go run` compiles first, so a
+// reader who runs it that way is not surprised by the build.
+func TestReadmeDemoDurationCountsTheBuild(t *testing.T) {
+	readme, err := os.ReadFile(readmePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, para := range strings.Split(string(readme), "\n\n") {
+		if !strings.Contains(para, "about a second") {
+			continue
+		}
+		found = true
+		if !strings.Contains(para, "`go run`") || !strings.Contains(para, "compiles") {
+			t.Errorf("the demo's duration does not say that go run compiles first:\n%s", para)
+		}
+	}
+	if !found {
+		t.Error("the README no longer says how long the demo takes")
+	}
+}

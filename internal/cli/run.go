@@ -10,6 +10,7 @@ import (
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/jobs"
 	"github.com/retrywise/retrywise/internal/options"
+	"github.com/retrywise/retrywise/internal/report"
 )
 
 const runSynopsis = `Usage: retrywise run [flags]
@@ -113,13 +114,13 @@ func runValidate(ctx context.Context, o *validateOptions) int {
 		w := red.Writer(f.stderr)
 		errs.WriteText(w)
 		w.Close()
-		return f.fail(exitcode.Config, fmt.Sprintf("%s: %d error(s)", errs[0].Path, len(errs)))
+		return f.fail(exitcode.Config, fmt.Sprintf("%s: %s", errs[0].Path, report.Count(len(errs), "error")))
 	}
 	if l == nil {
 		fmt.Fprintf(f.stdout, "%s: ok\n", o.workflow)
 		return exitcode.OK
 	}
-	fmt.Fprintf(f.stdout, "%s: ok (%d jobs, %d steps)\n", l.File.Path, len(l.File.Jobs), countSteps(l.File))
+	fmt.Fprintf(f.stdout, "%s: ok (%s, %s)\n", l.File.Path, report.Count(len(l.File.Jobs), "job"), report.Count(countSteps(l.File), "step"))
 	return exitcode.OK
 }
 

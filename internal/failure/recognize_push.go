@@ -74,7 +74,14 @@ type PushInput struct {
 	Text string
 	// ExitCode is git's exit status; NoExitCode when it did not exit normally.
 	ExitCode int
+	// Setting names a setting of the push, with its value, as the surface
+	// that runs it writes it, for remedies ("rebase-on-reject: 1" in a job
+	// file); nil means the command line's flag (FlagSetting).
+	Setting func(name, value string) string
 }
+
+// FlagSetting names a setting as the command line writes it: "--name value".
+func FlagSetting(name, value string) string { return "--" + name + " " + value }
 
 // PushVerdict is FromPush's answer.
 type PushVerdict struct {
@@ -107,7 +114,7 @@ func FromPush(in PushInput) PushVerdict {
 		if !r.Rejected() {
 			continue
 		}
-		v.Refs[i] = FromPushRef(in.Remote, r)
+		v.Refs[i] = fromPushRef(in.Remote, r, in.Setting)
 		if worst < 0 || Worse(v.Refs[i].Class, v.Refs[worst].Class) ||
 			(v.Refs[i].Class == v.Refs[worst].Class && collateral(in.Refs[worst]) && !collateral(r)) {
 			worst = i
@@ -157,7 +164,14 @@ func classifyPushText(text string) (*Failure, int, bool) {
 }
 
 // FromPushRef classifies one rejected ref of a push to remote ("" means origin).
-func FromPushRef(remote string, r PushRef) *Failure {
+func FromPushRef(remote string, r PushRef) *Failure { return fromPushRef(remote, r, nil) }
+
+// fromPushRef is FromPushRef with the remedies' settings named by setting
+// (PushInput.Setting).
+func fromPushRef(remote string, r PushRef, setting func(name, value string) string) *Failure {
+	if setting == nil {
+		setting = FlagSetting
+	}
 	if remote == "" {
 		remote = "origin"
 	}
@@ -170,7 +184,7 @@ func FromPushRef(remote string, r PushRef) *Failure {
 	w := strings.ToLower(r.Reason)
 	switch {
 	case strings.Contains(w, "non-fast-forward"), strings.Contains(w, "fetch first"):
-		h.Remedy = fmt.Sprintf("the remote %s has commits that your %s lacks: git pull --rebase %s %s (resolve any conflicts), then push again; or let retrywise do it with --rebase-on-reject 1", branch, branch, remote, branch)
+		h.Remedy = fmt.Sprintf("the remote %s has commits that your %s lacks: git pull --rebase %s %s (resolve any conflicts), then push again; or let retrywise do it with %s", branch, branch, remote, branch, setting("rebase-on-reject", "1"))
 	case strings.Contains(w, "stale info"):
 		h.Remedy = fmt.Sprintf("the remote %s moved since you last fetched it: git fetch %s %s, check the new tip (git log %s/%s), then push --force-with-lease again", branch, remote, branch, remote, branch)
 	case collateral(r):

@@ -100,7 +100,7 @@ func (s *Step) checkLanded(ctx context.Context, res *pushResult) {
 	if !anyRejected(res.refs) {
 		exit = 0
 	}
-	res.verdict = failure.FromPush(failure.PushInput{Remote: rem.name, Refs: res.refs, Text: res.output, ExitCode: exit})
+	res.verdict = failure.FromPush(failure.PushInput{Remote: rem.name, Refs: res.refs, Text: res.output, ExitCode: exit, Setting: s.opts.Setting})
 	res.fail = res.verdict.Failure
 }
 

@@ -42,6 +42,9 @@ type Options struct {
 	// RebaseOnReject is how many times a non-fast-forward rejection of the
 	// checked-out branch may be answered by fetch, rebase and push again; 0 never.
 	RebaseOnReject int
+	// Setting names a setting with its value in the surface's words, for
+	// remedies (failure.PushInput.Setting); nil means the flag.
+	Setting func(name, value string) string
 	// AuthRecheck, when positive, allows exactly one more push after this
 	// wait when the server refuses the credentials (401/403): a freshly
 	// minted token may take a few seconds to propagate.
@@ -243,7 +246,7 @@ func (s *Step) pushOnce(ctx context.Context) pushResult {
 		res.fail = failure.FromError(err)
 		return res
 	}
-	in := failure.PushInput{Remote: s.args.repo, Refs: refs, Text: r.Output, ExitCode: r.ExitCode}
+	in := failure.PushInput{Remote: s.args.repo, Refs: refs, Text: r.Output, ExitCode: r.ExitCode, Setting: s.opts.Setting}
 	if in.Remote == "" && r.ExitCode != 0 && anyRejected(refs) {
 		in.Remote = s.resolveRemote(ctx).name
 	}

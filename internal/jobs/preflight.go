@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/retrywise/retrywise/internal/egress"
+	"github.com/retrywise/retrywise/internal/report"
 )
 
 // Preflight (preflight: true, run --preflight): before the first step,
@@ -188,9 +189,25 @@ func probeHosts(ctx context.Context, p *egress.Prober, env []string, refs []host
 // preflightReport is the one report of a preflight that found denied
 // hosts: every denied host with the step that would touch it, then the
 // allowlist lines to add.
+// preflightSummary is the line of a preflight that ran: hosts, steps,
+// time, requests, denials and steps probed later, each count singular when
+// it is one.
+func preflightSummary(hosts, steps int, took time.Duration, probes, denied, pending int) string {
+	return fmt.Sprintf("preflight: %s of %s probed in %s (%s); %d denied; %s probed when they start",
+		report.Count(hosts, "host"), report.Count(steps, "step"), took.Round(time.Millisecond), report.Count(probes, "request"), denied, report.Count(pending, "step"))
+}
+
+// isAre is the verb that agrees with a count of n.
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
 func preflightReport(denied []denial, when string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "preflight: %d host(s) the job will touch are denied by the egress proxy; %s\n", len(denied), when)
+	fmt.Fprintf(&b, "preflight: %s the job will touch %s denied by the egress proxy; %s\n", report.Count(len(denied), "host"), isAre(len(denied)), when)
 	var hosts []string
 	for _, d := range denied {
 		fmt.Fprintf(&b, "  %s (step %s, %s): %s\n", d.ref.target.Addr(), d.ref.step, d.ref.kind, d.reason)

@@ -286,8 +286,7 @@ func (r *Runner) preflight(ctx context.Context, env []string, state State, log f
 	}
 	start := time.Now()
 	denied, probes := probeHosts(ctx, r.Services.Prober, env, refs)
-	log(fmt.Sprintf("preflight: %d host(s) of %d step(s) probed in %s (%d request(s)); %d denied; %d step(s) probed when they start",
-		len(refs), len(r.Job.Steps), time.Since(start).Round(time.Millisecond), probes, len(denied), len(r.pending)))
+	log(preflightSummary(len(refs), len(r.Job.Steps), time.Since(start), probes, len(denied), len(r.pending)))
 	if len(denied) == 0 {
 		return ""
 	}

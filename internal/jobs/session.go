@@ -274,7 +274,7 @@ func Headline(r *report.Run) string {
 // WritePlan prints what a run would do: each step's kind, target, settings
 // (masked by the writer, one line per value) and policy.
 func WritePlan(w io.Writer, file *File, job *Job, plans []Plan) {
-	fmt.Fprintf(w, "plan of job %s (%s): %d steps; nothing is sent\n", job.Name, file.Path, len(plans))
+	fmt.Fprintf(w, "plan of job %s (%s): %s; nothing is sent\n", job.Name, file.Path, report.Count(len(plans), "step"))
 	if job.Timeout > 0 {
 		fmt.Fprintf(w, "  timeout: %s\n", job.Timeout)
 	}
@@ -286,13 +286,13 @@ func WritePlan(w io.Writer, file *File, job *Job, plans []Plan) {
 		st := p.Step
 		fmt.Fprintf(w, "step %s: %s %s\n", st.ID, st.Kind.Name(), p.Target)
 		if st.If != nil {
-			fmt.Fprintf(w, "  if: %s\n", st.If.Source)
+			planValue(w, "if", st.If.Source)
 		}
 		if st.ContinueOnError {
 			fmt.Fprintf(w, "  continue-on-error: true\n")
 		}
 		for _, e := range p.Env {
-			fmt.Fprintf(w, "  env %s: %s\n", e.Name, e.Value)
+			planValue(w, "env "+e.Name, e.Value)
 		}
 		for _, s := range p.Settings {
 			if retryKeys[s.Key] {
@@ -301,10 +301,28 @@ func WritePlan(w io.Writer, file *File, job *Job, plans []Plan) {
 			// One line per value: a value the masker cuts (a credential
 			// header) never hides the next one.
 			for _, v := range s.Values {
-				fmt.Fprintf(w, "  %s: %s\n", s.Key, v)
+				planValue(w, s.Key, v)
 			}
 		}
 		fmt.Fprintf(w, "  policy: %s\n", p.Policy)
+	}
+}
+
+// planValue prints one setting of the plan: on its line, or, when the
+// value has several lines (a multi-line run:), as a block whose every line
+// is indented under its key.
+func planValue(w io.Writer, key, v string) {
+	if !strings.Contains(v, "\n") {
+		fmt.Fprintf(w, "  %s: %s\n", key, v)
+		return
+	}
+	fmt.Fprintf(w, "  %s: |\n", key)
+	for _, line := range strings.Split(strings.TrimRight(v, "\n"), "\n") {
+		if line == "" {
+			fmt.Fprintln(w)
+			continue
+		}
+		fmt.Fprintf(w, "    %s\n", line)
 	}
 }
 

@@ -209,7 +209,7 @@ func mdStep(b *strings.Builder, s *Step, ev string, limit int) {
 			}
 			wait := "-"
 			if a.Wait > 0 {
-				wait = a.Wait.String()
+				wait = Wait(a.Wait)
 			}
 			mdRow(b, strconv.Itoa(a.N), a.Start.Format("15:04:05"), a.Duration.Round(time.Millisecond).String(), outcome, wait)
 		}

@@ -151,10 +151,10 @@ func New(kind, target string, out *retry.Outcome, exitCode int) *Step {
 // Headline is the one-line summary printed last on a non-zero exit.
 func (r *Step) Headline() string {
 	if r.OK() && r.Class == failure.None {
-		return fmt.Sprintf("%s succeeded after %s", r.Kind, plural(r.AttemptCount(), "attempt"))
+		return fmt.Sprintf("%s succeeded after %s", r.Kind, Count(r.AttemptCount(), "attempt"))
 	}
 	if r.Stop == retry.StopCancelled {
-		return fmt.Sprintf("%s %s after %s", r.Kind, r.Detail, plural(r.AttemptCount(), "attempt"))
+		return fmt.Sprintf("%s %s after %s", r.Kind, r.Detail, Count(r.AttemptCount(), "attempt"))
 	}
 	msg := r.Class.String()
 	if r.Reason != "" {
@@ -178,7 +178,7 @@ func (r *Step) WriteText(w io.Writer) error {
 	case r.Stop == retry.StopCancelled:
 		status = "was cancelled"
 	}
-	fmt.Fprintf(&b, "retrywise %s %s after %s in %s (exit %d)\n", r.Kind, status, plural(r.AttemptCount(), "attempt"), r.Elapsed.Round(time.Millisecond), r.ExitCode)
+	fmt.Fprintf(&b, "retrywise %s %s after %s in %s (exit %d)\n", r.Kind, status, Count(r.AttemptCount(), "attempt"), r.Elapsed.Round(time.Millisecond), r.ExitCode)
 	r.writeFields(&b, "  ")
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -240,7 +240,7 @@ func (r *Step) writeFields(b *strings.Builder, indent string) {
 				line += fmt.Sprintf(", %s: %s", a.Class, a.Reason)
 			}
 			if a.Wait > 0 {
-				line += fmt.Sprintf("; waited %s", a.Wait)
+				line += "; waited " + Wait(a.Wait)
 			}
 			if a.Recheck != "" {
 				line += " to check once more (" + a.Recheck + ")"
@@ -366,19 +366,31 @@ func Progress(a retry.Attempt, maxAttempts int) (string, bool) {
 		return "", false
 	}
 	from := (a.N-1)/stride*stride + 1
-	return fmt.Sprintf("attempts %d-%d/%d failed (last: %s: %s); retrying in %s", from, a.N, maxAttempts, a.Class, a.Reason, a.Wait), true
+	return fmt.Sprintf("attempts %d-%d/%d failed (last: %s: %s); retrying in %s", from, a.N, maxAttempts, a.Class, a.Reason, Wait(a.Wait)), true
 }
 
 // ProgressLine renders one failed attempt that will be retried, e.g.
 // "attempt 2/4 failed (transient: curl 28, operation timed out); retrying in 20s".
 func ProgressLine(a retry.Attempt, maxAttempts int) string {
 	if a.Recheck != "" {
-		return fmt.Sprintf("attempt %d/%d failed (%s: %s); %s: checking once more in %s", a.N, maxAttempts, a.Class, a.Reason, a.Recheck, a.Wait)
+		return fmt.Sprintf("attempt %d/%d failed (%s: %s); %s: checking once more in %s", a.N, maxAttempts, a.Class, a.Reason, a.Recheck, Wait(a.Wait))
 	}
-	return fmt.Sprintf("attempt %d/%d failed (%s: %s); retrying in %s", a.N, maxAttempts, a.Class, a.Reason, a.Wait)
+	return fmt.Sprintf("attempt %d/%d failed (%s: %s); retrying in %s", a.N, maxAttempts, a.Class, a.Reason, Wait(a.Wait))
 }
 
-func plural(n int, word string) string {
+// Wait renders a wait for a person: rounded to 3 significant digits
+// (1.17s, 20s, 1m13.5s, 123ms), so a jittered wait reads as one. The JSON
+// report keeps the exact wait_ns.
+func Wait(d time.Duration) string {
+	unit := time.Duration(1)
+	for x := d; x >= 1000; x /= 10 {
+		unit *= 10
+	}
+	return d.Round(unit).String()
+}
+
+// Count renders n with word, singular when n is 1: "1 host", "2 hosts".
+func Count(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}

@@ -166,3 +166,41 @@ func TestClassNoneOnTheWire(t *testing.T) {
 		t.Error("a report with class bogus was read")
 	}
 }
+
+// TestWaitsRounded: a wait keeps 3 significant digits in the progress lines
+// and the text report (1.17s, not 1.172073811s); JSON's wait_ns stays exact.
+func TestWaitsRounded(t *testing.T) {
+	const wait = 1172073811 * time.Nanosecond
+	for d, want := range map[time.Duration]string{wait: "1.17s", 20 * time.Second: "20s", 73456 * time.Millisecond: "1m13.5s", 123456 * time.Microsecond: "123ms", 999600 * time.Microsecond: "1s", 0: "0s"} {
+		if got := Wait(d); got != want {
+			t.Errorf("Wait(%d) = %q, want %q", d, got, want)
+		}
+	}
+	a := retry.Attempt{N: 2, Start: start, Duration: time.Second, Class: failure.Transient, Reason: "r", Wait: wait}
+	if got := ProgressLine(a, 4); !strings.HasSuffix(got, "retrying in 1.17s") {
+		t.Errorf("ProgressLine = %q", got)
+	}
+	a20 := a
+	a20.N = 20
+	if got, _ := Progress(a20, 100); !strings.HasSuffix(got, "retrying in 1.17s") {
+		t.Errorf("Progress = %q", got)
+	}
+	out := &retry.Outcome{Policy: policy(), Stop: retry.StopSucceeded, Elapsed: 3 * time.Second,
+		Attempts: []retry.Attempt{a, {N: 3, Start: start.Add(2 * time.Second), Duration: time.Second, OK: true}}}
+	out.Attempts[0].N = 1
+	r := New("exec", "true", out, 0)
+	var b bytes.Buffer
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "waited 1.17s") || strings.Contains(b.String(), "1.172") {
+		t.Errorf("text report:\n%s", b.String())
+	}
+	var j bytes.Buffer
+	if err := Single(r, start, start.Add(out.Elapsed)).WriteJSON(&j); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(j.String(), `"wait_ns": 1172073811`) {
+		t.Errorf("JSON:\n%s", j.String())
+	}
+}

@@ -192,6 +192,14 @@ func TestRunText(t *testing.T) {
 			r.Finish(t0.Add(3*time.Second), exitcode.OK, "")
 			return r
 		}, []string{"retrywise job ok succeeded in 3s (exit 0)\n", "  b     http  success  -      1         2s\n"}, []string{"detail:", "\nstep "}},
+		{"a succeeded step's note (a rebase) gets one line", func() *report.Run {
+			r := report.NewRun("rb", t0)
+			s := successStep("log", t0, time.Second)
+			s.Notes = []string{"--rebase-on-reject: main was rejected as non-fast-forward; rebased it onto origin/main (abc1234), from 1111111 to 2222222, and pushed again (rebase 1 of 1)"}
+			r.Steps = append(r.Steps, successStep("a", t0, time.Second), s)
+			r.Finish(t0.Add(2*time.Second), exitcode.OK, "")
+			return r
+		}, []string{"\n  step log: --rebase-on-reject: main was rejected as non-fast-forward; rebased it onto origin/main (abc1234), from 1111111 to 2222222, and pushed again (rebase 1 of 1)\n"}, []string{"\nstep log:", "step a:"}},
 		{"no steps", func() *report.Run {
 			r := report.NewRun("none", t0)
 			r.Finish(t0, exitcode.Config, "")

@@ -37,6 +37,16 @@ func (r *Run) WriteText(w io.Writer) error {
 	if r.Run.Detail != "" {
 		fmt.Fprintf(&b, "  %-9s %s\n", "detail:", r.Run.Detail)
 	}
+	// A step that needs no block still has its notes (a rebase that let
+	// a push land, a re-check that passed) read: one line each.
+	for _, s := range r.Steps {
+		if needsBlock(s) {
+			continue
+		}
+		for _, n := range s.Notes {
+			b.WriteString(oneLine(fmt.Sprintf("  step %s: %s", s.ID, n)) + "\n")
+		}
+	}
 	for _, s := range r.Steps {
 		if !needsBlock(s) {
 			continue
@@ -82,7 +92,7 @@ func StepLine(s *Step) string {
 			line += " (" + classCode(s) + ")"
 		}
 	}
-	line += fmt.Sprintf(" after %s in %s", plural(s.AttemptCount(), "attempt"), s.Elapsed.Round(time.Millisecond))
+	line += fmt.Sprintf(" after %s in %s", Count(s.AttemptCount(), "attempt"), s.Elapsed.Round(time.Millisecond))
 	if s.Result == Cancelled && s.Detail != "" {
 		line += " (" + s.Detail + ")"
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/expand"
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/failure/teamrules"
 	"github.com/retrywise/retrywise/internal/filecmd"
 	"github.com/retrywise/retrywise/internal/httpstep"
@@ -295,10 +296,33 @@ type IO struct {
 	// OutputsOnly is true when the step's outputs are an action's outputs:
 	// the step does not print them (http's fields).
 	OutputsOnly bool
+	// Setting names a setting with its value as the surface writes it, for
+	// remedies (InputSetting for the action); nil means a job file's key
+	// in a job, else the command line's flag.
+	Setting func(name, value string) string
 }
 
 // inJob reports whether the step is a job's.
 func (io *IO) inJob() bool { return io.Expand != nil }
+
+// setting names a setting with its value as the step's surface writes it,
+// for remedies: a job file's key ("rebase-on-reject: 1"), else the flag.
+func (io *IO) setting(name, value string) string {
+	if io.Setting != nil {
+		return io.Setting(name, value)
+	}
+	if io.inJob() {
+		return KeySetting(name, value)
+	}
+	return failure.FlagSetting(name, value)
+}
+
+// InputSetting names a setting as the action's step writes it:
+// "with: name: value".
+func InputSetting(name, value string) string { return "with: " + name + ": " + value }
+
+// KeySetting names a setting as a job file writes it: "name: value".
+func KeySetting(name, value string) string { return name + ": " + value }
 
 // exe is one run of a prepared step: its services and streams.
 type exe struct {
@@ -372,7 +396,9 @@ func (x *exe) expand(v, where string, env bool) (string, *Error) {
 	if x.io.inJob() {
 		out, err := x.io.Expand(v)
 		if err != nil {
-			return "", &Error{exitcode.Config, fmt.Sprintf("%s: %v (an unset value is never sent as empty)", where, err)}
+			// The error first: it names the variable, never its value, and
+			// "WHERE: ${NAME}" would read as a header whose value is masked.
+			return "", &Error{exitcode.Config, fmt.Sprintf("%v in %s (an unset value is never sent as empty)", err, where)}
 		}
 		return out, nil
 	}

@@ -102,7 +102,7 @@ func (c *PushConfig) run(ctx context.Context, x *exe) (*report.Step, *Error) {
 	step, err := gitpush.New(gitpush.Options{
 		Dir: dir, Args: gitArgs, Env: io.Env, Stdout: io.Stdout, Stderr: io.Stderr,
 		Timeout: c.Timeout, RebaseOnReject: c.RebaseOnReject, AuthRecheck: c.AuthRecheck, SafeDirectory: c.SafeDirectory,
-		Secrets: io.Red.Add, Team: c.teamRules(x.svc), AttemptFiles: attemptFiles,
+		Secrets: io.Red.Add, Team: c.teamRules(x.svc), AttemptFiles: attemptFiles, Setting: io.setting,
 	})
 	if err != nil {
 		return nil, &Error{exitcode.Config, err.Error()}
