@@ -537,9 +537,14 @@ func apiMessage(f *failure.Failure) string {
 func unreadHeadline(t Target, what string, f *failure.Failure, row *report.Step) string {
 	row.Detail = fmt.Sprintf("explain could not read the run (it could not %s): this is explain's failure, not a step of the run", what)
 	if failure.Unreachable(f) {
-		return fmt.Sprintf("explain could not reach the GitHub API, so explain could not read the run %s: %s", t, row.Reason)
+		row.Stop = retry.StopCannotRetry
+		row.Remedy = "explain gave up at once (waiting does not fix this within a run): check the API's address ($GITHUB_API_URL, the run URL's host), the network, proxy and resolver, then run explain again"
+		return fmt.Sprintf("explain could not read the run %s: explain could not reach the GitHub API (%s)", t, row.Reason)
 	}
-	h := fmt.Sprintf("explain could not read the run %s (it could not %s): %s", t, what, row.Reason)
+	h := fmt.Sprintf("explain could not read the run %s: %s", t, row.Reason)
+	if what != "read the run" {
+		h = fmt.Sprintf("explain could not read the run %s (it could not %s): %s", t, what, row.Reason)
+	}
 	if n := status(f); n != 0 {
 		h += fmt.Sprintf(" (the API answered HTTP %d", n)
 		if m := apiMessage(f); m != "" {
