@@ -57,3 +57,33 @@ func TestExplainCommandCannotReadTheRun(t *testing.T) {
 		t.Errorf("unreachable: exit %d in %s\nstdout: %s\nstderr: %s", code, time.Since(start), stdout, stderr)
 	}
 }
+
+// TestActionExplainCannotReadTheRun: the action's explain mode, the same
+// cases: no token exits 78 before any request; a 401 exits 77 with the
+// API's message, as explain's failure, not a step of the run.
+func TestActionExplainCannotReadTheRun(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		w.Write([]byte(`{"message":"Bad credentials"}`))
+	}))
+	defer srv.Close()
+
+	s := newActionStep(t)
+	s.env = append(s.env, "GITHUB_API_URL="+srv.URL+"/")
+	s.inputs["explain"] = "https://github.com/o/r/actions/runs/7"
+	s.run()
+	if s.code != 78 || hits.Load() != 0 || !strings.Contains(s.stdout, "GITHUB_TOKEN") || !strings.Contains(s.stdout, "GH_TOKEN") {
+		t.Errorf("no token: exit %d, %d requests\n%s", s.code, hits.Load(), s.stdout)
+	}
+
+	s = newActionStep(t)
+	s.env = append(s.env, "GITHUB_API_URL="+srv.URL+"/")
+	s.inputs["explain"], s.inputs["token"] = "https://github.com/o/r/actions/runs/7", explainToken
+	s.run()
+	if s.code != 77 || !strings.Contains(s.stdout, "explain could not read the run") || !strings.Contains(s.stdout, "Bad credentials") || strings.Contains(s.stdout, "failed step") {
+		t.Errorf("401: exit %d\n%s", s.code, s.stdout)
+	}
+}
