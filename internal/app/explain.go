@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"net"
 	"net/url"
+	"time"
 
 	"github.com/retrywise/retrywise/internal/environ"
 	"github.com/retrywise/retrywise/internal/exitcode"
@@ -65,6 +67,9 @@ func (a *App) Explain(ctx context.Context, o ExplainOptions) (*explain.Result, i
 	}
 	tr := step.Transport(a.Env)
 	defer tr.CloseIdleConnections()
+	// A connection to the API (its name resolved included) is given
+	// explain.ConnectTimeout: an API that cannot be reached is said within 5 s.
+	tr.DialContext = (&net.Dialer{Timeout: explain.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
 	api, err := ghapi.New(ghapi.Options{
 		HTTPClient: httpstep.NewClient(tr, true), BaseURL: explain.APIBase(o.Target.Host, environ.Map(a.Env)["GITHUB_API_URL"]),
 		Token: token, UserAgent: a.UserAgent, Clock: a.Clock,

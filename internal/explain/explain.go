@@ -120,6 +120,12 @@ type explainer struct {
 // to less.
 const UnreachableBudget = 5 * time.Second
 
+// ConnectTimeout bounds the opening of each connection to the API, its
+// name's lookup included (the transport's dialer, set by internal/app): a
+// dial that times out is an unreachable API (failure.Unreachable), not
+// retried, so explain says so within UnreachableBudget.
+const ConnectTimeout = 4 * time.Second
+
 // APITimeout bounds each API call; LogTimeout each log download.
 const (
 	APITimeout = 30 * time.Second

@@ -124,3 +124,29 @@ func TestExplain5xxRetriedWithinTheBudget(t *testing.T) {
 	}
 	checkNotAStepOfTheRun(t, res)
 }
+
+// TestExplainDialTimeoutIsUnreachable: a connection that could not be
+// opened in time (a dial timeout, which Explain's transport bounds at
+// ConnectTimeout) is an unreachable API too: not retried.
+func TestExplainDialTimeoutIsUnreachable(t *testing.T) {
+	dials := 0
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dials++
+		return nil, &net.OpError{Op: "dial", Net: network, Err: timeoutError{}}
+	}}
+	clk := clock.NewFake(t0, true)
+	api, err := ghapi.New(ghapi.Options{BaseURL: "http://api.example.test/", Token: testToken, Clock: clk, HTTPClient: &http.Client{Transport: tr}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Explain(context.Background(), Target{Host: "github.com", Owner: "o", Repo: "r", RunID: 42}, Options{API: api, Clock: clk})
+	if dials != 1 || len(clk.Waits()) != 0 || !strings.Contains(res.Headline, "explain could not reach the GitHub API") {
+		t.Errorf("%d dials, waits %v, headline %q", dials, clk.Waits(), res.Headline)
+	}
+}
+
+type timeoutError struct{}
+
+func (timeoutError) Error() string   { return "i/o timeout" }
+func (timeoutError) Timeout() bool   { return true }
+func (timeoutError) Temporary() bool { return true }
