@@ -541,6 +541,9 @@ func apiMessage(f *failure.Failure) string {
 // what the API said, or that the API could not be reached): explain's own
 // failure, never one of the run's steps.
 func unreadHeadline(t Target, what string, f *failure.Failure, row *report.Step) string {
+	if row.Result == report.Cancelled {
+		return "cancelled" // finish says by what
+	}
 	row.Detail = fmt.Sprintf("explain could not read the run (it could not %s): this is explain's failure, not a step of the run", what)
 	if failure.Unreachable(f) {
 		row.Stop = retry.StopCannotRetry
@@ -554,7 +557,9 @@ func unreadHeadline(t Target, what string, f *failure.Failure, row *report.Step)
 	if n := status(f); n != 0 {
 		h += fmt.Sprintf(" (the API answered HTTP %d", n)
 		if m := apiMessage(f); m != "" {
-			h += fmt.Sprintf(": %q", m)
+			// Quoted as is, never escaped: the masking that follows
+			// (the front-ends' redactor) must still see any secret in it.
+			h += ": \"" + m + "\""
 		}
 		h += ")"
 	}
