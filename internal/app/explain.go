@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"net"
 	"net/url"
+	"time"
 
 	"github.com/retrywise/retrywise/internal/environ"
 	"github.com/retrywise/retrywise/internal/exitcode"
@@ -54,13 +56,23 @@ func (a *App) ExplainToken(given string) string {
 // Explain reads the run (its jobs, steps and logs) through the API of its
 // host ($GITHUB_API_URL when set) and classifies every failed step; it
 // returns the result (its report, headline, worst step), the exit code,
-// and an *Error when the API client cannot be made (78).
+// and an *Error when there is no token or the API client cannot be made
+// (78). Without a token (ExplainToken is "") nothing is sent: the logs
+// endpoint needs one even for a public repository.
 func (a *App) Explain(ctx context.Context, o ExplainOptions) (*explain.Result, int, error) {
+	token := a.ExplainToken(o.Token)
+	if token == "" {
+		code, err := fail(exitcode.Config, "explain: no token: none was given (--token, the action's token input) and $GITHUB_TOKEN and $GH_TOKEN are unset or empty; set one to a token with actions: read (nothing was sent: GitHub serves a run's logs only with a token)")
+		return nil, code, err
+	}
 	tr := step.Transport(a.Env)
 	defer tr.CloseIdleConnections()
+	// A connection to the API (its name resolved included) is given
+	// explain.ConnectTimeout: an API that cannot be reached is said within 5 s.
+	tr.DialContext = (&net.Dialer{Timeout: explain.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
 	api, err := ghapi.New(ghapi.Options{
 		HTTPClient: httpstep.NewClient(tr, true), BaseURL: explain.APIBase(o.Target.Host, environ.Map(a.Env)["GITHUB_API_URL"]),
-		Token: a.ExplainToken(o.Token), UserAgent: a.UserAgent, Clock: a.Clock,
+		Token: token, UserAgent: a.UserAgent, Clock: a.Clock,
 	})
 	if err != nil {
 		code, err := fail(exitcode.Config, err.Error())

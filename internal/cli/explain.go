@@ -25,7 +25,9 @@ The token is --token, else $GITHUB_TOKEN, else $GH_TOKEN (actions: read).
 
 Exit: the worst class's code (as run); 0 for a successful run (nothing to
 explain) and, with --rerun, for a run handed back to GitHub for a re-run;
-75 for a run still running; 64 for a URL that is not a run.
+75 for a run still running; 64 for a URL that is not a run; 78 without a token
+(nothing sent). When explain cannot read the run: 77 for an API answer 401 or
+403, 66 for 404, 75 for an API it cannot reach (not retried).
 
 --rerun re-runs the failed jobs once when every failed step is transient and
 the run's latest attempt is at most --max-reruns (actions: write). The request

@@ -44,9 +44,11 @@ const (
 const DefaultMaxReruns = 2
 
 // DefaultPolicy is the retry policy of each API call: rate limits and 5xx
-// are retried, a Retry-After or rate-limit reset honoured up to 10 minutes.
+// are retried (after 1 s, then 3 s: within UnreachableBudget), a
+// Retry-After or rate-limit reset honoured up to 10 minutes. An API that
+// cannot be reached (failure.Unreachable) is not retried at all.
 var DefaultPolicy = retry.Policy{
-	Schedule:      []time.Duration{2 * time.Second, 5 * time.Second, 10 * time.Second},
+	Schedule:      []time.Duration{1 * time.Second, 3 * time.Second},
 	MaxElapsed:    15 * time.Minute,
 	RetryAfterCap: 10 * time.Minute,
 }
@@ -98,6 +100,10 @@ type Result struct {
 	Cut *ghapi.Cut
 	// Worst is the worst failed step's row; nil when none failed.
 	Worst *report.Step
+	// Unread is true when explain could not read the run (or its jobs
+	// list): its only row is explain's own failed API call, not a step of
+	// the run, and the headline says so.
+	Unread bool
 }
 
 // explainer is one Explain call.
@@ -108,6 +114,17 @@ type explainer struct {
 	// mu serialises Progress: the jobs' logs are read in parallel.
 	mu sync.Mutex
 }
+
+// UnreachableBudget bounds the waits of an API call that fails without
+// an answer the server asked to wait for: DefaultPolicy's schedule sums
+// to less.
+const UnreachableBudget = 5 * time.Second
+
+// ConnectTimeout bounds the opening of each connection to the API, its
+// name's lookup included (the transport's dialer, set by internal/app): a
+// dial that times out is an unreachable API (failure.Unreachable), not
+// retried, so explain says so within UnreachableBudget.
+const ConnectTimeout = 4 * time.Second
 
 // APITimeout bounds each API call; LogTimeout each log download.
 const (
@@ -173,10 +190,10 @@ func (e *explainer) explain(ctx context.Context) *Result {
 		return resp, err
 	})
 	if f != nil {
-		row := e.apiRow(ctx, "run", "read the run "+t.String(), f)
+		row := e.apiRow(ctx, "read the run", "read the run "+t.String(), f)
 		rep.Steps = append(rep.Steps, row)
-		res.Worst = row
-		return finish(row.ExitCode, "cannot read the run: "+row.Reason)
+		res.Worst, res.Unread = row, true
+		return finish(row.ExitCode, unreadHeadline(t, "read the run", f, row))
 	}
 	res.Run = run
 	attempt := run.GetRunAttempt()
@@ -215,10 +232,10 @@ func (e *explainer) explain(ctx context.Context) *Result {
 		if !errors.As(err, &f) {
 			f = failure.FromError(err)
 		}
-		row := e.apiRow(ctx, "jobs", "list the jobs of "+t.String(), f)
+		row := e.apiRow(ctx, "list the jobs", "list the jobs of "+t.String(), f)
 		rep.Steps = append(rep.Steps, row)
-		res.Worst = row
-		return finish(row.ExitCode, "cannot list the run's jobs: "+row.Reason)
+		res.Worst, res.Unread = row, true
+		return finish(row.ExitCode, unreadHeadline(t, "list the run's jobs", f, row))
 	}
 	res.Cut = cut
 
@@ -465,7 +482,7 @@ func (e *explainer) call(ctx context.Context, what string, fn func(ctx context.C
 	if what == downloadLog {
 		timeout = LogTimeout
 	}
-	out, err := c.Run(ctx, retry.StepFunc(func(ctx context.Context, n int) error {
+	out, err := c.Run(ctx, apiCall(func(ctx context.Context, n int) error {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		resp, err := fn(ctx)
@@ -484,6 +501,69 @@ func (e *explainer) call(ctx context.Context, what string, fn func(ctx context.C
 		return failure.FromError(fmt.Errorf("cannot %s", what))
 	}
 	return out.Final
+}
+
+// apiCall is one API call of the retry loop: a failure the loop would
+// retry is, unless the API could not be reached at all (failure.Unreachable):
+// a name that does not resolve or a refused connection is not fixed by
+// waiting within a run, so explain gives up at once.
+type apiCall func(ctx context.Context, n int) error
+
+// Attempt performs attempt n.
+func (c apiCall) Attempt(ctx context.Context, n int) error { return c(ctx, n) }
+
+// CanRetry refuses an unreachable API.
+func (apiCall) CanRetry(f *failure.Failure) (bool, string) {
+	if failure.Unreachable(f) {
+		return false, "explain could not reach the GitHub API: waiting does not fix that within a run"
+	}
+	return true, ""
+}
+
+// MaxAPIMessage bounds the API's message quoted in a headline, in bytes.
+const MaxAPIMessage = 200
+
+// apiMessage is the message field of the API's answer to f's request,
+// printable and at most MaxAPIMessage bytes; "" when it gave none.
+func apiMessage(f *failure.Failure) string {
+	var er *github.ErrorResponse
+	if !errors.As(f, &er) || er.Message == "" {
+		return ""
+	}
+	m := strings.TrimSpace(failure.Printable(er.Message))
+	if len(m) > MaxAPIMessage {
+		m = strings.ToValidUTF8(m[:MaxAPIMessage], "") + "…"
+	}
+	return m
+}
+
+// unreadHeadline says that explain could not read the run (what it tried,
+// what the API said, or that the API could not be reached): explain's own
+// failure, never one of the run's steps.
+func unreadHeadline(t Target, what string, f *failure.Failure, row *report.Step) string {
+	if row.Result == report.Cancelled {
+		return "cancelled" // finish says by what
+	}
+	row.Detail = fmt.Sprintf("explain could not read the run (it could not %s): this is explain's failure, not a step of the run", what)
+	if failure.Unreachable(f) {
+		row.Stop = retry.StopCannotRetry
+		row.Remedy = "explain gave up at once (waiting does not fix this within a run): check the API's address ($GITHUB_API_URL, the run URL's host), the network, proxy and resolver, then run explain again"
+		return fmt.Sprintf("explain could not read the run %s: explain could not reach the GitHub API (%s)", t, row.Reason)
+	}
+	h := fmt.Sprintf("explain could not read the run %s: %s", t, row.Reason)
+	if what != "read the run" {
+		h = fmt.Sprintf("explain could not read the run %s (it could not %s): %s", t, what, row.Reason)
+	}
+	if n := status(f); n != 0 {
+		h += fmt.Sprintf(" (the API answered HTTP %d", n)
+		if m := apiMessage(f); m != "" {
+			// Quoted as is, never escaped: the masking that follows
+			// (the front-ends' redactor) must still see any secret in it.
+			h += ": \"" + m + "\""
+		}
+		h += ")"
+	}
+	return h
 }
 
 // classify turns an API error into a failure: go-github's errors through

@@ -19,9 +19,16 @@ func (r *Result) WriteText(w io.Writer, run string) error {
 	case r.Run != nil:
 		fmt.Fprintf(&b, "attempt %d, %s %s; ", r.Run.GetRunAttempt(), r.Run.GetStatus(), r.Run.GetConclusion())
 	}
-	fmt.Fprintf(&b, "%d failed %s (exit %d)\n", n, map[bool]string{true: "step", false: "steps"}[n == 1], r.ExitCode)
+	heading := "step"
+	if r.Unread {
+		// explain's own failure: its API call, not a step of the run.
+		fmt.Fprintf(&b, "%s (exit %d)\n", r.Headline, r.ExitCode)
+		heading = "explain's own API call:"
+	} else {
+		fmt.Fprintf(&b, "%d failed %s (exit %d)\n", n, map[bool]string{true: "step", false: "steps"}[n == 1], r.ExitCode)
+	}
 	for _, s := range r.Report.Steps {
-		fmt.Fprintf(&b, "\nstep %s:\n", s.ID)
+		fmt.Fprintf(&b, "\n%s %s:\n", heading, s.ID)
 		field := func(name, v string) {
 			if v != "" {
 				fmt.Fprintf(&b, "    %-9s %s\n", name+":", failure.Printable(v))
