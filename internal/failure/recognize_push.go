@@ -163,11 +163,9 @@ func classifyPushText(text string) (*Failure, int, bool) {
 	return f, hits[bestHit(hits)].Rank, true
 }
 
-// FromPushRef classifies one rejected ref of a push to remote ("" means origin).
-func FromPushRef(remote string, r PushRef) *Failure { return fromPushRef(remote, r, nil) }
-
-// fromPushRef is FromPushRef with the remedies' settings named by setting
-// (PushInput.Setting).
+// fromPushRef classifies one rejected ref of a push to remote ("" means
+// origin), the remedies' settings named by setting (PushInput.Setting;
+// nil: as flags).
 func fromPushRef(remote string, r PushRef, setting func(name, value string) string) *Failure {
 	if setting == nil {
 		setting = FlagSetting
