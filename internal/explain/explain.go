@@ -22,6 +22,7 @@ import (
 	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/ghapi"
 	"github.com/retrywise/retrywise/internal/httpstep"
+	"github.com/retrywise/retrywise/internal/redact"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/retry"
 )
@@ -530,11 +531,7 @@ func apiMessage(f *failure.Failure) string {
 	if !errors.As(f, &er) || er.Message == "" {
 		return ""
 	}
-	m := strings.TrimSpace(failure.Printable(er.Message))
-	if len(m) > MaxAPIMessage {
-		m = strings.ToValidUTF8(m[:MaxAPIMessage], "") + "…"
-	}
-	return m
+	return redact.Clip(strings.TrimSpace(failure.Printable(er.Message)), MaxAPIMessage)
 }
 
 // unreadHeadline says that explain could not read the run (what it tried,
