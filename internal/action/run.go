@@ -44,11 +44,18 @@ var FlagExceptions = []string{"report", "summary", "stdout", "stdout-max", "host
 func Flags(m Mode) []*flag.Flag {
 	fs := flag.NewFlagSet(string(m), flag.ContinueOnError)
 	var modeInputs []string
+	var fields []*step.Field
 	if k := step.KindNamed(m.Kind()); k != nil {
-		step.Flags(fs, k.Fields())
+		fields = k.Fields()
 	} else if m == ModeJob {
-		step.Flags(fs, (&options.Run{}).Fields())
+		fields = (&options.Run{}).Fields()
 		modeInputs = ModeInputs(m)
+	}
+	step.Flags(fs, fields)
+	for _, f := range fields {
+		if f.NoInput {
+			modeInputs = append(modeInputs, f.Name) // not an input: the action chooses (or lacks) it
+		}
 	}
 	var out []*flag.Flag
 	fs.VisitAll(func(fl *flag.Flag) {

@@ -16,6 +16,7 @@ import (
 	"github.com/retrywise/retrywise/internal/egress"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/filecmd"
+	"github.com/retrywise/retrywise/internal/hindsight"
 	"github.com/retrywise/retrywise/internal/jobs"
 	"github.com/retrywise/retrywise/internal/redact"
 	"github.com/retrywise/retrywise/internal/report"
@@ -131,6 +132,13 @@ type JobOptions struct {
 	// Session holds the run's streams; its environment, services, clock
 	// and masker default to the App's.
 	Session jobs.SessionOptions
+	// Hindsight, when set, keeps the job's final failures across runs (a
+	// history folder): a transient-looking failure that repeats the runs
+	// before stops without retries. Nil means no memory.
+	Hindsight hindsight.Store
+	// Persist is the command line's rule (--persist-after,
+	// --persist-span); the job's keys and defaults' override it.
+	Persist hindsight.Rule
 }
 
 // OpenJob picks the job and prepares its run over the given streams: the
@@ -156,11 +164,26 @@ func (a *App) OpenJob(o JobOptions) (*jobs.Session, int, error) {
 		so.Clock = a.Clock
 	}
 	so.Preflight = so.Preflight || o.Preflight
-	return jobs.NewSession(o.Loaded, job, so), exitcode.OK, nil
+	var warning string
+	if o.Hindsight != nil {
+		if rule := o.Loaded.File.PersistRule(job, o.Persist); rule.After > 0 {
+			so.Memory = hindsight.Open(o.Hindsight, job.Name, rule)
+			warning = so.Memory.Warning
+		}
+	}
+	js := jobs.NewSession(o.Loaded, job, so)
+	if warning != "" {
+		js.Log(warning)
+	}
+	return js, exitcode.OK, nil
 }
 
 // RunJob runs an opened job: its steps in order, into one report, masked.
 func (a *App) RunJob(ctx context.Context, js *jobs.Session) (*report.Run, int, error) {
 	rep := js.Run(ctx)
+	if err := js.Runner.Memory.Save(); err != nil {
+		// Hindsight never fails a run: the next one starts from what was saved.
+		js.Log(err.Error())
+	}
 	return rep, rep.Run.ExitCode, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/retrywise/retrywise/internal/environ"
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/hindsight"
 	"github.com/retrywise/retrywise/internal/jobs"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/schedule"
@@ -35,10 +36,11 @@ type ScheduleOptions struct {
 	LockWait time.Duration
 	// Log prints one line of the scheduler's log.
 	Log func(line string)
-	// Run runs one job of the file as the front-end wires it, and returns
-	// its report (nil when it could not run), its exit code and the
-	// report's masked JSON for the history.
-	Run func(ctx context.Context, job string) (rep *report.Run, code int, masked []byte)
+	// Run runs one job of the file as the front-end wires it (opening it
+	// with store as its JobOptions.Hindsight), and returns its report (nil
+	// when it could not run), its exit code and the report's masked JSON
+	// for the history.
+	Run func(ctx context.Context, job string, store hindsight.Store) (rep *report.Run, code int, masked []byte)
 }
 
 // Schedule runs the file's jobs on their cron: triggers until ctx is
@@ -79,7 +81,7 @@ func (a *App) Schedule(ctx context.Context, o ScheduleOptions) (int, error) {
 		Triggers: triggers, Clock: clk, History: hist, Grace: o.Grace, Log: o.Log,
 		LockWait: o.LockWait,
 		Run: func(ctx context.Context, name string) (int, []byte) {
-			rep, code, masked := o.Run(ctx, name)
+			rep, code, masked := o.Run(ctx, name, hist)
 			if rep == nil {
 				return code, nil
 			}
@@ -123,6 +125,18 @@ func (a *App) Schedule(ctx context.Context, o ScheduleOptions) (int, error) {
 		return exitcode.ForCause(ctx), nil
 	}
 	return code, nil
+}
+
+// OpenHindsight opens the history folder dir for run --history: the
+// job's final failures across runs (hindsight) are kept there, as
+// schedule keeps them. The caller closes it.
+func (a *App) OpenHindsight(dir string) (*schedule.History, int, error) {
+	hist, err := schedule.OpenHistory(dir, 0)
+	if err != nil {
+		code, err := fail(exitcode.Config, "cannot open the history: "+err.Error())
+		return nil, code, err
+	}
+	return hist, exitcode.OK, nil
 }
 
 // hasTrigger reports whether job has a trigger.

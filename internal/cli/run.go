@@ -8,6 +8,7 @@ import (
 	"github.com/retrywise/retrywise/internal/action"
 	"github.com/retrywise/retrywise/internal/app"
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/hindsight"
 	"github.com/retrywise/retrywise/internal/jobs"
 	"github.com/retrywise/retrywise/internal/options"
 	"github.com/retrywise/retrywise/internal/report"
@@ -137,6 +138,10 @@ type runOptions struct {
 	config string
 	// preflight probes every host the job will touch before its first step.
 	preflight bool
+	// history keeps the job's failures across runs (hindsight); "" means none.
+	history string
+	// persist is the hindsight rule of the command line.
+	persist hindsight.Rule
 }
 
 // parseRun parses `retrywise run`'s flags into its options.
@@ -150,7 +155,11 @@ func parseRun(f *factory, args []string) (*runOptions, int, bool) {
 	if len(pos) > 0 {
 		return nil, f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q (see --help)", pos[0])), true
 	}
-	return &runOptions{f: f, config: opt.Config, job: opt.Job, dryRun: opt.DryRun, preflight: opt.Preflight, reportPath: opt.Report, summaryPath: opt.Summary}, 0, false
+	if err := opt.Persist.Check("--persist-after", "--persist-span"); err != nil {
+		return nil, f.fail(exitcode.Usage, err.Error()), true
+	}
+	return &runOptions{f: f, config: opt.Config, job: opt.Job, dryRun: opt.DryRun, preflight: opt.Preflight, reportPath: opt.Report, summaryPath: opt.Summary,
+		history: opt.History, persist: opt.Persist}, 0, false
 }
 
 // runRun loads the job file (app.LoadJobFile) and runs its job.
@@ -186,7 +195,16 @@ func (f *factory) failLoad(ctx context.Context, err error) int {
 // runJob runs one job of a loaded file (or prints its plan), writes its
 // reports and returns the run's exit code.
 func (f *factory) runJob(ctx context.Context, l *jobs.Loaded, o runOptions) int {
-	js, code, err := f.application().OpenJob(app.JobOptions{Loaded: l, Job: o.job, Preflight: o.preflight, Session: f.jobStreams()})
+	jo := app.JobOptions{Loaded: l, Job: o.job, Preflight: o.preflight, Session: f.jobStreams(), Persist: o.persist}
+	if o.history != "" && !o.dryRun {
+		hist, code, err := f.application().OpenHindsight(o.history)
+		if err != nil {
+			return f.failErr(code, err)
+		}
+		defer hist.Close()
+		jo.Hindsight = hist
+	}
+	js, code, err := f.application().OpenJob(jo)
 	if err != nil {
 		return f.failErr(code, err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/retrywise/retrywise/internal/app"
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/hindsight"
 	"github.com/retrywise/retrywise/internal/options"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/schedule"
@@ -37,6 +38,7 @@ type scheduleOptions struct {
 	keep                         int
 	grace, lockWait              time.Duration
 	once                         bool
+	persist                      hindsight.Rule
 }
 
 // parseSchedule parses `retrywise schedule`'s flags into its options.
@@ -48,7 +50,7 @@ func parseSchedule(f *factory, args []string) (*scheduleOptions, int, bool) {
 		return nil, code, true
 	}
 	o := &scheduleOptions{f: f, config: opt.Config, history: opt.History, listen: opt.Listen, job: opt.Job,
-		keep: opt.Keep, grace: opt.Grace, lockWait: opt.LockWait, once: opt.Once}
+		keep: opt.Keep, grace: opt.Grace, lockWait: opt.LockWait, once: opt.Once, persist: opt.Persist}
 	lockWaitSet := false
 	fs.Visit(func(fl *flag.Flag) { lockWaitSet = lockWaitSet || fl.Name == "lock-wait" })
 	switch {
@@ -58,6 +60,8 @@ func parseSchedule(f *factory, args []string) (*scheduleOptions, int, bool) {
 		return nil, f.fail(exitcode.Usage, "--job needs --once: the scheduler runs every job on its cron"), true
 	case o.keep < 1:
 		return nil, f.fail(exitcode.Usage, "--keep must be at least 1"), true
+	case o.persist.Check("--persist-after", "--persist-span") != nil:
+		return nil, f.fail(exitcode.Usage, o.persist.Check("--persist-after", "--persist-span").Error()), true
 	case o.grace < 0:
 		return nil, f.fail(exitcode.Usage, "--grace must not be negative"), true
 	case lockWaitSet && o.job == "":
@@ -84,8 +88,8 @@ func runSchedule(ctx context.Context, o *scheduleOptions) int {
 	code, err := f.application().Schedule(ctx, app.ScheduleOptions{
 		Loaded: l, History: o.history, Keep: o.keep, Grace: o.grace, Listen: o.listen,
 		Once: o.once, Job: o.job, LockWait: o.lockWait, Log: logf,
-		Run: func(ctx context.Context, name string) (*report.Run, int, []byte) {
-			js, code, err := f.application().OpenJob(app.JobOptions{Loaded: l, Job: name, Session: f.jobStreams()})
+		Run: func(ctx context.Context, name string, store hindsight.Store) (*report.Run, int, []byte) {
+			js, code, err := f.application().OpenJob(app.JobOptions{Loaded: l, Job: name, Session: f.jobStreams(), Hindsight: store, Persist: o.persist})
 			if err != nil {
 				logf(err.Error())
 				return nil, code, nil

@@ -121,6 +121,9 @@ type Failure struct {
 	Rule string
 	// Err is the underlying error, if any.
 	Err error
+	// Persistent, when set, says the failure repeats what the runs before
+	// failed with (hindsight): the loop made no retry.
+	Persistent *Persistence
 }
 
 // Error returns "class: reason".

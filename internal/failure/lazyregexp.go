@@ -53,3 +53,8 @@ func (l *LazyRegexp) FindStringSubmatchIndex(s string) []int {
 func (l *LazyRegexp) FindAllStringSubmatch(s string, n int) [][]string {
 	return l.get().FindAllStringSubmatch(s, n)
 }
+
+// FindAllStringSubmatchIndex is regexp.Regexp.FindAllStringSubmatchIndex of the expression.
+func (l *LazyRegexp) FindAllStringSubmatchIndex(s string, n int) [][]int {
+	return l.get().FindAllStringSubmatchIndex(s, n)
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/retrywise/retrywise/internal/cronexpr"
 	"github.com/retrywise/retrywise/internal/expand"
+	"github.com/retrywise/retrywise/internal/hindsight"
 )
 
 // The job file's version this loader reads.
@@ -298,6 +299,8 @@ func jobFields() []field[*jobBuild] {
 		{"start-jitter", (*loader).readStartJitter},
 		{"catch-up", (*loader).readCatchUp},
 		{"preflight", (*loader).readPreflight},
+		{"persist-after", func(l *loader, e entry, b *jobBuild) { l.readPersistAfter(e, &b.job.Persist) }},
+		{"persist-span", func(l *loader, e entry, b *jobBuild) { l.readPersistSpan(e, &b.job.Persist) }},
 	}
 }
 
@@ -430,6 +433,36 @@ func (l *loader) readCatchUp(e entry, b *jobBuild) {
 	if !r.bad {
 		b.job.CatchUp = r.Values[0] == "true"
 	}
+}
+
+// readPersistAfter reads persist-after: (a job's or defaults'): 0 turns
+// hindsight off, else 2 to hindsight.MaxAfter.
+func (l *loader) readPersistAfter(e entry, k *PersistKeys) {
+	r := l.convert(&step.Field{Name: "persist-after", Type: step.Int}, e)
+	if r.bad {
+		return
+	}
+	n, _ := strconv.Atoi(r.Values[0])
+	if err := (hindsight.Rule{After: n}).Check("persist-after", "persist-span"); err != nil {
+		l.errorf(r.items[0].pos, fmt.Sprintf("write 0 to turn hindsight off, or the runs (2 to %d) that must fail the same way", hindsight.MaxAfter), "%v", err)
+		return
+	}
+	k.After = &n
+}
+
+// readPersistSpan reads persist-span: (a job's or defaults'), a duration
+// of 0 to hindsight.MaxSpan.
+func (l *loader) readPersistSpan(e entry, k *PersistKeys) {
+	r := l.convert(&step.Field{Name: "persist-span", Type: step.Duration}, e)
+	if r.bad {
+		return
+	}
+	d, _ := time.ParseDuration(r.Values[0])
+	if err := (hindsight.Rule{Span: d}).Check("persist-after", "persist-span"); err != nil {
+		l.errorf(r.items[0].pos, "write a duration such as 6h", "%v", err)
+		return
+	}
+	k.Span = &d
 }
 
 // readPreflight reads a job's preflight:.

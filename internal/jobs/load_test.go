@@ -156,7 +156,7 @@ func TestLoadInvalid(t *testing.T) {
 		{name: "retry key directly in defaults", src: "version: 1\ndefaults:\n  schedule: [1s]\njobs:\n  publish:\n    steps:\n" + quotaStep,
 			pos: "3:3", msg: "schedule is a retry key; in defaults it goes under retry:"},
 		{name: "unknown defaults key", src: "version: 1\ndefaults:\n  secret: [A]\njobs:\n  publish:\n    steps:\n" + quotaStep,
-			pos: "3:3", msg: `unknown key "secret" in defaults; allowed: retry, secrets, egress-status-url`, fix: "did you mean secrets?"},
+			pos: "3:3", msg: `unknown key "secret" in defaults; allowed: retry, secrets, persist-after, persist-span, egress-status-url`, fix: "did you mean secrets?"},
 		{name: "bad secret name", src: "version: 1\ndefaults:\n  secrets: [OK, not-ok]\njobs:\n  publish:\n    steps:\n" + quotaStep,
 			pos: "3:17", msg: `secrets: "not-ok" is not a variable name`},
 		{name: "step ref in defaults", src: "version: 1\ndefaults:\n  egress-status-url: \"${steps.quota.outputs.count}\"\njobs:\n  publish:\n    steps:\n" + quotaStep,

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/retrywise/retrywise/internal/failure/teamrules"
+	"github.com/retrywise/retrywise/internal/hindsight"
 )
 
 // MaxTimeout is the longest timeout: a job may have (24h).
@@ -54,6 +55,31 @@ type Defaults struct {
 	// they decide before a step's own rules file and the built-in
 	// recognisers; nil means none.
 	Rules *teamrules.Rules
+	// Persist is defaults' persist-after and persist-span (hindsight).
+	Persist PersistKeys
+}
+
+// PersistKeys are the hindsight keys a job or defaults: may set:
+// persist-after (K) and persist-span; nil means not set there.
+type PersistKeys struct {
+	After *int
+	Span  *time.Duration
+}
+
+// PersistRule is job's hindsight rule: its persist-after and persist-span,
+// else defaults', else base (the command line's, --persist-after and
+// --persist-span).
+func (f *File) PersistRule(job *Job, base hindsight.Rule) hindsight.Rule {
+	r := base
+	for _, k := range []PersistKeys{f.Defaults.Persist, job.Persist} {
+		if k.After != nil {
+			r.After = *k.After
+		}
+		if k.Span != nil {
+			r.Span = *k.Span
+		}
+	}
+	return r
 }
 
 // EnvVar is one entry of an env: map, in file order.
@@ -90,6 +116,8 @@ type Job struct {
 	// Preflight is preflight:: before the first step, probe every host the
 	// job will touch, and run nothing when one is denied.
 	Preflight bool
+	// Persist is the job's persist-after and persist-span (hindsight).
+	Persist PersistKeys
 }
 
 // Step is one step of a job.

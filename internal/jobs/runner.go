@@ -12,6 +12,8 @@ import (
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/environ"
 	"github.com/retrywise/retrywise/internal/exitcode"
+	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/hindsight"
 	"github.com/retrywise/retrywise/internal/interrupt"
 	"github.com/retrywise/retrywise/internal/redact"
 	"github.com/retrywise/retrywise/internal/report"
@@ -55,6 +57,13 @@ type Runner struct {
 	// step (run --preflight; the job's preflight: true does too).
 	Preflight bool
 
+	// Memory is the job's hindsight (the fingerprints of its steps' last
+	// final failures, and the rule): a transient-looking failure that
+	// repeats the runs before stops without retries. Nil means none.
+	Memory *hindsight.Memory
+
+	// start is the run's start, the time hindsight records.
+	start time.Time
 	// pending are the steps whose hosts are known only when they start.
 	pending map[string]bool
 }
@@ -178,6 +187,7 @@ func (r *Runner) Run(ctx context.Context) *report.Run {
 		log = func(string) {}
 	}
 	run := report.NewRun(r.Job.Name, clk.Now())
+	r.start = run.Run.Start
 	plans, err := r.Plan()
 	if err != nil {
 		run.Finish(clk.Now(), exitcode.Config, err.Error())
@@ -235,6 +245,7 @@ func (r *Runner) Run(ctx context.Context) *report.Run {
 		}
 		run.Steps = append(run.Steps, rep)
 		state.Steps[st.ID] = stepState(rep)
+		r.remember(ctx, st, rep, state, run.Run.Start)
 		log(report.StepLine(rep))
 		if rep.Result == report.Failure || rep.Result == report.Cancelled {
 			if !st.ContinueOnError || rep.Result == report.Cancelled {
@@ -359,7 +370,45 @@ func (r *Runner) runStep(ctx context.Context, st *Step, pol retry.Policy, jobEnv
 	if r.Attempting != nil {
 		io.Attempting = func(n, maxAttempts int) func() { return r.Attempting(st.ID, kind, n, maxAttempts) }
 	}
+	if r.Memory != nil {
+		targets := r.targets(ctx, st, snapshot)
+		now := r.start
+		io.Hindsight = func(f *failure.Failure) *failure.Failure {
+			fp := failure.FingerprintOf(f, targets)
+			if p := r.Memory.Judge(st.ID, fp, now); p != nil {
+				return hindsight.Persistent(f, p, fp.Target)
+			}
+			return nil
+		}
+	}
 	return st.Prepared.Run(ctx, svc, io)
+}
+
+// targets are the hosts st names (its URL, remote, hosts:), by name, for
+// hindsight's fingerprints.
+func (r *Runner) targets(ctx context.Context, st *Step, state State) []string {
+	refs, _ := hostsOf(ctx, st, func(v string) (string, error) { return expandKnownText(v, state) })
+	out := make([]string, 0, len(refs))
+	for _, h := range refs {
+		out = append(out, h.target.Host)
+	}
+	return out
+}
+
+// remember records st's end in the job's hindsight: a final failure's
+// fingerprint, or a success that clears the step's records. A step that
+// did not run (skipped, cancelled, not started) neither counts nor clears.
+func (r *Runner) remember(ctx context.Context, st *Step, rep *report.Step, state State, at time.Time) {
+	if r.Memory == nil {
+		return
+	}
+	switch {
+	case rep.Result == report.Success:
+		r.Memory.Succeeded(st.ID)
+	case rep.Result == report.Failure && rep.Class != failure.None && rep.AttemptCount() > 0:
+		f := &failure.Failure{Class: rep.Class, Code: rep.Code, Reason: rep.Reason, Evidence: rep.Evidence}
+		r.Memory.Failed(st.ID, failure.FingerprintOf(f, r.targets(ctx, st, state)), rep.Code, at)
+	}
 }
 
 // expandJobEnv returns the process's environment with the job's env:

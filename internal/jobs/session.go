@@ -13,6 +13,7 @@ import (
 	"github.com/retrywise/retrywise/internal/environ"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/hindsight"
 	"github.com/retrywise/retrywise/internal/redact"
 	"github.com/retrywise/retrywise/internal/report"
 	"github.com/retrywise/retrywise/internal/step"
@@ -125,6 +126,8 @@ type SessionOptions struct {
 	// Preflight probes every host the job will touch before its first
 	// step, as the job's preflight: true does.
 	Preflight bool
+	// Memory is the job's hindsight across runs; nil means none.
+	Memory *hindsight.Memory
 }
 
 // Session is one run of a job: its masked streams and its runner.
@@ -164,6 +167,7 @@ func NewSession(l *Loaded, job *Job, o SessionOptions) *Session {
 	s.Runner = &Runner{
 		File: l.File, Job: job, Env: o.Env, Stdin: o.Stdin, Stdout: s.Stdout, Stderr: s.Stderr, Redactor: s.Red, Clock: o.Clock,
 		Log: s.Log, Services: &svc, StdoutTerminal: o.StdoutTerminal, Preflight: o.Preflight,
+		Memory: o.Memory,
 	}
 	return s
 }

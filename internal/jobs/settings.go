@@ -194,6 +194,8 @@ func (l *loader) defaultsFields() []field[*fileBuild] {
 			b.f.Defaults.Retry = settingsOf(b.defaults.retry)
 		}},
 		{"secrets", (*loader).readSecrets},
+		{"persist-after", func(l *loader, e entry, b *fileBuild) { l.readPersistAfter(e, &b.f.Defaults.Persist) }},
+		{"persist-span", func(l *loader, e entry, b *fileBuild) { l.readPersistSpan(e, &b.f.Defaults.Persist) }},
 	}
 	for _, k := range l.cat.Run {
 		fs = append(fs, field[*fileBuild]{k.Name, func(l *loader, e entry, b *fileBuild) {

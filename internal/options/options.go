@@ -15,6 +15,7 @@ import (
 
 	"github.com/retrywise/retrywise/internal/explain"
 	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/hindsight"
 	"github.com/retrywise/retrywise/internal/schedule"
 	"github.com/retrywise/retrywise/internal/step"
 )
@@ -34,6 +35,8 @@ type Run struct {
 	Config, Job       string
 	DryRun, Preflight bool
 	Report, Summary   string
+	History           string
+	Persist           hindsight.Rule
 }
 
 // Fields is run's field table.
@@ -44,7 +47,17 @@ func (o *Run) Fields() []*step.Field {
 	step.Bind(t, step.Field{Name: "dry-run", Doc: dryRunDoc}, &o.DryRun)
 	step.Bind(t, step.Field{Name: "preflight", Doc: preflightDoc}, &o.Preflight)
 	reportFields(t, &o.Report, &o.Summary)
+	step.Bind(t, step.Field{Name: "history", NoInput: true, Doc: "keep the job's failures across runs (hindsight) in this history `DIR`, as schedule does; empty means run keeps no memory"}, &o.History)
+	persistFields(t, &o.Persist)
 	return t.Fields()
+}
+
+// persistFields are the hindsight flags of run and schedule.
+func persistFields(t *step.Table, r *hindsight.Rule) {
+	step.Bind(t, step.Field{Name: "persist-after", NoInput: true, Default: fmt.Sprint(hindsight.DefaultAfter), Min: "0", Max: fmt.Sprint(hindsight.MaxAfter),
+		Doc: "after `K` runs (this one included) whose step failed the same transient-looking way, make one attempt and no retries; 0 turns it off; a job's persist-after: overrides it"}, &r.After)
+	step.Bind(t, step.Field{Name: "persist-span", NoInput: true, Default: "0s", Min: "0s", Max: hindsight.MaxSpan.String(),
+		Doc: "the least time the --persist-after failures must span, so a job every five minutes does not call a short outage persistent; a job's persist-span: overrides it"}, &r.Span)
 }
 
 // reportFields are the --report and --summary of run and demo.
@@ -73,6 +86,7 @@ type Schedule struct {
 	Keep                         int
 	Grace, LockWait              time.Duration
 	Once                         bool
+	Persist                      hindsight.Rule
 }
 
 // Fields is schedule's field table.
@@ -86,6 +100,7 @@ func (o *Schedule) Fields() []*step.Field {
 	step.Bind(t, step.Field{Name: "once", Doc: "run the jobs that fell due since their last recorded run, once, and exit"}, &o.Once)
 	step.Bind(t, step.Field{Name: "job", Doc: "with --once, run this job (`NAME`) now, whatever its cron"}, &o.Job)
 	step.Bind(t, step.Field{Name: "lock-wait", Default: schedule.DefaultLockWait.String(), Doc: fmt.Sprintf("with --once --job, how long to wait for the history's lock another scheduler holds, then exit 75; 0 means do not wait; at most %s", schedule.MaxLockWait)}, &o.LockWait)
+	persistFields(t, &o.Persist)
 	return t.Fields()
 }
 

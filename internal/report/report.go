@@ -87,6 +87,9 @@ type Step struct {
 	Evidence []string `json:"evidence,omitempty"`
 	// Remedy says what to do.
 	Remedy string `json:"remedy,omitempty"`
+	// Persistent, when set, says the failure repeated the runs before
+	// (hindsight), so the step made no retries.
+	Persistent *failure.Persistence `json:"persistent,omitempty"`
 	// Notes are extra facts worth reading (a landed push, an unreplayable stdin).
 	Notes []string `json:"notes,omitempty"`
 	// Outputs are the step's outputs by name (http: fields, status, found,
@@ -130,7 +133,7 @@ func New(kind, target string, out *retry.Outcome, exitCode int) *Step {
 	}
 	if f := out.Final; f != nil && !out.OK() {
 		r.Class, r.Code, r.Decision = f.Class, f.Code, string(f.Class.Decision())
-		r.Reason, r.Remedy = f.Reason, f.Remedy
+		r.Reason, r.Remedy, r.Persistent = f.Reason, f.Remedy, f.Persistent
 		// Evidence quotes output: escaped, it cannot drive the reader's terminal.
 		for _, e := range f.Evidence {
 			r.Evidence = append(r.Evidence, failure.Printable(e))

@@ -76,6 +76,7 @@ const (
 	StopRetryAfterOverCap Stop = "retry-after-over-cap"
 	StopCancelled         Stop = "cancelled"
 	StopCleanupFailed     Stop = "clean-up-failed"
+	StopPersistent        Stop = "persistent"
 )
 
 // Attempt is the record of one attempt.
@@ -196,6 +197,11 @@ type Coordinator struct {
 	// Rand draws the jitter of each wait: a number in [0, 1). Nil means
 	// math/rand/v2's; tests inject a seeded source.
 	Rand func() float64
+	// Hindsight, when set, is asked about every failure the loop would
+	// retry: a non-nil answer is the same failure marked persistent (it
+	// failed the same way in the runs before), and the loop stops on it
+	// (StopPersistent) without a retry. It must not block.
+	Hindsight func(f *failure.Failure) *failure.Failure
 }
 
 // Run attempts step until it succeeds, a failure is not retryable, or the policy's
@@ -319,6 +325,18 @@ func (c *Coordinator) Run(ctx context.Context, step Step) (*Outcome, error) {
 				return c.cancelled(ctx, out), nil
 			}
 			continue
+		}
+		if c.Hindsight != nil {
+			if g := c.Hindsight(f); g != nil {
+				out.Final = g
+				last.record(g)
+				out.Stop = StopPersistent
+				out.Detail = "failed the same way as in the runs before: no retries"
+				if g.Persistent != nil {
+					out.Detail = fmt.Sprintf("failed the same way in %d runs: no retries", g.Persistent.Runs)
+				}
+				return out, nil
+			}
 		}
 		if ok, why := step.CanRetry(f); !ok {
 			out.Stop = StopCannotRetry

@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/retrywise/retrywise/internal/clock"
+	"github.com/retrywise/retrywise/internal/hindsight"
 	"github.com/retrywise/retrywise/internal/retry"
 )
 
@@ -375,6 +376,20 @@ func (h *History) Save(job string, start time.Time, report []byte) (path string,
 	}
 	defer jr.Close()
 	name := start.UTC().Format(startLayout) + ".json"
+	if path, err = replaceFile(jr, dir, name, report); err != nil {
+		return "", err
+	}
+	if err := h.rotate(jr); err != nil {
+		return path, err
+	}
+	return path, nil
+}
+
+// replaceFile writes data as name in jr (whose path is dir), atomically:
+// a new temporary file in the same folder (O_CREATE|O_EXCL), synced, then
+// renamed into place. A symbolic link or another kind of file at name is
+// an *EntryError, with nothing written. It returns the file's path.
+func replaceFile(jr *os.Root, dir, name string, data []byte) (path string, err error) {
 	path = filepath.Join(dir, name)
 	if fi, err := jr.Lstat(name); err == nil && !fi.Mode().IsRegular() {
 		return "", entryError(jr, name, path, fi, "a regular file")
@@ -388,7 +403,7 @@ func (h *History) Save(job string, start time.Time, report []byte) (path string,
 			_ = jr.Remove(tmpName)
 		}
 	}()
-	_, err = tmp.Write(report)
+	_, err = tmp.Write(data)
 	if err == nil {
 		err = tmp.Sync()
 	}
@@ -404,10 +419,51 @@ func (h *History) Save(job string, start time.Time, report []byte) (path string,
 		return "", fmt.Errorf("history: save %s: %w", path, err)
 	}
 	syncDir(jr)
-	if err := h.rotate(jr); err != nil {
-		return path, err
-	}
 	return path, nil
+}
+
+// bookName is the name of a job's hindsight book in its folder.
+const bookName = "hindsight.json"
+
+// ReadBook returns job's hindsight book (package hindsight) as written, at
+// most hindsight.MaxBookSize+1 bytes; none when absent. A symbolic link or
+// another kind of file there is an *EntryError.
+func (h *History) ReadBook(job string) ([]byte, error) {
+	jr, dir, err := h.jobRoot(job, false)
+	if err != nil || jr == nil {
+		return nil, err
+	}
+	defer jr.Close()
+	path := filepath.Join(dir, bookName)
+	fi, err := jr.Lstat(bookName)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("history: %w", err)
+	case !fi.Mode().IsRegular():
+		return nil, entryError(jr, bookName, path, fi, "a regular file")
+	}
+	f, err := jr.OpenFile(bookName, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !os.SameFile(fi, st) {
+		return nil, &EntryError{Path: path, Found: "a file replaced while it was opened", Want: "the regular file looked at"}
+	}
+	return io.ReadAll(io.LimitReader(f, hindsight.MaxBookSize+1))
+}
+
+// WriteBook replaces job's hindsight book, atomically (as Save writes a report).
+func (h *History) WriteBook(job string, data []byte) error {
+	jr, dir, err := h.jobRoot(job, true)
+	if err != nil {
+		return err
+	}
+	defer jr.Close()
+	_, err = replaceFile(jr, dir, bookName, data)
+	return err
 }
 
 // createTemp creates a new temporary file .tmp-N.json in r, 0600, with

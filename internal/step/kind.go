@@ -280,6 +280,10 @@ type IO struct {
 	// Attempting, when set, is called as each attempt starts, and what it
 	// returns as the attempt ends (an action's log groups).
 	Attempting func(n, maxAttempts int) (ended func())
+	// Hindsight, when set, marks a failure the loop would retry as
+	// persistent (it failed the same way in the runs before), and the loop
+	// stops on it (retry.Coordinator.Hindsight).
+	Hindsight func(f *failure.Failure) *failure.Failure
 	// TempDir holds the step's files; "" means the system's temporary folder.
 	TempDir string
 	// Expand, when set, expands ${...} in the step's settings as a job
@@ -361,7 +365,7 @@ func (x *exe) coordinator(pol retry.Policy, diagnose egress.DiagnoseFunc) *retry
 	if x.svc.Diagnose != nil {
 		diagnose = x.svc.Diagnose
 	}
-	return &retry.Coordinator{Policy: pol, Clock: x.clock(), Progress: x.io.Progress, Diagnose: diagnose, Attempting: x.io.Attempting, Rand: x.svc.Rand}
+	return &retry.Coordinator{Policy: pol, Clock: x.clock(), Progress: x.io.Progress, Diagnose: diagnose, Attempting: x.io.Attempting, Rand: x.svc.Rand, Hindsight: x.io.Hindsight}
 }
 
 // prober returns the run's prober, or one built from the step's egress

@@ -41,18 +41,22 @@ type (
 		Jobs     map[string]*schemaJob `json:"jobs" jsonschema:"description=The jobs by name; each runs its steps in order."`
 	}
 	schemaDefaults struct {
-		Retry   *schemaRetry `json:"retry,omitempty" jsonschema:"description=The retry keys every step starts from."`
-		Secrets []string     `json:"secrets,omitempty" jsonschema:"description=Environment variables whose values are masked everywhere."`
+		Retry        *schemaRetry   `json:"retry,omitempty" jsonschema:"description=The retry keys every step starts from."`
+		Secrets      []string       `json:"secrets,omitempty" jsonschema:"description=Environment variables whose values are masked everywhere."`
+		PersistAfter *int           `json:"persist-after,omitempty" jsonschema:"minimum=0,maximum=50,description=Hindsight: after this many runs (this one included) failed the same transient-looking way\\, a run makes one attempt and no retries; 0 turns it off (default 3\\, or --persist-after)."`
+		PersistSpan  schemaDuration `json:"persist-span,omitempty" jsonschema:"description=Hindsight: the least time the persist-after failures must span (a Go duration; default 0)."`
 	}
 	schemaJob struct {
-		Timeout     schemaDuration `json:"timeout,omitempty" jsonschema:"description=Bounds the whole job (a Go duration such as 20m; at most 24h)."`
-		Env         schemaEnv      `json:"env,omitempty" jsonschema:"description=Environment variables given to every step."`
-		Steps       []*schemaStep  `json:"steps" jsonschema:"minItems=1,description=The steps; each has an id and exactly one kind."`
-		Cron        schemaCron     `json:"cron,omitempty" jsonschema:"description=When the scheduler runs the job: cron expressions of five fields or descriptors such as @daily and @every 10m."`
-		Timezone    string         `json:"timezone,omitempty" jsonschema:"description=The IANA zone the cron expressions are read in (default UTC)."`
-		StartJitter schemaDuration `json:"start-jitter,omitempty" jsonschema:"description=The most a scheduled start is delayed by at random (a Go duration of 0 or more)."`
-		CatchUp     bool           `json:"catch-up,omitempty" jsonschema:"description=At the scheduler's start\\, run the job once if a due run was missed."`
-		Preflight   bool           `json:"preflight,omitempty" jsonschema:"description=Before the first step\\, probe every host the job will touch (in parallel) and run nothing when one is denied."`
+		Timeout      schemaDuration `json:"timeout,omitempty" jsonschema:"description=Bounds the whole job (a Go duration such as 20m; at most 24h)."`
+		Env          schemaEnv      `json:"env,omitempty" jsonschema:"description=Environment variables given to every step."`
+		Steps        []*schemaStep  `json:"steps" jsonschema:"minItems=1,description=The steps; each has an id and exactly one kind."`
+		Cron         schemaCron     `json:"cron,omitempty" jsonschema:"description=When the scheduler runs the job: cron expressions of five fields or descriptors such as @daily and @every 10m."`
+		Timezone     string         `json:"timezone,omitempty" jsonschema:"description=The IANA zone the cron expressions are read in (default UTC)."`
+		StartJitter  schemaDuration `json:"start-jitter,omitempty" jsonschema:"description=The most a scheduled start is delayed by at random (a Go duration of 0 or more)."`
+		CatchUp      bool           `json:"catch-up,omitempty" jsonschema:"description=At the scheduler's start\\, run the job once if a due run was missed."`
+		Preflight    bool           `json:"preflight,omitempty" jsonschema:"description=Before the first step\\, probe every host the job will touch (in parallel) and run nothing when one is denied."`
+		PersistAfter *int           `json:"persist-after,omitempty" jsonschema:"minimum=0,maximum=50,description=Hindsight for this job: overrides defaults' persist-after."`
+		PersistSpan  schemaDuration `json:"persist-span,omitempty" jsonschema:"description=Hindsight for this job: overrides defaults' persist-span."`
 	}
 	schemaStep struct {
 		ID              string       `json:"id" jsonschema:"description=The step's id\\, unique in its job."`

@@ -1,0 +1,145 @@
+package hindsight
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/retrywise/retrywise/internal/failure"
+)
+
+var (
+	t0      = time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
+	timeout = failure.Fingerprint{Class: failure.Transient, Kind: failure.KindNetwork, Target: "api.example.com"}
+	server  = failure.Fingerprint{Class: failure.Transient, Kind: failure.KindServer, Target: "api.example.com"}
+)
+
+// TestJudge: with K = 3, two runs before that failed the same way make the
+// third's failure persistent; a different fingerprint, a success between, a
+// short span or hindsight off do not.
+func TestJudge(t *testing.T) {
+	hour := time.Hour
+	for _, tc := range []struct {
+		name   string
+		before []failure.Fingerprint
+		clear  int // a success after this many records (-1: none)
+		rule   Rule
+		now    failure.Fingerprint
+		want   bool
+	}{
+		{"two before, same", []failure.Fingerprint{timeout, timeout}, -1, Rule{After: 3}, timeout, true},
+		{"one before", []failure.Fingerprint{timeout}, -1, Rule{After: 3}, timeout, false},
+		{"different kind before", []failure.Fingerprint{server, timeout}, -1, Rule{After: 3}, timeout, false},
+		{"older different, newest two same", []failure.Fingerprint{server, timeout, timeout}, -1, Rule{After: 3}, timeout, true},
+		{"success between", []failure.Fingerprint{timeout, timeout}, 1, Rule{After: 3}, timeout, false},
+		{"off", []failure.Fingerprint{timeout, timeout, timeout}, -1, Rule{After: 0}, timeout, false},
+		{"K=2", []failure.Fingerprint{timeout}, -1, Rule{After: 2}, timeout, true},
+		{"other host", []failure.Fingerprint{timeout, timeout}, -1, Rule{After: 3}, failure.Fingerprint{Class: failure.Transient, Kind: failure.KindNetwork, Target: "other.example.com"}, false},
+		{"policy is never persistent", []failure.Fingerprint{{Class: failure.Policy, Kind: "http-403"}, {Class: failure.Policy, Kind: "http-403"}}, -1, Rule{After: 3}, failure.Fingerprint{Class: failure.Policy, Kind: "http-403"}, false},
+		{"span met", []failure.Fingerprint{timeout, timeout}, -1, Rule{After: 3, Span: 2 * hour}, timeout, true},
+		{"span not met", []failure.Fingerprint{timeout, timeout}, -1, Rule{After: 3, Span: 3 * hour}, timeout, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, _ := Decode(nil)
+			at := t0
+			for i, fp := range tc.before {
+				if i == tc.clear {
+					b.Succeeded("s")
+				}
+				b.Failed("s", fp, "timeout", at)
+				at = at.Add(time.Hour)
+			}
+			// at is now one hour after the last run before
+			p := b.Judge("s", tc.now, tc.rule, at)
+			if (p != nil) != tc.want {
+				t.Fatalf("Judge = %+v, want persistent %v", p, tc.want)
+			}
+			if p != nil {
+				if p.Runs != tc.rule.After || len(p.Dates) != tc.rule.After-1 || !p.Since.Equal(p.Dates[0]) {
+					t.Errorf("persistence = %+v", p)
+				}
+			}
+		})
+	}
+}
+
+// TestBookBounds: records per step and steps per book are bounded; a book
+// too large, of another version or not JSON is refused.
+func TestBookBounds(t *testing.T) {
+	b, _ := Decode(nil)
+	for i := range KeepRecords + 10 {
+		b.Failed("s", timeout, "timeout", t0.Add(time.Duration(i)*time.Minute))
+	}
+	if n := len(b.Steps["s"]); n != KeepRecords {
+		t.Errorf("records kept = %d, want %d", n, KeepRecords)
+	}
+	for i := range MaxSteps + 5 {
+		b.Failed("step"+strings.Repeat("x", i%3)+string(rune('a'+i%26))+time.Duration(i).String(), timeout, "timeout", t0.Add(time.Duration(i)*time.Second))
+	}
+	if n := len(b.Steps); n != MaxSteps {
+		t.Errorf("steps kept = %d, want %d", n, MaxSteps)
+	}
+	again, err := Decode(b.Encode())
+	if err != nil || len(again.Steps) != MaxSteps {
+		t.Fatalf("round trip: %v, %d steps", err, len(again.Steps))
+	}
+	for _, bad := range []string{`{"version":2,"steps":{}}`, `not json`, `{"version":1,"steps":` + strings.Repeat(" ", MaxBookSize) + `{}}`} {
+		if _, err := Decode([]byte(bad)); err == nil {
+			t.Errorf("Decode(%.40q) accepted", bad)
+		}
+	}
+}
+
+// TestRuleCheck: K is 0 or 2..MaxAfter; the span 0..MaxSpan.
+func TestRuleCheck(t *testing.T) {
+	for _, r := range []Rule{{After: 0}, {After: 2}, {After: MaxAfter, Span: MaxSpan}} {
+		if err := r.Check("--persist-after", "--persist-span"); err != nil {
+			t.Errorf("%+v: %v", r, err)
+		}
+	}
+	for _, r := range []Rule{{After: 1}, {After: -1}, {After: MaxAfter + 1}, {After: 3, Span: -time.Second}, {After: 3, Span: MaxSpan + 1}} {
+		err := r.Check("--persist-after", "--persist-span")
+		if err == nil || !strings.Contains(err.Error(), "--persist-") {
+			t.Errorf("%+v: %v", r, err)
+		}
+	}
+}
+
+// memStore is a Store in memory.
+type memStore map[string][]byte
+
+func (s memStore) ReadBook(job string) ([]byte, error)     { return s[job], nil }
+func (s memStore) WriteBook(job string, data []byte) error { s[job] = data; return nil }
+
+// TestMemoryStartsAfreshOnABadBook: a damaged book never fails the run.
+func TestMemoryStartsAfreshOnABadBook(t *testing.T) {
+	s := memStore{"j": []byte("{garbage")}
+	m := Open(s, "j", Rule{After: 3})
+	if m.Warning == "" {
+		t.Fatal("no warning for a damaged book")
+	}
+	m.Failed("s", timeout, "timeout", t0)
+	if err := m.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if again := Open(s, "j", Rule{After: 3}); again.Warning != "" || len(again.Records("s")) != 1 {
+		t.Fatalf("reopened: %q, %d records", again.Warning, len(again.Records("s")))
+	}
+}
+
+// TestPersistentKeepsClassAndCode: the verdict keeps its class and code,
+// and says since when and what to check.
+func TestPersistentKeepsClassAndCode(t *testing.T) {
+	f := failure.New(failure.Transient, failure.CodeTimeout, "the connection timed out", "retrying")
+	p := &failure.Persistence{Runs: 3, Since: t0, Dates: []time.Time{t0, t0.Add(time.Hour)}}
+	g := Persistent(f, p, "api.example.com")
+	if g.Class != failure.Transient || g.Code != failure.CodeTimeout || g.Persistent != p {
+		t.Fatalf("got %+v", g)
+	}
+	if !strings.Contains(g.Reason, "persistent: the same failure in 3 runs since 2026-12-01T06:00:00Z") || !strings.Contains(g.Remedy, "api.example.com") || !strings.Contains(g.Remedy, "3 runs") {
+		t.Errorf("reason %q remedy %q", g.Reason, g.Remedy)
+	}
+	if f.Persistent != nil || strings.Contains(f.Reason, "persistent") {
+		t.Error("the original failure was changed")
+	}
+}
