@@ -77,7 +77,7 @@ func (a *actionRun) reportIssue(ctx context.Context, run *report.Run, markdown s
 	}
 	ctx, cancel := context.WithTimeout(ctx, githubTimeout)
 	defer cancel()
-	rep := ghissue.New(gh, ghRun)
+	rep := ghissue.New(gh, ghRun).WithHindsight(issueHindsight(a.mem, a.store, run))
 	var out ghissue.Outcome
 	if run.Run.ExitCode == exitcode.OK {
 		out, err = rep.Recovered(ctx)

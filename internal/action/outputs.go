@@ -15,7 +15,7 @@ import (
 
 // Reserved are the action's own outputs; a run: script's output of one of
 // these names reaches the workflow only inside the outputs JSON.
-var Reserved = []string{"result", "class", "code", "attempts", "reason", "remedy", "exit-code", "report", "outputs", "rerun"}
+var Reserved = []string{"result", "class", "code", "attempts", "reason", "remedy", "exit-code", "report", "outputs", "rerun", "persistent"}
 
 // IsReserved reports whether name is one of the action's own outputs.
 func IsReserved(name string) bool { return slices.Contains(Reserved, name) }

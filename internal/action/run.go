@@ -22,6 +22,7 @@ import (
 	"github.com/retrywise/retrywise/internal/filecmd"
 	"github.com/retrywise/retrywise/internal/ghissue"
 	"github.com/retrywise/retrywise/internal/gitpush"
+	"github.com/retrywise/retrywise/internal/hindsight"
 	"github.com/retrywise/retrywise/internal/interrupt"
 	"github.com/retrywise/retrywise/internal/jobs"
 	"github.com/retrywise/retrywise/internal/options"
@@ -142,6 +143,11 @@ type actionRun struct {
 	// fw gives the exec steps' attempts file commands of their own and
 	// copies the final attempts' to the runner's; nil when there are none.
 	fw *filecmd.Forwarder
+	// rule is hindsight's (persist-after, persist-span); mem and store
+	// are the run's memory and its book, nil when hindsight is off.
+	rule  hindsight.Rule
+	mem   *hindsight.Memory
+	store *carried
 }
 
 // lockedWriter serialises the writes of several writers onto one stream.
@@ -199,6 +205,9 @@ func Main(ctx context.Context, h *Host) int {
 		return a.fail(exitcode.Usage, err.Error())
 	}
 	if a.issues, err = ghissue.ParseMode(a.input("report-issue")); err != nil {
+		return a.fail(exitcode.Usage, err.Error())
+	}
+	if a.rule, err = a.hindsightRule(); err != nil {
 		return a.fail(exitcode.Usage, err.Error())
 	}
 	a.placeFiles()
@@ -388,10 +397,18 @@ func (a *actionRun) runStep(ctx context.Context) int {
 		Attempting: a.group(func(n, max int) string { return fmt.Sprintf("attempt %d of %d: %s", n, max, p.Target()) }, k.Name),
 	}
 	start := a.app.Clock.Now()
+	var targets []string
+	if k == step.HTTPKind || k == step.PushKind {
+		targets = targetHosts(p.Target())
+	}
+	if a.mem, a.store = a.openHindsight(ctx, a.rule); a.mem != nil {
+		opts.IO.Hindsight = a.mem.Hook("step", targets, start)
+	}
 	rep, code, err := a.app.RunStep(ctx, opts)
 	if err != nil {
 		rep = report.NotRun(k.Name, p.Target(), code, err.Error(), p.Policy())
 	}
+	a.mem.Remember("step", rep, targets, start)
 	rep.Notes = append(rep.Notes, a.notes...)
 	if bf, ok := rep.Outputs["body-file"].(string); ok {
 		os.Chmod(bf, 0o644) // readable by the runner's user, for whom a container's root made it
@@ -537,10 +554,17 @@ func (a *actionRun) runJob(ctx context.Context) int {
 		}
 		return a.fail(code, err.Error())
 	}
-	js, code, err := a.app.OpenJob(app.JobOptions{
+	jo := app.JobOptions{
 		Loaded: l, Job: a.input("job"), Preflight: preflight,
 		Session: jobs.SessionOptions{Env: a.env, Stdin: h.Stdin, Stdout: a.out, Stderr: a.out},
-	})
+	}
+	if !dryRun {
+		if store := a.readBook(ctx, a.rule); store != nil {
+			jo.Hindsight, jo.Persist, a.store = store, a.rule, store
+			jo.HindsightPrefix = stepPrefix(a.getenv("GITHUB_ACTION"), a.input("matrix"))
+		}
+	}
+	js, code, err := a.app.OpenJob(jo)
 	if err != nil {
 		return a.fail(code, err.Error())
 	}
@@ -585,6 +609,7 @@ func (a *actionRun) runJob(ctx context.Context) int {
 		end := a.group(func(n, max int) string { return fmt.Sprintf("step %s: attempt %d of %d", id, n, max) }, kind)(n, max)
 		return func() { flushAll(); end() }
 	}
+	a.mem = js.Runner.Memory
 	run, _, _ := a.app.RunJob(ctx, js)
 	if len(a.notes) > 0 && len(run.Steps) > 0 {
 		run.Steps[0].Notes = append(run.Steps[0].Notes, a.notes...)
@@ -675,6 +700,7 @@ func (a *actionRun) finish(ctx context.Context, run *report.Run, outputs map[str
 		a.warn("retrywise: outputs cut", fmt.Sprintf("the outputs are over %d bytes of JSON: the longest values are replaced by a note in the output outputs; the JSON report (output report) has them", MaxOutputsJSON))
 	}
 	set["outputs"] = doc
+	set["persistent"] = persistentOutput(run)
 	for n, v := range a.extra {
 		set[n] = v
 	}

@@ -139,6 +139,9 @@ type JobOptions struct {
 	// Persist is the command line's rule (--persist-after,
 	// --persist-span); the job's keys and defaults' override it.
 	Persist hindsight.Rule
+	// HindsightPrefix is prepended to the step ids in the book (the
+	// workflow's step and matrix leg, in the action).
+	HindsightPrefix string
 }
 
 // OpenJob picks the job and prepares its run over the given streams: the
@@ -168,6 +171,7 @@ func (a *App) OpenJob(o JobOptions) (*jobs.Session, int, error) {
 	if o.Hindsight != nil {
 		if rule := o.Loaded.File.PersistRule(job, o.Persist); rule.After > 0 {
 			so.Memory = hindsight.Open(o.Hindsight, job.Name, rule)
+			so.Memory.Prefix = o.HindsightPrefix
 			warning = so.Memory.Warning
 		}
 	}

@@ -43,6 +43,7 @@ var actionOutputDocs = [][2]string{
 	{"exit-code", "The exit code, as the command line's: 0 ok, 1 unknown, 64 usage, 65 structural, 66 absent, 75 transient, 77 policy, 78 configuration, 130/143 cancelled (docs/reference/exit-codes.md)."},
 	{"report", "The path of the JSON report (docs/report.schema.json), under $RUNNER_TEMP."},
 	{"rerun", "Mode explain: true when the run's failed jobs were handed back to GitHub for a re-run, else false; empty in the other modes."},
+	{"persistent", "true when a step's transient-looking failure repeated the runs before (hindsight, with report-issue), so it made no retries; else false."},
 	{"outputs", "JSON of the step's outputs (for fromJSON): a run: script's $GITHUB_OUTPUT names, http's status, found, value, body-file and fields, push's pushed, landed, refs; in config mode by step id. Kept under GitHub's 1 MiB: the longest values are replaced by a note and named in retrywise-cut."},
 }
 

@@ -46,8 +46,12 @@ func escapeMarker(s string) string {
 // Title returns "retrywise: WORKFLOW / JOB failed", with control characters
 // as spaces and the names cut (with redact.Clip, ending in "…") to fit
 // MaxTitleLen.
-func Title(run Run) string {
-	const prefix, suffix = "retrywise: ", " failed"
+func Title(run Run) string { return titleWith(run, "failed") }
+
+// titleWith returns "retrywise: WORKFLOW / JOB what", fitted as Title's.
+func titleWith(run Run, what string) string {
+	const prefix = "retrywise: "
+	suffix := " " + what
 	names := strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029' {
 			return ' '
@@ -170,14 +174,32 @@ func openFence(md string) string {
 	return fence
 }
 
-// issueBody is the body of a new failure issue: marker, headline, report.
-func issueBody(run Run, report string) string {
-	return compose(run, Marker(run)+"\n"+headline(run, "failed"), report)
+// issueBody is the body of a new failure issue: marker, the hindsight
+// book's marker, headline, report.
+func issueBody(run Run, report string, hs Hindsight) string {
+	what := "failed"
+	if hs.Persistent != nil {
+		what = persistentWhat(hs.Persistent)
+	}
+	return compose(run, Marker(run)+"\n"+bookLine(hs)+headline(run, what), report)
 }
 
-// failureComment is the comment added to an open failure issue on another failure.
-func failureComment(run Run, report string) string {
-	return compose(run, headline(run, "failed again"), report)
+// failureComment is the comment added to an open failure issue on another
+// failure, carrying the hindsight book's marker.
+func failureComment(run Run, report string, hs Hindsight) string {
+	what := "failed again"
+	if hs.Persistent != nil {
+		what = persistentWhat(hs.Persistent)
+	}
+	return compose(run, bookLine(hs)+headline(run, what), report)
+}
+
+// bookLine is the book's marker on a line of its own; "" for none.
+func bookLine(hs Hindsight) string {
+	if m := BookMarker(hs.Book); m != "" {
+		return m + "\n"
+	}
+	return ""
 }
 
 // recoveredComment is the comment that closes the failure issue.

@@ -86,6 +86,14 @@ func (o Outcome) String() string {
 type Reporter struct {
 	gh  *github.Client
 	run Run
+	hs  Hindsight
+}
+
+// WithHindsight makes Failed carry hs: the book's marker, and when
+// persistent, a title and headline that say "failing every run since".
+func (r *Reporter) WithHindsight(hs Hindsight) *Reporter {
+	r.hs = hs
+	return r
 }
 
 // New returns a Reporter for run that calls the API through gh (with a
@@ -106,16 +114,23 @@ func (r *Reporter) Failed(ctx context.Context, markdown string) (Outcome, error)
 	if len(open) > 0 {
 		is := open[0]
 		c, _, err := r.gh.Issues.CreateComment(ctx, r.run.Owner, r.run.Repo, is.GetNumber(), &github.IssueComment{
-			Body: github.String(failureComment(r.run, markdown)),
+			Body: github.String(failureComment(r.run, markdown, r.hs)),
 		})
 		if err != nil {
 			return Outcome{Action: None}, r.fail(fmt.Sprintf("comment on issue #%d", is.GetNumber()), err)
 		}
+		if p := r.hs.Persistent; p != nil {
+			if title := titleWith(r.run, persistentWhat(p)); is.GetTitle() != title {
+				if _, _, err := r.gh.Issues.Edit(ctx, r.run.Owner, r.run.Repo, is.GetNumber(), &github.IssueRequest{Title: github.String(title)}); err != nil {
+					return Outcome{Action: Commented, Number: is.GetNumber(), URL: firstNonEmpty(c.GetHTMLURL(), is.GetHTMLURL())}, r.fail(fmt.Sprintf("retitle issue #%d", is.GetNumber()), err)
+				}
+			}
+		}
 		return Outcome{Action: Commented, Number: is.GetNumber(), URL: firstNonEmpty(c.GetHTMLURL(), is.GetHTMLURL()), Note: duplicates(open)}, nil
 	}
 	is, _, err := r.gh.Issues.Create(ctx, r.run.Owner, r.run.Repo, &github.IssueRequest{
-		Title:  github.String(Title(r.run)),
-		Body:   github.String(issueBody(r.run, markdown)),
+		Title:  github.String(r.title()),
+		Body:   github.String(issueBody(r.run, markdown, r.hs)),
 		Labels: &[]string{Label},
 	})
 	if err != nil {
@@ -126,6 +141,15 @@ func (r *Reporter) Failed(ctx context.Context, markdown string) (Outcome, error)
 		o.Note = fmt.Sprintf("GitHub did not apply the label %s (it drops labels the token may not set or create); without it the next failure opens another issue: create the label once under Issues → Labels", Label)
 	}
 	return o, nil
+}
+
+// title is a new issue's title: Title, or "failing every run since" for
+// a persistent failure.
+func (r *Reporter) title() string {
+	if p := r.hs.Persistent; p != nil {
+		return titleWith(r.run, persistentWhat(p))
+	}
+	return Title(r.run)
 }
 
 // Recovered reports a success: it comments on the open failure issue of the

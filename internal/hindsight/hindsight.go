@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/report"
 )
 
 // DefaultAfter is K, the runs that must fail the same way (this one
@@ -151,6 +152,43 @@ func (b *Book) Failed(step string, fp failure.Fingerprint, code failure.Code, at
 	b.trim()
 }
 
+// Within returns the book encoded in at most n bytes, dropping its oldest
+// records first; the book itself is not changed.
+func (b *Book) Within(n int) []byte {
+	data := b.Encode()
+	if len(data) <= n {
+		return data
+	}
+	type ref struct {
+		step string
+		at   time.Time
+	}
+	var all []ref
+	cp := &Book{Version: b.Version, Steps: map[string][]Record{}}
+	for id, rs := range b.Steps {
+		cp.Steps[id] = rs
+		for _, r := range rs {
+			all = append(all, ref{id, r.At})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].at.Before(all[j].at) })
+	for len(data) > n && len(all) > 0 {
+		per := max(len(data)/len(all), 1)
+		drop := min(len(all), (len(data)-n)/per+1)
+		for _, r := range all[:drop] {
+			rs := cp.Steps[r.step][1:] // a step's records are oldest first
+			if len(rs) == 0 {
+				delete(cp.Steps, r.step)
+				continue
+			}
+			cp.Steps[r.step] = rs
+		}
+		all = all[drop:]
+		data = cp.Encode()
+	}
+	return data
+}
+
 // Succeeded clears step's records: a success ends a streak.
 func (b *Book) Succeeded(step string) { delete(b.Steps, step) }
 
@@ -188,6 +226,10 @@ type Memory struct {
 	Rule Rule
 	// Warning, when not empty, says why the book was started afresh.
 	Warning string
+	// Prefix is prepended to every step id: in a workflow, the step of the
+	// workflow and the matrix leg (StepPrefix), so that legs and steps
+	// sharing a failure issue do not share a record.
+	Prefix string
 
 	store Store
 	job   string
@@ -215,21 +257,21 @@ func (m *Memory) Judge(step string, fp failure.Fingerprint, now time.Time) *fail
 	if m == nil {
 		return nil
 	}
-	return m.book.Judge(step, fp, m.Rule, now)
+	return m.book.Judge(m.Prefix+step, fp, m.Rule, now)
 }
 
 // Failed records step's final failure; Succeeded clears its records.
 func (m *Memory) Failed(step string, fp failure.Fingerprint, code failure.Code, at time.Time) {
 	if m != nil {
-		m.book.Failed(step, fp, code, at)
+		m.book.Failed(m.Prefix+step, fp, code, at)
 		m.dirty = true
 	}
 }
 
 // Succeeded clears step's records.
 func (m *Memory) Succeeded(step string) {
-	if m != nil && len(m.book.Steps[step]) > 0 {
-		m.book.Succeeded(step)
+	if m != nil && len(m.book.Steps[m.Prefix+step]) > 0 {
+		m.book.Succeeded(m.Prefix + step)
 		m.dirty = true
 	}
 }
@@ -239,7 +281,48 @@ func (m *Memory) Records(step string) []Record {
 	if m == nil {
 		return nil
 	}
-	return m.book.Steps[step]
+	return m.book.Steps[m.Prefix+step]
+}
+
+// Hook returns the retry loop's question for step (step.IO.Hindsight):
+// a transient failure whose fingerprint (with the step's targets) repeats
+// the runs before is returned marked persistent, as of now.
+func (m *Memory) Hook(step string, targets []string, now time.Time) func(f *failure.Failure) *failure.Failure {
+	if m == nil {
+		return nil
+	}
+	return func(f *failure.Failure) *failure.Failure {
+		fp := failure.FingerprintOf(f, targets)
+		if p := m.Judge(step, fp, now); p != nil {
+			return Persistent(f, p, fp.Target)
+		}
+		return nil
+	}
+}
+
+// Remember records step's end in the book: a final failure's
+// fingerprint, or a success that clears its records. A step that did not
+// run (skipped, cancelled, not started) neither counts nor clears.
+func (m *Memory) Remember(step string, rep *report.Step, targets []string, at time.Time) {
+	if m == nil {
+		return
+	}
+	switch {
+	case rep.Result == report.Success:
+		m.Succeeded(step)
+	case rep.Result == report.Failure && rep.Class != failure.None && rep.AttemptCount() > 0:
+		f := &failure.Failure{Class: rep.Class, Code: rep.Code, Reason: rep.Reason, Evidence: rep.Evidence}
+		m.Failed(step, failure.FingerprintOf(f, targets), rep.Code, at)
+	}
+}
+
+// Within returns the book encoded in at most n bytes: when it is larger,
+// its oldest records go first (a step left with none goes with them).
+func (m *Memory) Within(n int) []byte {
+	if m == nil {
+		return nil
+	}
+	return m.book.Within(n)
 }
 
 // Save writes the book back to its store, when the run changed it.

@@ -143,3 +143,33 @@ func TestPersistentKeepsClassAndCode(t *testing.T) {
 		t.Error("the original failure was changed")
 	}
 }
+
+// TestBookWithin: a book over the size loses its oldest records first,
+// and always fits.
+func TestBookWithin(t *testing.T) {
+	b, _ := Decode(nil)
+	for i := range 300 {
+		step := []string{"a", "b", "c"}[i%3]
+		b.Failed(step, timeout, "timeout", t0.Add(time.Duration(i)*time.Minute))
+	}
+	whole := b.Encode()
+	for _, n := range []int{len(whole), len(whole) / 2, 2000, 300, 10} {
+		got := b.Within(n)
+		if len(got) > n && n >= len(`{"version":1,"steps":{}}`) {
+			t.Fatalf("Within(%d) = %d bytes", n, len(got))
+		}
+		d, err := Decode(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// the newest record survives whenever one does
+		for _, rs := range d.Steps {
+			if last := rs[len(rs)-1].At; last.Before(t0.Add(290 * time.Minute)) {
+				t.Errorf("Within(%d) kept an old record %s but not the newest", n, last)
+			}
+		}
+	}
+	if len(b.Encode()) != len(whole) {
+		t.Error("Within changed the book")
+	}
+}

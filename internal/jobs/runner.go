@@ -12,7 +12,6 @@ import (
 	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/environ"
 	"github.com/retrywise/retrywise/internal/exitcode"
-	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/hindsight"
 	"github.com/retrywise/retrywise/internal/interrupt"
 	"github.com/retrywise/retrywise/internal/redact"
@@ -371,15 +370,7 @@ func (r *Runner) runStep(ctx context.Context, st *Step, pol retry.Policy, jobEnv
 		io.Attempting = func(n, maxAttempts int) func() { return r.Attempting(st.ID, kind, n, maxAttempts) }
 	}
 	if r.Memory != nil {
-		targets := r.targets(ctx, st, snapshot)
-		now := r.start
-		io.Hindsight = func(f *failure.Failure) *failure.Failure {
-			fp := failure.FingerprintOf(f, targets)
-			if p := r.Memory.Judge(st.ID, fp, now); p != nil {
-				return hindsight.Persistent(f, p, fp.Target)
-			}
-			return nil
-		}
+		io.Hindsight = r.Memory.Hook(st.ID, r.targets(ctx, st, snapshot), r.start)
 	}
 	return st.Prepared.Run(ctx, svc, io)
 }
@@ -395,19 +386,10 @@ func (r *Runner) targets(ctx context.Context, st *Step, state State) []string {
 	return out
 }
 
-// remember records st's end in the job's hindsight: a final failure's
-// fingerprint, or a success that clears the step's records. A step that
-// did not run (skipped, cancelled, not started) neither counts nor clears.
+// remember records st's end in the job's hindsight (Memory.Remember).
 func (r *Runner) remember(ctx context.Context, st *Step, rep *report.Step, state State, at time.Time) {
-	if r.Memory == nil {
-		return
-	}
-	switch {
-	case rep.Result == report.Success:
-		r.Memory.Succeeded(st.ID)
-	case rep.Result == report.Failure && rep.Class != failure.None && rep.AttemptCount() > 0:
-		f := &failure.Failure{Class: rep.Class, Code: rep.Code, Reason: rep.Reason, Evidence: rep.Evidence}
-		r.Memory.Failed(st.ID, failure.FingerprintOf(f, r.targets(ctx, st, state)), rep.Code, at)
+	if r.Memory != nil {
+		r.Memory.Remember(st.ID, rep, r.targets(ctx, st, state), at)
 	}
 }
 

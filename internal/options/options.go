@@ -222,6 +222,8 @@ type Action struct {
 	ReportIssue                  string
 	StepSummary                  bool
 	GitUserName, GitUserEmail    string
+	PersistAfter, PersistSpan    string
+	Matrix                       string
 }
 
 // ModeFields are the inputs that choose a mode or feed it, by mode name
@@ -258,6 +260,9 @@ func (o *Action) CommonFields() []*step.Field {
 	t := step.NewTable()
 	step.Bind(t, step.Field{Name: "token", Default: "${{ github.token }}", Secret: true, Doc: "The token for the failure issue (report-issue) and for reading the branch rules that refused a push. Masked in every output."}, &o.Token)
 	step.Bind(t, step.Field{Name: "report-issue", Default: "false", Doc: "On a final failure open (or comment on) one issue labelled retrywise, and close it on the next success: false, true, or force (also under act). Needs permissions: issues: write."}, &o.ReportIssue)
+	step.Bind(t, step.Field{Name: "persist-after", Default: fmt.Sprint(hindsight.DefaultAfter), Doc: fmt.Sprintf("Hindsight, with report-issue: after K runs (this one included) whose step failed the same transient-looking way, make one attempt and no retries; 0 turns it off (2 to %d otherwise). The record lives in the failure issue, as a hidden marker of the issue's own author.", hindsight.MaxAfter)}, &o.PersistAfter)
+	step.Bind(t, step.Field{Name: "persist-span", Default: "0s", Doc: "Hindsight: the least time the persist-after failures must span (a duration such as 6h)."}, &o.PersistSpan)
+	step.Bind(t, step.Field{Name: "matrix", Default: "${{ toJSON(matrix) }}", Doc: "The job's matrix values, so that hindsight keeps one record per matrix leg; leave the default."}, &o.Matrix)
 	step.Bind(t, step.Field{Name: "step-summary", Default: "true", Doc: "Append the Markdown report to the step summary ($GITHUB_STEP_SUMMARY): true or false."}, &o.StepSummary)
 	step.Bind(t, step.Field{Name: "git-user-name", Doc: "The name of the commits a run: script or a job makes (GIT_AUTHOR_NAME, GIT_COMMITTER_NAME); empty means the repository's git config, else github-actions[bot]."}, &o.GitUserName)
 	step.Bind(t, step.Field{Name: "git-user-email", Doc: "The email of the commits a run: script or a job makes (GIT_AUTHOR_EMAIL, GIT_COMMITTER_EMAIL); empty means the repository's git config, else 41898282+github-actions[bot]@users.noreply.github.com."}, &o.GitUserEmail)
