@@ -198,7 +198,7 @@ func (l *loader) checkSteps(b *jobBuild) {
 	for _, v := range b.job.Env {
 		l.checkRefs(scalar{text: v.Value, pos: v.Pos}, &scope{noSteps: fmt.Sprintf("job %q env", b.job.Name)}, "env "+v.Name)
 	}
-	sc := &scope{earlier: map[string]Kind{}, all: all}
+	sc := &scope{earlier: map[string]*earlierStep{}, all: all}
 	for _, sb := range b.steps {
 		sc.self = sb.step.ID
 		if k := sb.step.Kind; k != nil && k.Expands() {
@@ -226,12 +226,30 @@ func (l *loader) checkSteps(b *jobBuild) {
 		}
 		if sb.hasID {
 			if _, seen := sc.earlier[sb.step.ID]; !seen {
-				sc.earlier[sb.step.ID] = sb.step.Kind
+				sc.earlier[sb.step.ID] = earlierOf(sb)
 				sc.earlierIDs = append(sc.earlierIDs, sb.step.ID)
 			}
 		}
 		b.job.Steps = append(b.job.Steps, sb.step)
 	}
+}
+
+// earlierStep is sb as the steps after it see it: its kind and the
+// outputs its settings declare. A step whose kind is unknown declares
+// none, and may have any: its own error is reported.
+func earlierOf(sb *stepBuild) *earlierStep {
+	k := sb.step.Kind
+	if k == nil || sb.kindBad {
+		return &earlierStep{kind: k}
+	}
+	good := make([]raw, 0, len(sb.kindSettings))
+	for _, r := range sb.kindSettings {
+		if !r.bad {
+			good = append(good, r)
+		}
+	}
+	names, declared := k.Outputs(settingsOf(good))
+	return &earlierStep{kind: k, outputs: names, declared: declared}
 }
 
 // merge returns a step's settings: its kind's keys, then the retry keys of
