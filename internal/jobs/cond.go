@@ -186,7 +186,7 @@ func (v *refVisitor) visit(n expr.Node) {
 		v.l.errorf(v.pos, fix, "if: "+ref+format, args...)
 		v.bad = true
 	}
-	id := chain[1]
+	id := v.sc.caseBlind(chain[1])
 	switch len(chain) {
 	case 2:
 		if msg, fix := v.sc.stepProblem(id); msg != "" {
@@ -253,7 +253,7 @@ func (v *refVisitor) compare(n expr.Node) {
 	if len(chain) < 3 || chain[0] != stepsPrefix {
 		return
 	}
-	if _, ok := v.sc.earlier[chain[1]]; !ok {
+	if _, ok := v.sc.earlier[v.sc.caseBlind(chain[1])]; !ok {
 		return // reported as a step that is not there
 	}
 	text := ref(chain) + " " + op + " " + expr.FormatLiteral(lit)

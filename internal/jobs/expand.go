@@ -115,6 +115,20 @@ type earlierStep struct {
 	declared bool
 }
 
+// caseBlind returns the earlier step's id id names as an if: names it
+// (case-blind, as a workflow's contexts are), or id when none does.
+func (sc *scope) caseBlind(id string) string {
+	if _, ok := sc.earlier[id]; ok {
+		return id
+	}
+	for _, e := range sc.earlierIDs {
+		if strings.EqualFold(e, id) {
+			return e
+		}
+	}
+	return id
+}
+
 // stepProblem says what is wrong with naming step id from sc, with a fix;
 // "" when it names an earlier step.
 func (sc *scope) stepProblem(id string) (msg, fix string) {

@@ -67,6 +67,11 @@ func TestLoadReferences(t *testing.T) {
 		// if: names compare case-blind.
 		{name: "if: output case differs", src: head + quotaStep + postStep + withIf("steps.post.outputs.URL != ''")},
 		{name: "if: script output case differs", src: head + quotaStep + scriptStep + withIf("steps.script.outputs.POST-ID != ''")},
+		{name: "if: step id case differs", src: head + quotaStep + postStep + withIf("steps.POST.outputs.Url != ''")},
+		{name: "if: step id case differs, wrong output", src: head + quotaStep + postStep + withIf("steps.Post.outputs.uri != ''"),
+			pos: "10:13", msg: `if: steps.Post.outputs.uri: step "post" (http) has no output "uri"`, fix: "did you mean url?"},
+		{name: "${}: step id case differs", src: head + quotaStep + postStep + withRef("${steps.Post.outputs.url}"),
+			pos: "10:21", msg: `names no earlier step "Post"`, fix: "did you mean post?"},
 		{name: "if: member case differs", src: head + quotaStep + postStep + withIf("steps.post.Outcome == 'success'")},
 		{name: "if: undeclared output", src: head + quotaStep + postStep + withIf("steps.post.outputs.uri != ''"),
 			pos: "10:13", msg: `if: steps.post.outputs.uri: step "post" (http) has no output "uri"`, fix: "did you mean url?"},
