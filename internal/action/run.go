@@ -34,8 +34,9 @@ import (
 
 // FlagExceptions are the flags of a mode that are not inputs: the action
 // chooses the report files, and the child's stdout is the log, so it is
-// always live; an exec step's hosts are for a job's preflight.
-var FlagExceptions = []string{"report", "summary", "stdout", "stdout-max", "hosts"}
+// always live; an exec step's hosts are for a job's preflight, and its
+// outputs for a job's validation.
+var FlagExceptions = []string{"report", "summary", "stdout", "stdout-max", "hosts", "outputs"}
 
 // Flags returns the flags of a mode that are inputs, each once, sorted:
 // the flags generated from the mode's step kind (internal/step), or the
