@@ -120,6 +120,7 @@ func checkStep(ctx context.Context, path, root string, uses, with ast.Node, inpu
 			errs = append(errs, &jobs.Error{Path: path, Pos: configPos, Msg: fmt.Sprintf("config: %s is invalid (%d error(s); retrywise validate --config %s)", cfg, len(jerrs), file)})
 			errs = append(errs, jerrs...)
 		default:
+			errs = append(errs, l.File.Warnings...)
 			if job := given["job"]; job != "" && !strings.Contains(job, "${{") {
 				if _, err := l.File.Pick(job); err != nil {
 					errs = append(errs, &jobs.Error{Path: path, Pos: configPos, Msg: "job: " + err.Error()})
