@@ -26,8 +26,8 @@ func Literal(n Node) (v any, ok bool) {
 }
 
 // FormatLiteral writes v, a literal's value, as an expression writes it:
-// a string in single quotes ('It”s'), a number as the runner prints it,
-// true, false or null.
+// a string in single quotes (a quote in it doubled), a number as the
+// runner prints it, true, false or null.
 func FormatLiteral(v any) string {
 	switch v := v.(type) {
 	case nil:
