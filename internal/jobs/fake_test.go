@@ -94,6 +94,7 @@ func fakeCatalog(prepared *[]Settings) Catalog {
 			&fakeKind{name: "exec", prepared: prepared, keys: []*step.Field{
 				{Name: "run", Type: step.String, Positional: true, Doc: "a shell script"},
 				{Name: "command", Type: step.List, Positional: true, Doc: "a command and its arguments"},
+				{Name: "shell", Type: step.String, Positional: true, Doc: "the shell of run"},
 				{Name: "outputs", Type: step.CSV, Doc: "the outputs the script writes"},
 			}},
 		},

@@ -170,3 +170,42 @@ func TestLoadReferencesRealKinds(t *testing.T) {
 		t.Errorf("want one warning at 12:83 naming bare; got:\n%s", f.Warnings.Error())
 	}
 }
+
+// TestLoadScriptReferences: a step reference written in a script that
+// the shell runs (run: with the default shell, bash or sh) is never
+// expanded there, and the shell fails on it (bad substitution): an error
+// that says to pass it through env:. A shell's own ${f}, a script for
+// another interpreter and an env: value are fine.
+func TestLoadScriptReferences(t *testing.T) {
+	tests := []struct {
+		name, exec string
+		msg, fix   string // "" when clean
+	}{
+		{name: "an output in run:", exec: `{run: "curl -d ${steps.post.outputs.url} https://x"}`,
+			msg: `run: ${steps.post.outputs.url} is not expanded in a script, and the shell fails on it (bad substitution)`, fix: `pass it through the step's env: {NAME: "${steps.post.outputs.url}"} and write "$NAME" in the script`},
+		{name: "a workflow expression in run:", exec: `{run: "echo ${{ steps.post.outputs.url }}", shell: bash}`,
+			msg: `run: ${{ steps.post.outputs.url }} is not expanded in a script`},
+		{name: "an env context in run:", exec: `{run: "echo ${{ env.GREETING }}", shell: sh}`,
+			msg: `run: ${{ env.GREETING }} is not expanded in a script`, fix: `write "$GREETING"`},
+		{name: "the shell's own", exec: `{run: "for f in *; do echo ${f}; done"}`},
+		{name: "another interpreter", exec: "{run: \"console.log(`${steps.x}`)\", shell: \"node {0}\"}"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := head + quotaStep + postStep + "      - id: use\n        exec: " + tt.exec + "\n"
+			f, errs := Load("job.yml", []byte(src), fakeCatalog(nil))
+			if tt.msg == "" {
+				if f == nil {
+					t.Fatalf("errors:\n%s", errs.Error())
+				}
+				return
+			}
+			for _, e := range errs {
+				if e.Pos.Line == 10 && strings.Contains(e.Msg, tt.msg) && strings.Contains(e.Fix, tt.fix) {
+					return
+				}
+			}
+			t.Errorf("no error on line 10 containing %q (fix %q); got:\n%s", tt.msg, tt.fix, errs.Error()+"\n"+fixes(errs))
+		})
+	}
+}
