@@ -35,8 +35,9 @@ import (
 
 // FlagExceptions are the flags of a mode that are not inputs: the action
 // chooses the report files, and the child's stdout is the log, so it is
-// always live; an exec step's hosts are for a job's preflight.
-var FlagExceptions = []string{"report", "summary", "stdout", "stdout-max", "hosts"}
+// always live; an exec step's hosts are for a job's preflight, and its
+// outputs for a job's validation.
+var FlagExceptions = []string{"report", "summary", "stdout", "stdout-max", "hosts", "outputs"}
 
 // Flags returns the flags of a mode that are inputs, each once, sorted:
 // the flags generated from the mode's step kind (internal/step), or the
@@ -234,30 +235,58 @@ func Main(ctx context.Context, h *Host) int {
 // checkInputs refuses an input that belongs to another mode only, so that
 // a setting is never silently ignored.
 func (a *actionRun) checkInputs() error {
-	mine := map[string]bool{}
-	for _, n := range CommonInputs() {
-		mine[n] = true
-	}
-	for _, n := range ModeInputs(a.mode) {
-		mine[n] = true
-	}
-	for _, fl := range Flags(a.mode) {
-		mine[fl.Name] = true
-	}
-	var wrong []string
-	for _, n := range Inputs() {
-		if !mine[n] && a.input(n) != "" && !(n == "push" && a.input(n) == "false") {
-			wrong = append(wrong, n)
-		}
-	}
+	wrong := MisplacedInputs(a.mode, a.input)
 	if len(wrong) == 0 {
 		return nil
 	}
-	hint := ""
-	if a.mode == ModeJob {
-		hint = "; in config mode the job file holds the steps' settings"
+	return fmt.Errorf("input %s does not apply to %s mode%s", strings.Join(wrong, ", "), a.mode, modeHint(a.mode))
+}
+
+// modeHint is what a misplaced input of mode m is told besides its name.
+func modeHint(m Mode) string {
+	if m == ModeJob {
+		return "; in config mode the job file holds the steps' settings"
 	}
-	return fmt.Errorf("input %s does not apply to %s mode%s", strings.Join(wrong, ", "), a.mode, hint)
+	return ""
+}
+
+// Applies reports whether input name applies to mode m: a common input,
+// one of m's own (internal/options' table) or one of m's flags (its step
+// kind's field table).
+func Applies(m Mode, name string) bool {
+	if slices.Contains(CommonInputs(), name) || slices.Contains(ModeInputs(m), name) {
+		return true
+	}
+	for _, fl := range Flags(m) {
+		if fl.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// MisplacedInputs are the inputs given a value (input returns it) that do
+// not apply to mode m (Applies), in Inputs' order; push: false chooses no
+// mode and is never one.
+func MisplacedInputs(m Mode, input func(name string) string) []string {
+	var wrong []string
+	for _, n := range Inputs() {
+		if input(n) != "" && !(n == "push" && input(n) == "false") && !Applies(m, n) {
+			wrong = append(wrong, n)
+		}
+	}
+	return wrong
+}
+
+// ModesOf are the modes input name applies to, in Modes' order.
+func ModesOf(name string) []Mode {
+	var out []Mode
+	for _, m := range Modes {
+		if Applies(m, name) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // setFields sets every non-empty input that is one of the mode's fields

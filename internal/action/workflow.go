@@ -7,11 +7,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 
+	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/jobs"
 	"github.com/retrywise/retrywise/internal/userfile"
 )
@@ -79,6 +81,8 @@ func CheckWorkflow(ctx context.Context, path string, env []string) (jobs.Errors,
 func checkStep(ctx context.Context, path, root string, uses, with ast.Node, inputs []string, env []string) jobs.Errors {
 	var errs jobs.Errors
 	given := map[string]string{}
+	keyPos := map[string]jobs.Pos{}
+	var order []string
 	var configPos jobs.Pos
 	if m, ok := with.(*ast.MappingNode); ok {
 		for _, kv := range m.Values {
@@ -93,13 +97,18 @@ func checkStep(ctx context.Context, path, root string, uses, with ast.Node, inpu
 				continue
 			}
 			given[name] = strings.TrimSpace(scalarText(kv.Value))
+			keyPos[name] = pos
+			order = append(order, name)
 			if name == "config" {
 				configPos = posOf(kv.Value)
 			}
 		}
 	}
-	if _, err := ChooseMode(func(n string) string { return given[n] }); err != nil {
+	mode, err := ChooseMode(func(n string) string { return given[n] })
+	if err != nil {
 		errs = append(errs, &jobs.Error{Path: path, Pos: posOf(uses), Msg: err.Error()})
+	} else {
+		errs = append(errs, misplaced(path, mode, given, keyPos, order)...)
 	}
 	if cfg := given["config"]; cfg != "" && !strings.Contains(cfg, "${{") {
 		file := filepath.Join(root, cfg)
@@ -111,12 +120,37 @@ func checkStep(ctx context.Context, path, root string, uses, with ast.Node, inpu
 			errs = append(errs, &jobs.Error{Path: path, Pos: configPos, Msg: fmt.Sprintf("config: %s is invalid (%d error(s); retrywise validate --config %s)", cfg, len(jerrs), file)})
 			errs = append(errs, jerrs...)
 		default:
+			errs = append(errs, l.File.Warnings...)
 			if job := given["job"]; job != "" && !strings.Contains(job, "${{") {
 				if _, err := l.File.Pick(job); err != nil {
 					errs = append(errs, &jobs.Error{Path: path, Pos: configPos, Msg: "job: " + err.Error()})
 				}
 			}
 		}
+	}
+	return errs
+}
+
+// misplaced reports each input of a step that does not apply to its mode
+// (MisplacedInputs, from the action's input tables), at the input: the
+// action would refuse it and exit 64.
+func misplaced(path string, mode Mode, given map[string]string, keyPos map[string]jobs.Pos, order []string) jobs.Errors {
+	wrong := MisplacedInputs(mode, func(n string) string { return given[n] })
+	var errs jobs.Errors
+	for _, n := range order {
+		if !slices.Contains(wrong, n) {
+			continue
+		}
+		fix := "remove " + n + modeHint(mode)
+		if ms := ModesOf(n); len(ms) > 0 && mode != ModeJob {
+			names := make([]string, len(ms))
+			for i, m := range ms {
+				names[i] = string(m)
+			}
+			fix += fmt.Sprintf(" (it applies to %s mode)", strings.Join(names, ", "))
+		}
+		errs = append(errs, &jobs.Error{Path: path, Pos: keyPos[n], Fix: fix,
+			Msg: fmt.Sprintf("input %s does not apply to %s mode (the action would exit %d)", n, mode, exitcode.Usage)})
 	}
 	return errs
 }

@@ -15,7 +15,8 @@ import (
 // TestJobIfOutputsAreStrings: as in a workflow, steps.ID.outputs.NAME is a
 // string, so an extracted boolean false is 'false' (the issue's publish
 // step was skipped on a green run), fromJSON gives the typed value, and a
-// number the body wrote is its exact text.
+// number the body wrote is its exact text. (found == false, never true,
+// is refused by validate: TestValidateReferences.)
 func TestJobIfOutputsAreStrings(t *testing.T) {
 	api := newServer(t, func(w http.ResponseWriter, r *http.Request, n int64) {
 		io.WriteString(w, `{"found": false, "big": 12345678901234567890}`)
@@ -36,7 +37,7 @@ jobs:
         if: ${{ !fromJSON(steps.already.outputs.found) && steps.already.outputs.big == '12345678901234567890' }}
         exec: {run: "true"}
       - id: not-a-boolean
-        if: steps.already.outputs.found == false
+        if: steps.already.outputs.found != 'false'
         exec: {run: "true"}
       - id: truthy
         if: steps.already.outputs.found

@@ -31,7 +31,7 @@ var sampleValues = map[string]string{
 	"field": "id=.id", "mask": "s3cr3t-value", "retry-on": "flaky", "stop-on": "fatal", "retry-on-exit": "3", "stop-on-exit": "4",
 	"token": "${GITHUB_TOKEN}", "dir": ".", "egress-canary": "example.com:443", "schedule": "1s,2s", "max-attempts": "2",
 	"timeout": "5s", "auth-recheck": "1s", "jitter": "0.3", "rebase-on-reject": "1", "max-wait": "1m",
-	"rules": "testdata/rules.yml", "hosts": "example.com:443",
+	"rules": "testdata/rules.yml", "hosts": "example.com:443", "outputs": "url,id",
 	"on-retry": "rm -rf build", "continue-with": "agent resume", "context-from": `session id: (\S+)`,
 }
 

@@ -71,7 +71,8 @@ func parseValidate(f *factory, args []string) (*validateOptions, int, bool) {
 }
 
 // runValidate loads the job file (app.LoadJobFile), or checks the
-// workflow, and prints every error with its position.
+// workflow, and prints every error and warning with its position: exit 78
+// when there is an error, 0 when there are only warnings.
 func runValidate(ctx context.Context, o *validateOptions) int {
 	f := o.f
 	var l *jobs.Loaded
@@ -91,13 +92,19 @@ func runValidate(ctx context.Context, o *validateOptions) int {
 			errs = invalid.Errs
 		case err != nil:
 			return f.fail(code, err.Error())
+		default:
+			errs = l.File.Warnings
 		}
 	}
 	red := f.redactor()
 	// The messages may quote the file's values: masked before they are
 	// encoded, since JSON escapes what it writes.
+	nerr := 0
 	for _, e := range errs {
 		e.Path, e.Msg, e.Fix = red.String(e.Path), red.String(e.Msg), red.String(e.Fix)
+		if !e.Warning {
+			nerr++
+		}
 	}
 	if o.json {
 		w := red.Writer(f.stdout)
@@ -106,16 +113,19 @@ func runValidate(ctx context.Context, o *validateOptions) int {
 			errs = jobs.Errors{}
 		}
 		errs.WriteJSON(w)
-		if len(errs) > 0 {
+		if nerr > 0 {
 			return exitcode.Config
 		}
 		return exitcode.OK
 	}
 	if len(errs) > 0 {
+		// Warnings are printed with the errors, or before the ok line.
 		w := red.Writer(f.stderr)
 		errs.WriteText(w)
 		w.Close()
-		return f.fail(exitcode.Config, fmt.Sprintf("%s: %s", errs[0].Path, report.Count(len(errs), "error")))
+	}
+	if nerr > 0 {
+		return f.fail(exitcode.Config, fmt.Sprintf("%s: %s", errs[0].Path, report.Count(nerr, "error")))
 	}
 	if l == nil {
 		fmt.Fprintf(f.stdout, "%s: ok\n", o.workflow)

@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/retrywise/retrywise/internal/expr"
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/redact"
+	"github.com/retrywise/retrywise/internal/report"
 )
 
 // exprOptions are what the if: language gets of the program: the one cut
@@ -149,6 +151,7 @@ func (l *loader) condition(e entry, sc *scope) *Condition {
 	status := false
 	expr.Walk(tree, func(n expr.Node) {
 		rv.visit(n)
+		rv.compare(n)
 		if expr.StatusCall(n) {
 			status = true
 		}
@@ -183,7 +186,7 @@ func (v *refVisitor) visit(n expr.Node) {
 		v.l.errorf(v.pos, fix, "if: "+ref+format, args...)
 		v.bad = true
 	}
-	id := chain[1]
+	id := v.sc.caseBlind(chain[1])
 	switch len(chain) {
 	case 2:
 		if msg, fix := v.sc.stepProblem(id); msg != "" {
@@ -194,7 +197,7 @@ func (v *refVisitor) visit(n expr.Node) {
 			return
 		}
 		for _, f := range v.fields {
-			if f == chain[2] {
+			if strings.EqualFold(f, chain[2]) { // contexts are case-blind
 				return
 			}
 		}
@@ -204,11 +207,104 @@ func (v *refVisitor) visit(n expr.Node) {
 		}
 		fail(fix, " names no field %q of a step; a step has %s", chain[2], strings.Join(v.fields, ", "))
 	case 4:
-		if chain[2] != outputsMember {
+		if !strings.EqualFold(chain[2], outputsMember) {
 			return
 		}
-		if msg, fix := v.sc.outputProblem(id, chain[3]); msg != "" {
+		if msg, fix, warn := v.sc.outputProblem(id, chain[3], true); warn {
+			v.l.warnf(v.pos, fix, "if: %s: %s", ref, msg)
+		} else if msg != "" {
 			fail(fix, ": %s", msg)
 		}
 	}
 }
+
+// outcomes are the values of steps.ID.outcome, in the order messages
+// name them.
+var outcomes = []string{string(report.Success), string(report.Failure), string(report.Cancelled), string(report.Skipped)}
+
+// classes are the values of steps.ID.class: a failure's class, or ""
+// when the step did not fail.
+func classes() []string {
+	var out []string
+	for c := failure.None; c <= failure.Absent; c++ {
+		out = append(out, c.String())
+	}
+	return out
+}
+
+// compare reports a comparison of an earlier step's member with a literal
+// that can never be true (== ) or never false (!=): an outcome or a class
+// that is not one, and an output (always a string) with a boolean.
+func (v *refVisitor) compare(n expr.Node) {
+	op, l, r, ok := expr.Comparison(n)
+	if !ok {
+		return
+	}
+	chain, okL := expr.Members(l)
+	lit, okR := expr.Literal(r)
+	if !okL || !okR {
+		if chain, okL = expr.Members(r); !okL {
+			return
+		}
+		if lit, okR = expr.Literal(l); !okR {
+			return
+		}
+	}
+	if len(chain) < 3 || chain[0] != stepsPrefix {
+		return
+	}
+	if _, ok := v.sc.earlier[v.sc.caseBlind(chain[1])]; !ok {
+		return // reported as a step that is not there
+	}
+	text := ref(chain) + " " + op + " " + expr.FormatLiteral(lit)
+	if _, litFirst := expr.Literal(l); litFirst {
+		text = expr.FormatLiteral(lit) + " " + op + " " + ref(chain)
+	}
+	never := "can never be true"
+	if op == "!=" {
+		never = "is always true"
+	}
+	switch {
+	case len(chain) == 4 && strings.EqualFold(chain[2], outputsMember):
+		if b, ok := lit.(bool); ok {
+			v.l.errorf(v.pos, fmt.Sprintf("write '%t' (outputs are strings), or fromJSON(%s) for the typed value", b, ref(chain)),
+				"if: %s compares an output, always a string, with the boolean %t: 'true' and 'false' are not equal to it", text, b)
+			v.bad = true
+		}
+	case len(chain) == 3 && (op == "==" || op == "!="):
+		var values []string
+		var what string
+		switch {
+		case strings.EqualFold(chain[2], "outcome"):
+			values, what = outcomes, "an outcome is success, failure, cancelled or skipped"
+		case strings.EqualFold(chain[2], "class"):
+			values, what = classes(), "a class is "+strings.Join(classes()[1:], ", ")+", or '' when the step did not fail"
+		default:
+			return
+		}
+		if s, ok := lit.(string); ok {
+			for _, want := range values {
+				if strings.EqualFold(s, want) {
+					return
+				}
+			}
+		}
+		quoted := make([]string, 0, len(values))
+		for _, want := range values {
+			if want != "" {
+				quoted = append(quoted, expr.FormatLiteral(want))
+			}
+		}
+		fix := "write one of: " + strings.Join(quoted, ", ")
+		if s, ok := lit.(string); ok {
+			if c := closest(strings.ToLower(s), values); c != "" {
+				fix = "did you mean " + expr.FormatLiteral(c) + "?"
+			}
+		}
+		v.l.errorf(v.pos, fix, "if: %s %s: %s", text, never, what)
+		v.bad = true
+	}
+}
+
+// ref is a member chain as a reference: steps.ID.NAME.
+func ref(chain []string) string { return strings.Join(chain, ".") }

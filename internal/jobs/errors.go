@@ -18,10 +18,18 @@ type Error struct {
 	Msg string
 	// Fix says in one line how to fix it; may be empty.
 	Fix string
+	// Warning is true for what may be wrong but cannot be known before
+	// the run (a reference to a script's outputs without its outputs:
+	// list): the file is still valid.
+	Warning bool
 }
 
-// Error returns "FILE:LINE:COL: message".
+// Error returns "FILE:LINE:COL: message", or "FILE:LINE:COL: warning:
+// message" for a warning.
 func (e *Error) Error() string {
+	if e.Warning {
+		return fmt.Sprintf("%s:%d:%d: warning: %s", e.Path, e.Pos.Line, e.Pos.Col, e.Msg)
+	}
 	return fmt.Sprintf("%s:%d:%d: %s", e.Path, e.Pos.Line, e.Pos.Col, e.Msg)
 }
 
@@ -73,14 +81,16 @@ type errorJSON struct {
 	Col     int    `json:"col"`
 	Message string `json:"message"`
 	Fix     string `json:"fix"`
+	Warning bool   `json:"warning,omitempty"`
 }
 
 // WriteJSON writes the errors as one JSON array of objects with file,
-// line, col, message and fix ("[]" when there are none), then a newline.
+// line, col, message and fix, and "warning": true for a warning ("[]"
+// when there are none), then a newline.
 func (es Errors) WriteJSON(w io.Writer) error {
 	out := make([]errorJSON, len(es))
 	for i, e := range es {
-		out[i] = errorJSON{File: e.Path, Line: e.Pos.Line, Col: e.Pos.Col, Message: e.Msg, Fix: e.Fix}
+		out[i] = errorJSON{File: e.Path, Line: e.Pos.Line, Col: e.Pos.Col, Message: e.Msg, Fix: e.Fix, Warning: e.Warning}
 	}
 	var b strings.Builder
 	enc := json.NewEncoder(&b)

@@ -96,14 +96,37 @@ type scope struct {
 	// noSteps, when not empty, names a place set before any step runs
 	// (a job's env, defaults), where no step output may be named.
 	noSteps string
-	// earlier are the job's earlier steps by id, with their kinds;
-	// earlierIDs in order.
-	earlier    map[string]Kind
+	// earlier are the job's earlier steps by id, with the outputs each
+	// declares; earlierIDs in order.
+	earlier    map[string]*earlierStep
 	earlierIDs []string
 	// all are every step id of the job.
 	all map[string]bool
 	// self is the step's own id.
 	self string
+}
+
+// earlierStep is a step before the one being checked: its kind and the
+// outputs it declares (Kind.Outputs of its settings); declared is false
+// when it may have any (a script without outputs:).
+type earlierStep struct {
+	kind     Kind
+	outputs  []string
+	declared bool
+}
+
+// caseBlind returns the earlier step's id id names as an if: names it
+// (case-blind, as a workflow's contexts are), or id when none does.
+func (sc *scope) caseBlind(id string) string {
+	if _, ok := sc.earlier[id]; ok {
+		return id
+	}
+	for _, e := range sc.earlierIDs {
+		if strings.EqualFold(e, id) {
+			return e
+		}
+	}
+	return id
 }
 
 // stepProblem says what is wrong with naming step id from sc, with a fix;
@@ -128,26 +151,44 @@ func (sc *scope) stepProblem(id string) (msg, fix string) {
 }
 
 // outputProblem says what is wrong with naming output name of step id
-// (an earlier step); "" when its kind may have it.
-func (sc *scope) outputProblem(id, name string) (msg, fix string) {
-	k := sc.earlier[id]
-	if k == nil {
-		return "", ""
+// (an earlier step); "" when the step declares it. caseBlind compares
+// the names as an if: does (a workflow's contexts are case-blind);
+// ${...} names are exact. warn is true when the step declares no outputs
+// (a script without outputs:): the reference cannot be checked.
+func (sc *scope) outputProblem(id, name string, caseBlind bool) (msg, fix string, warn bool) {
+	e := sc.earlier[id]
+	if e == nil || e.kind == nil {
+		return "", "", false
 	}
-	names, fixed := k.Outputs()
-	if !fixed {
-		return "", ""
+	if !e.declared {
+		return fmt.Sprintf("step %q (%s) has no outputs: list, so its outputs cannot be checked before it runs", id, e.kind.Name()),
+			fmt.Sprintf("add outputs: [%s] to step %s's %s, naming what it writes to $RETRYWISE_OUTPUT", name, id, e.kind.Name()), true
 	}
-	for _, n := range names {
-		if n == name {
-			return "", ""
+	for _, n := range e.outputs {
+		if n == name || caseBlind && strings.EqualFold(n, name) {
+			return "", "", false
 		}
 	}
-	fix = didYouMean(name, names)
-	if fix == "" {
-		fix = "use one of: " + strings.Join(names, ", ")
+	if len(e.outputs) == 0 {
+		return fmt.Sprintf("step %q (%s) has no output %q; it declares none", id, e.kind.Name(), name),
+			fmt.Sprintf("add %s to step %s's outputs:", name, id), false
 	}
-	return fmt.Sprintf("step %q (%s) has no output %q; its outputs are: %s", id, k.Name(), name, strings.Join(names, ", ")), fix
+	fix = didYouMeanFold(name, e.outputs)
+	if fix == "" {
+		fix = "use one of: " + strings.Join(e.outputs, ", ")
+	}
+	return fmt.Sprintf("step %q (%s) has no output %q; its outputs are: %s", id, e.kind.Name(), name, strings.Join(e.outputs, ", ")), fix, false
+}
+
+// didYouMeanFold is didYouMean, where a candidate that differs from s in
+// case only is the likeliest.
+func didYouMeanFold(s string, candidates []string) string {
+	for _, c := range candidates {
+		if strings.EqualFold(c, s) {
+			return "did you mean " + c + "?"
+		}
+	}
+	return didYouMean(s, candidates)
 }
 
 // checkRefs reports the malformed or wrong ${...} references of v; where
@@ -185,7 +226,9 @@ func (l *loader) checkRefs(v scalar, sc *scope, where string) {
 			l.errorf(v.pos, fix, "%s: %s %s", where, ref, msg)
 			continue
 		}
-		if msg, fix := sc.outputProblem(id, out); msg != "" {
+		if msg, fix, warn := sc.outputProblem(id, out, false); warn {
+			l.warnf(v.pos, fix, "%s: %s: %s", where, ref, msg)
+		} else if msg != "" {
 			l.errorf(v.pos, fix, "%s: %s: %s", where, ref, msg)
 		}
 	}

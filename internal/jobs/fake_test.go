@@ -21,10 +21,27 @@ type fakeKind struct {
 	prepared *[]Settings // where Prepare records what it was given, or nil
 }
 
-func (k *fakeKind) Name() string              { return k.name }
-func (k *fakeKind) Keys() []*step.Field       { return k.keys }
-func (k *fakeKind) Outputs() ([]string, bool) { return k.outputs, k.fixed }
-func (k *fakeKind) Expands() bool             { return k.expands }
+func (k *fakeKind) Name() string        { return k.name }
+func (k *fakeKind) Keys() []*step.Field { return k.keys }
+func (k *fakeKind) Outputs(s Settings) ([]string, bool) {
+	if k.fixed {
+		names := append([]string(nil), k.outputs...)
+		if st, ok := s.Get("field"); ok {
+			for _, v := range st.Values {
+				if n, _, ok := strings.Cut(v, "="); ok {
+					names = append(names, n)
+				}
+			}
+		}
+		return names, true
+	}
+	st, ok := s.Get("outputs")
+	if ok && st.Values == nil {
+		return []string{}, true
+	}
+	return st.Values, ok
+}
+func (k *fakeKind) Expands() bool { return k.expands }
 func (k *fakeKind) Prepare(_ context.Context, s Settings) (Prepared, error) {
 	if k.prepared != nil {
 		*k.prepared = append(*k.prepared, s)
@@ -53,8 +70,9 @@ func (k *fakeKind) Prepare(_ context.Context, s Settings) (Prepared, error) {
 	return nil, nil
 }
 
-// fakeCatalog is the tests' catalog: http (fixed outputs, expands), push
-// (fixed outputs, expands) and exec (any outputs, does not expand).
+// fakeCatalog is the tests' catalog: http (fixed outputs and each field's
+// NAME, expands), push (fixed outputs, expands) and exec (its outputs:
+// list, or any without one; does not expand).
 func fakeCatalog(prepared *[]Settings) Catalog {
 	return Catalog{
 		Kinds: []Kind{
@@ -76,6 +94,8 @@ func fakeCatalog(prepared *[]Settings) Catalog {
 			&fakeKind{name: "exec", prepared: prepared, keys: []*step.Field{
 				{Name: "run", Type: step.String, Positional: true, Doc: "a shell script"},
 				{Name: "command", Type: step.List, Positional: true, Doc: "a command and its arguments"},
+				{Name: "shell", Type: step.String, Positional: true, Doc: "the shell of run"},
+				{Name: "outputs", Type: step.CSV, Doc: "the outputs the script writes"},
 			}},
 		},
 		Retry: []*step.Field{

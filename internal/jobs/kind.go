@@ -44,9 +44,11 @@ type Kind interface {
 	// long flags (without the retry, egress and report flags, which live
 	// under retry: and defaults) and its positional arguments.
 	Keys() []*step.Field
-	// Outputs are the names of the kind's outputs; fixed is false when a
-	// step may have any (exec, whose outputs its command writes).
-	Outputs() (names []string, fixed bool)
+	// Outputs are the names of the outputs a step of the kind with the
+	// settings s (its kind's keys as written) declares; declared is false
+	// when it declares none and may have any (an exec step without
+	// outputs:, whose script writes them).
+	Outputs(s Settings) (names []string, declared bool)
 	// Expands reports whether ${...} expands in the kind's settings (not in
 	// exec's command or run: a script's own ${f} stays the shell's).
 	Expands() bool

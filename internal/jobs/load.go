@@ -63,10 +63,12 @@ func Find(dir string) (string, error) {
 
 // loader builds a File from the AST, collecting every error.
 type loader struct {
-	ctx     context.Context
-	path    string
-	cat     Catalog
-	errs    Errors
+	ctx  context.Context
+	path string
+	cat  Catalog
+	errs Errors
+	// warns are the file's warnings, given with a valid file.
+	warns   Errors
 	anchors anchors
 	// fatal is the error that stops the loader (a limit crossed, the
 	// context done): it is then the file's only error.
@@ -84,9 +86,15 @@ func (l *loader) errorf(p Pos, fix, format string, args ...any) {
 	l.errs = append(l.errs, &Error{Path: l.path, Pos: p, Msg: fmt.Sprintf(format, args...), Fix: fix})
 }
 
+// warnf records a warning at p: what may be wrong but cannot be known
+// before the run.
+func (l *loader) warnf(p Pos, fix, format string, args ...any) {
+	l.warns = append(l.warns, &Error{Path: l.path, Pos: p, Msg: fmt.Sprintf(format, args...), Fix: fix, Warning: true})
+}
+
 // Load parses and validates the job file src (read from path, which names
-// it in errors) against cat. It returns the file, or nil and every error
-// sorted by position.
+// it in errors) against cat. It returns the file, with its warnings
+// (File.Warnings), or nil and every error sorted by position.
 //
 // The file is checked against the limits (MaxFileBytes, MaxDepth,
 // MaxMappingKeys, MaxAliasNodes, MaxExprBytes, MaxExprDepth) before the
@@ -120,16 +128,21 @@ func load(ctx context.Context, path string, src []byte, cat Catalog) (*File, Err
 	if len(l.errs) > 0 {
 		return nil, l.finish()
 	}
+	f.Warnings = dedupe(l.warns)
 	return f, nil
 }
 
 // finish sorts the errors and drops repeats of the same message at the
 // same position.
-func (l *loader) finish() Errors {
-	l.errs.Sort()
-	out := l.errs[:0]
-	for i, e := range l.errs {
-		if i > 0 && e.Pos == l.errs[i-1].Pos && e.Msg == l.errs[i-1].Msg {
+func (l *loader) finish() Errors { return dedupe(l.errs) }
+
+// dedupe sorts es and drops repeats of the same message at the same
+// position.
+func dedupe(es Errors) Errors {
+	es.Sort()
+	out := es[:0]
+	for i, e := range es {
+		if i > 0 && e.Pos == es[i-1].Pos && e.Msg == es[i-1].Msg {
 			continue
 		}
 		out = append(out, e)

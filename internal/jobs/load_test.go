@@ -312,7 +312,7 @@ jobs:
       - id: script
         exec:
           run: |
-            echo "${steps.anything} stays the shell's"
+            echo "${f} stays the shell's"
 `
 
 func TestLoadValid(t *testing.T) {
@@ -382,7 +382,7 @@ func TestLoadValid(t *testing.T) {
 			{"on-unknown", []string{"stop"}, "3:56"},
 		}, env: []EnvVar{{"COUNT", "${steps.quota.outputs.count}", Pos{22, 22}}, {"PRICE", "$$5", Pos{22, 61}}}},
 		{id: "script", pos: "23:7", kind: "exec", kindPos: "24:9", settings: []set{
-			{"run", []string{"echo \"${steps.anything} stays the shell's\"\n"}, "25:11"},
+			{"run", []string{"echo \"${f} stays the shell's\"\n"}, "25:11"},
 			{"schedule", []string{"10s", "20s", "60s"}, "3:11"},
 			{"max-elapsed", []string{"15m"}, "3:38"},
 			{"on-unknown", []string{"stop"}, "3:56"},

@@ -29,6 +29,10 @@ type File struct {
 	Defaults Defaults
 	// Jobs are the file's jobs in file order.
 	Jobs []*Job
+	// Warnings are what may be wrong but cannot be known before the run
+	// (a reference to the outputs of a script without outputs:), sorted
+	// by position; each has Warning set.
+	Warnings Errors
 }
 
 // Job returns the job named name, or nil.

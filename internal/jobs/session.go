@@ -64,6 +64,13 @@ func LoadSource(ctx context.Context, path string, src []byte, env []string) (*Lo
 		}
 		return nil, errs, nil
 	}
+	if len(file.Warnings) > 0 {
+		// A warning may quote a value too.
+		red := redact.New(redact.Options{Values: redact.FileSecrets(src)})
+		for _, e := range file.Warnings {
+			e.Path, e.Msg, e.Fix = red.String(e.Path), red.String(e.Msg), red.String(e.Fix)
+		}
+	}
 	// The run's one prober, from the egress keys of defaults.
 	var e step.EgressConfig
 	fields := step.EgressFields(&e)

@@ -198,7 +198,7 @@ func (l *loader) checkSteps(b *jobBuild) {
 	for _, v := range b.job.Env {
 		l.checkRefs(scalar{text: v.Value, pos: v.Pos}, &scope{noSteps: fmt.Sprintf("job %q env", b.job.Name)}, "env "+v.Name)
 	}
-	sc := &scope{earlier: map[string]Kind{}, all: all}
+	sc := &scope{earlier: map[string]*earlierStep{}, all: all}
 	for _, sb := range b.steps {
 		sc.self = sb.step.ID
 		if k := sb.step.Kind; k != nil && k.Expands() {
@@ -210,6 +210,9 @@ func (l *loader) checkSteps(b *jobBuild) {
 					l.checkRefs(item, sc, r.Key)
 				}
 			}
+		}
+		if k := sb.step.Kind; k != nil && !k.Expands() {
+			l.checkScript(sb.kindSettings)
 		}
 		for _, v := range sb.step.Env {
 			l.checkRefs(scalar{text: v.Value, pos: v.Pos}, sc, "env "+v.Name)
@@ -226,12 +229,75 @@ func (l *loader) checkSteps(b *jobBuild) {
 		}
 		if sb.hasID {
 			if _, seen := sc.earlier[sb.step.ID]; !seen {
-				sc.earlier[sb.step.ID] = sb.step.Kind
+				sc.earlier[sb.step.ID] = earlierOf(sb)
 				sc.earlierIDs = append(sc.earlierIDs, sb.step.ID)
 			}
 		}
 		b.job.Steps = append(b.job.Steps, sb.step)
 	}
+}
+
+// checkScript reports a step reference written in a script a shell runs
+// (run: with the default shell, bash or sh): nothing expands it there,
+// and the shell fails on it ("bad substitution"). The script's own ${f}
+// is the shell's; a script for another interpreter is its own.
+func (l *loader) checkScript(settings []raw) {
+	var script *raw
+	shell := ""
+	for i := range settings {
+		switch r := &settings[i]; {
+		case r.bad:
+		case r.Key == "run":
+			script = r
+		case r.Key == "shell" && len(r.Values) == 1:
+			shell = r.Values[0]
+		}
+	}
+	if script == nil || len(script.items) != 1 || (shell != "" && shell != "bash" && shell != "sh") {
+		return
+	}
+	text := script.items[0].text
+	for _, open := range []string{"${" + stepsPrefix + ".", "${{"} {
+		i := strings.Index(text, open)
+		if i < 0 {
+			continue
+		}
+		ref := text[i:]
+		if end := strings.Index(ref, "}"); end >= 0 {
+			if open == "${{" && strings.HasPrefix(ref[end:], "}}") {
+				end++
+			}
+			ref = ref[:end+1]
+		}
+		inner := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(ref, "${{"), "${"), "}}"))
+		inner = strings.TrimSuffix(inner, "}")
+		inner = strings.TrimSpace(inner)
+		fix := fmt.Sprintf("pass it through the step's env: {NAME: \"${%s}\"} and write \"$NAME\" in the script", inner)
+		if name, ok := strings.CutPrefix(inner, "env."); ok {
+			fix = fmt.Sprintf("write \"$%s\": the job's and step's env: are the script's environment", name)
+		}
+		l.errorf(script.items[0].pos, fix,
+			"run: %s is not expanded in a script, and the shell fails on it (bad substitution)", ref)
+		return
+	}
+}
+
+// earlierStep is sb as the steps after it see it: its kind and the
+// outputs its settings declare. A step whose kind is unknown declares
+// none, and may have any: its own error is reported.
+func earlierOf(sb *stepBuild) *earlierStep {
+	k := sb.step.Kind
+	if k == nil || sb.kindBad {
+		return &earlierStep{kind: k}
+	}
+	good := make([]raw, 0, len(sb.kindSettings))
+	for _, r := range sb.kindSettings {
+		if !r.bad {
+			good = append(good, r)
+		}
+	}
+	names, declared := k.Outputs(settingsOf(good))
+	return &earlierStep{kind: k, outputs: names, declared: declared}
 }
 
 // merge returns a step's settings: its kind's keys, then the retry keys of

@@ -32,10 +32,17 @@ type stepKind struct {
 	keys []*step.Field
 }
 
-func (s *stepKind) Name() string              { return s.k.Name }
-func (s *stepKind) Keys() []*step.Field       { return s.keys }
-func (s *stepKind) Outputs() ([]string, bool) { return s.k.Outputs, s.k.Fixed }
-func (s *stepKind) Expands() bool             { return s.k.Expands }
+func (s *stepKind) Name() string        { return s.k.Name }
+func (s *stepKind) Keys() []*step.Field { return s.keys }
+func (s *stepKind) Expands() bool       { return s.k.Expands }
+
+// Outputs are what a step with the settings st declares (step.Kind.StepOutputs).
+func (s *stepKind) Outputs(st Settings) ([]string, bool) {
+	return s.k.StepOutputs(func(name string) ([]string, bool) {
+		v, ok := st.Get(name)
+		return v.Values, ok
+	})
+}
 
 // Prepare sets every setting on a fresh config of the kind and validates
 // it; its errors are *step.FieldError naming the key.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,7 +36,43 @@ stdout carries only the command's stdout.`
 // ExecKind is the exec step: a command run directly (command:) or a script (run:).
 var ExecKind = &Kind{
 	Name: "exec", Synopsis: execSynopsis, Args: "command",
-	new: func() Config { return &ExecConfig{} },
+	declare: execOutputNames,
+	new:     func() Config { return &ExecConfig{} },
+}
+
+// MaxDeclaredOutputs bounds the names an exec step's outputs: declares.
+const MaxDeclaredOutputs = 256
+
+// execOutputNames are what an exec step declares: its outputs: list, when
+// given (an empty one declares none); without it the script may write any.
+func execOutputNames(get func(name string) ([]string, bool)) ([]string, bool) {
+	names, ok := get("outputs")
+	if !ok {
+		return nil, false
+	}
+	if names == nil {
+		names = []string{}
+	}
+	return names, true
+}
+
+// ValidOutputName reports whether s may name a declared output, as a
+// reference ${steps.ID.outputs.NAME} names it: a letter or _, then
+// letters, digits, _ and -.
+func ValidOutputName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_', 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case i > 0 && (c == '-' || '0' <= c && c <= '9'):
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // ExecConfig is an exec step: a command or a script, retried on transient failures.
@@ -63,6 +100,12 @@ type ExecConfig struct {
 	// Hosts are the hosts the command will reach (HOST, HOST:PORT or a
 	// URL), for run's preflight.
 	Hosts []string
+
+	// Outputs are the names the command declares it writes to
+	// $RETRYWISE_OUTPUT (outputs:); given, a job's references to any
+	// other name are errors, and an undeclared name written is kept with
+	// a note.
+	Outputs []string
 
 	// Dir is the command's working directory; "" means the current one
 	// (the action's working-directory).
@@ -96,6 +139,7 @@ func (c *ExecConfig) Fields() []*Field {
 	bind(s, Field{Name: "continue-with", Doc: "run this `CMD` (sh -c) instead of the command from the second attempt on: a continuation,\ne.g. codex exec resume --last \"continue\""}, &c.ContinueWith)
 	bind(s, Field{Name: "context-from", Doc: "a `REGEX` with one capture group matched against every output line; the last match reaches\n--continue-with as $RETRYWISE_CONTEXT, and without one the failure cannot be retried in the same context"}, &c.ContextFrom)
 	bindList(s, Field{Name: "hosts", NoInput: true, Doc: "a `HOST` (HOST:PORT or URL) the command will reach, probed by run --preflight before the job's first step (repeatable)"}, &c.Hosts)
+	bindCSV(s, Field{Name: "outputs", NoInput: true, Doc: "the output `NAMES` the command writes to $RETRYWISE_OUTPUT, e.g. url,id (in a job file a list);\nvalidate then checks every ${steps.ID.outputs.NAME} and if: against them, and an undeclared one written is kept with a note"}, &c.Outputs)
 	bindList(s, Field{Name: "command", Positional: true, Doc: "the command and its arguments, run directly (no shell); exclusive with run"}, &c.Command)
 	bind(s, Field{Name: "run", Positional: true, Doc: "a script, run as a workflow's run: is (bash --noprofile --norc -eo pipefail, or sh -e without bash); exclusive with command"}, &c.Run)
 	bind(s, Field{Name: "shell", Positional: true, Doc: "the shell of run: bash, sh, or a command template with {0} for the script's path"}, &c.Shell)
@@ -158,6 +202,9 @@ func (c *ExecConfig) validate(ctx context.Context) error {
 			c.contextFrom = re
 		}
 	}
+	if err := checkOutputNames(c.Outputs); err != nil {
+		errs = append(errs, err)
+	}
 	switch hasCmd, hasRun := c.Given("command"), c.Run != ""; {
 	case hasCmd && hasRun:
 		errs = append(errs, &FieldError{Field: "run", Plain: true, Msg: "command and run exclude each other", Fix: "keep command (an argv list, run directly) or run (a script)"})
@@ -177,6 +224,47 @@ func (c *ExecConfig) validate(ctx context.Context) error {
 		}
 	}
 	return joinErrs(errs)
+}
+
+// checkOutputNames checks an outputs: list: names a reference can name,
+// each once, at most MaxDeclaredOutputs.
+func checkOutputNames(names []string) error {
+	const fix = "write names of letters, digits, _ and -, starting with a letter or _"
+	if len(names) > MaxDeclaredOutputs {
+		return &FieldError{Field: "outputs", Msg: fmt.Sprintf("more than %d outputs declared (%d)", MaxDeclaredOutputs, len(names)), Fix: "declare the outputs later steps read"}
+	}
+	seen := make(map[string]bool, len(names))
+	for _, n := range names {
+		switch {
+		case !ValidOutputName(n):
+			return &FieldError{Field: "outputs", Msg: fmt.Sprintf("%q is not an output name", n), Fix: fix}
+		case seen[n]:
+			return &FieldError{Field: "outputs", Msg: fmt.Sprintf("%q is declared twice", n), Fix: "declare each output once"}
+		}
+		seen[n] = true
+	}
+	return nil
+}
+
+// undeclaredNote is the report's note on the outputs a command wrote
+// that its outputs: list does not declare (kept: the report shows them,
+// but no valid job file can name them); "" when there are none or the
+// step declares no list.
+func (c *ExecConfig) undeclaredNote(outs map[string]string) string {
+	if !c.Given("outputs") {
+		return ""
+	}
+	var extra []string
+	for k := range outs {
+		if !slices.Contains(c.Outputs, k) {
+			extra = append(extra, k)
+		}
+	}
+	if len(extra) == 0 {
+		return ""
+	}
+	slices.Sort(extra)
+	return fmt.Sprintf("wrote output %s to $RETRYWISE_OUTPUT, not in its outputs: list (kept; add it to outputs: for a later step to read it)", strings.Join(extra, ", "))
 }
 
 // joinErrs joins errs; nil when there are none.
@@ -307,6 +395,9 @@ func (c *ExecConfig) run(ctx context.Context, x *exe) (*report.Step, *Error) {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("stdout holds %s output only (--stdout final)", which))
 	}
 	if outs := step.Outputs(); len(outs) > 0 {
+		if note := c.undeclaredNote(outs); note != "" {
+			rep.Notes = append(rep.Notes, note)
+		}
 		rep.Outputs = make(map[string]any, len(outs))
 		for k, v := range outs {
 			rep.Outputs[k] = v

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -52,8 +53,25 @@ var noFollowDoc = fmt.Sprintf("do not follow redirects (followed by default, at 
 // HTTPKind is the http step: one HTTP request.
 var HTTPKind = &Kind{
 	Name: "http", Synopsis: httpSynopsis, Args: "url", Expands: true,
-	Outputs: []string{"status", "found", "value", "body-file"}, Fixed: false, // each field is an output too
-	new: func() Config { return &HTTPConfig{} },
+	Outputs: httpFixedOutputs,
+	declare: httpOutputNames,
+	new:     func() Config { return &HTTPConfig{} },
+}
+
+// httpFixedOutputs are the outputs of every http step.
+var httpFixedOutputs = []string{"status", "found", "value", "body-file"}
+
+// httpOutputNames are an http step's outputs: the fixed ones, then each
+// field's NAME (field: NAME=EXPR).
+func httpOutputNames(get func(name string) ([]string, bool)) ([]string, bool) {
+	names := slices.Clone(httpFixedOutputs)
+	fields, _ := get("field")
+	for _, f := range fields {
+		if name, _, ok := strings.Cut(f, "="); ok && name != "" {
+			names = append(names, name)
+		}
+	}
+	return names, true
 }
 
 // MaxRequestBody bounds a request's body (--data, --data-file FILE or -):

@@ -36,10 +36,13 @@ type Kind struct {
 	// Args names the positional field that takes the command's positional
 	// arguments ("" when the command takes none).
 	Args string
-	// Outputs are the kind's outputs; Fixed is false when a step may have
-	// any (exec's, which its command writes; http's fields).
+	// Outputs are the outputs every step of the kind has; StepOutputs
+	// adds those a step's settings declare (http's fields, exec's
+	// outputs: list).
 	Outputs []string
-	Fixed   bool
+	// declare, when set, is what a step of the kind declares from its
+	// settings (StepOutputs); nil means Outputs, always declared.
+	declare func(get func(name string) ([]string, bool)) (names []string, declared bool)
 	// Expands is true when ${...} expands in the kind's string settings in
 	// a job file (not in exec's command or run: a script's own ${f} is the
 	// shell's).
@@ -49,6 +52,20 @@ type Kind struct {
 	// template is a config at its defaults, made once; New copies it.
 	template     Config
 	templateOnce sync.Once
+}
+
+// StepOutputs are the outputs a step of the kind declares, from its
+// settings as written (get returns a setting's values and whether it is
+// set): an http step's fixed outputs and each field's NAME, an exec
+// step's outputs: list, the other kinds' fixed outputs. declared is false
+// when the step declares none (an exec step without outputs:, whose
+// script may write any): a reference to one of its outputs cannot be
+// checked before it runs.
+func (k *Kind) StepOutputs(get func(name string) ([]string, bool)) (names []string, declared bool) {
+	if k.declare == nil {
+		return k.Outputs, true
+	}
+	return k.declare(get)
 }
 
 // New returns a fresh config of the kind, every field at its default: a

@@ -25,8 +25,8 @@ with the evidence. Exit 77 if any target is denied, 75 if any is unreachable,
 // ProbeKind is the probe step: an egress preflight of its targets.
 var ProbeKind = &Kind{
 	Name: "probe", Synopsis: probeSynopsis, Args: "targets", Expands: true,
-	Outputs: []string{"verdict"}, Fixed: true,
-	new: func() Config { return &ProbeConfig{} },
+	Outputs: []string{"verdict"},
+	new:     func() Config { return &ProbeConfig{} },
 }
 
 // ProbeConfig is a probe step: one attempt, no retries.

@@ -24,8 +24,8 @@ process runs; ls-remote, fetch and rebase run only after a failure.`
 // PushKind is the push step: git push, retried only on network failures.
 var PushKind = &Kind{
 	Name: "push", Synopsis: pushSynopsis, Args: "args", Expands: true,
-	Outputs: []string{"pushed", "landed", "refs"}, Fixed: true,
-	new: func() Config { return &PushConfig{} },
+	Outputs: []string{"pushed", "landed", "refs"},
+	new:     func() Config { return &PushConfig{} },
 }
 
 // PushConfig is a push step.

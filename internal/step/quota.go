@@ -32,8 +32,8 @@ go to stderr.`
 // QuotaKind is the github-quota step: a read of the rate-limit quota.
 var QuotaKind = &Kind{
 	Name: "github-quota", Synopsis: githubQuotaSynopsis, Expands: true,
-	Outputs: []string{"resource", "limit", "remaining", "reset", "min-remaining", "waited"}, Fixed: true,
-	new: func() Config { return &QuotaConfig{} },
+	Outputs: []string{"resource", "limit", "remaining", "reset", "min-remaining", "waited"},
+	new:     func() Config { return &QuotaConfig{} },
 }
 
 // QuotaConfig is a github-quota step.
