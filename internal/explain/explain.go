@@ -101,6 +101,9 @@ type Result struct {
 	Cut *ghapi.Cut
 	// Worst is the worst failed step's row; nil when none failed.
 	Worst *report.Step
+	// LogCut says where a log file read offline was cut, at which bound
+	// (ExplainLog); "" when it was read whole.
+	LogCut string
 	// Unread is true when explain could not read the run (or its jobs
 	// list): its only row is explain's own failed API call, not a step of
 	// the run, and the headline says so.

@@ -52,6 +52,9 @@ func (r *Result) WriteText(w io.Writer, run string) error {
 	if r.Cut != nil {
 		fmt.Fprintf(&b, "\njobs:     %s\n", r.Cut.Error())
 	}
+	if r.LogCut != "" {
+		fmt.Fprintf(&b, "\nlog:      %s\n", r.LogCut)
+	}
 	if r.RerunWhy != "" {
 		fmt.Fprintf(&b, "\nrerun:    %s\n", r.RerunWhy)
 	}
