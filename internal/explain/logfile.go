@@ -107,6 +107,7 @@ func (e *LogError) Error() string { return e.Msg }
 // The runner's lines that ExplainLog reads.
 var (
 	errorMarker = []byte("##[error]")
+	bom         = []byte("\xef\xbb\xbf")
 	runMarker   = "Run "
 	// jobEntry is a job's whole log in a run's archive: "N_job.txt" at
 	// its top (N an ordinal, or a negative ID in older archives).
@@ -507,6 +508,9 @@ func readSegments(r io.Reader, first string, split bool, limit int, lim LogLimit
 		if len(chunk) > 0 {
 			body := chunk
 			if lineStart {
+				// The runner's log starts with a UTF-8 byte order mark
+				// (each step's file, and a line here and there).
+				chunk = bytes.TrimPrefix(chunk, bom)
 				_, rest, _ := stamp(chunk)
 				body = rest
 				inError = bytes.HasPrefix(body, errorMarker)

@@ -84,7 +84,7 @@ func TestExplainLogFindsTheFailedSteps(t *testing.T) {
 		entry{name: "publish/"},
 		entry{name: "publish/1_Set up job.txt", text: setUp},
 		entry{name: "publish/2_Run actionscheckout@v4.txt", text: checkout},
-		entry{name: "publish/3_Publish the package.txt", text: npmFail},
+		entry{name: "publish/3_Publish the package.txt", text: "\ufeff" + npmFail},
 		entry{name: "publish/5_Post Run actionscheckout@v4.txt", text: postCheckout},
 		entry{name: "deploy/1_Set up job.txt", text: setUp},
 		entry{name: "deploy/2_Push the site.txt", text: pushFail},
@@ -159,6 +159,9 @@ func TestExplainLogFindsTheFailedSteps(t *testing.T) {
 					t.Errorf("row %d: %q %s %s, want %q %s %s", i, s.ID, s.Class, s.Code, w.id, w.class, w.code)
 				}
 				notes += strings.Join(s.Notes, "\n")
+			}
+			if tt.name == "archive with per-step logs" && !strings.Contains(notes, "classified as npm output") {
+				t.Errorf("the step's Run group (after the log's byte order mark) does not name the tool: %q", notes)
 			}
 			if !strings.Contains(res.Headline, tt.inHead) || !strings.Contains(notes, tt.inNotes) {
 				t.Errorf("headline %q, notes %q; want %q, %q", res.Headline, notes, tt.inHead, tt.inNotes)
