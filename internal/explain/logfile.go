@@ -267,6 +267,8 @@ func (l *logReader) segmentRow(job, step, where string, s *segment, entryCut fun
 	}
 	r := stepRow(failedJob{Name: job, Target: fmt.Sprintf("%s (%s)", job, where),
 		Outputs: map[string]any{"job": job, "step": step, "log": where}}, step, s.text(), s.groups)
+	// Offline there is no run to re-run: --rerun is explain RUN_URL's.
+	r.Remedy = strings.Replace(r.Remedy, "(--rerun does", "(explain RUN_URL --rerun does", 1)
 	if s.upTo.total > int64(l.o.Tail) {
 		r.Notes = append(r.Notes, fmt.Sprintf("the step's log was %d bytes; its last %d up to its last ##[error] line were classified", s.size(), l.o.Tail))
 	}
