@@ -8,7 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -136,7 +136,7 @@ func ExplainLog(ctx context.Context, f LogFile, o LogOptions) (*Result, error) {
 	if o.Tail <= 0 {
 		o.Tail = DefaultTail
 	}
-	l := &logReader{ctx: ctx, o: o, lim: o.Limits.withDefaults(), name: failure.Printable(f.Name)}
+	l := &logReader{ctx: ctx, o: o, lim: o.Limits.withDefaults(), raw: f.Name, name: failure.Printable(f.Name)}
 	start := o.Clock.Now()
 	var err error
 	if f.ReaderAt != nil {
@@ -156,11 +156,12 @@ func ExplainLog(ctx context.Context, f LogFile, o LogOptions) (*Result, error) {
 
 // logReader is one ExplainLog call.
 type logReader struct {
-	ctx  context.Context
-	o    LogOptions
-	lim  LogLimits
-	name string
-	rows []*report.Step
+	ctx context.Context
+	o   LogOptions
+	lim LogLimits
+	// raw is the file's name as given; name is it printable.
+	raw, name string
+	rows      []*report.Step
 	// failed counts the failed steps, those past FailedSteps included.
 	failed int
 	// inflated is what was inflated of the archive so far.
@@ -189,7 +190,7 @@ func (l *logReader) file(ra io.ReaderAt, size int64) error {
 	if size > l.lim.Text {
 		return l.refuse("the job's log is %d bytes, over the bound of %s (a job's log given alone)", size, mib(l.lim.Text))
 	}
-	return l.text(io.NewSectionReader(ra, 0, size))
+	return l.text(&ctxReader{l.ctx, io.NewSectionReader(ra, 0, size)})
 }
 
 // stream reads a FIFO or a pipe: a job's log only.
@@ -240,12 +241,12 @@ func (l *logReader) isText(head []byte) error {
 // text reads one job's log given alone, named for the file (its
 // "N_" prefix and ".txt" taken off, as in an archive).
 func (l *logReader) text(r io.Reader) error {
-	base := path.Base(strings.ReplaceAll(l.name, `\`, "/"))
+	base := filepath.Base(l.raw)
 	job := strings.TrimSuffix(base, ".txt")
 	if m := jobEntry.FindStringSubmatch(base); m != nil {
 		job = m[2]
 	}
-	return l.jobLog(r, job, l.name, nil)
+	return l.jobLog(r, l.printable(job), l.name, nil)
 }
 
 // jobLog reads a job's whole log: its steps are split at the runner's

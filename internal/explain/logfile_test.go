@@ -115,6 +115,8 @@ func TestExplainLogFindsTheFailedSteps(t *testing.T) {
 			rows: []row{{"publish / Run npm publish", failure.Transient, "http-503"}}, exit: 75, inHead: "publish / Run npm publish: transient"},
 		{name: "a job's txt log named by the user", file: "build log.txt", data: []byte(setUp + pushFail),
 			rows: []row{{"build log / Run git push origin HEAD:main", failure.Policy, "git-permission-denied"}}, exit: 77},
+		{name: "a txt whose name has odd characters", file: "dir/3_we\x1bird\\name.txt", data: []byte(setUp + pushFail),
+			rows: []row{{`we\x1bird\name / Run git push origin HEAD:main`, failure.Policy, "git-permission-denied"}}, exit: 77},
 		{name: "no failed step", file: "ok.zip", data: zipOf(t, entry{name: "0_test.txt", text: setUp + okStep}, entry{name: "test/1_Set up job.txt", text: setUp}, entry{name: "test/2_Run npm test.txt", text: okStep}),
 			exit: 0, inHead: "no failed step in ok.zip"},
 		{name: "no failed step in a txt", file: "ok.txt", data: []byte(setUp + okStep), exit: 0, inHead: "nothing to explain"},
