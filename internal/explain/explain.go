@@ -2,7 +2,8 @@
 // steps and logs, through the project's ghapi client), classifies each
 // failed step's output with the one classifier, offline, and decides
 // whether re-running the failed jobs can help (only when every failed step
-// is transient).
+// is transient). ExplainLog explains a run from its log file instead,
+// offline: the archive downloaded from the run's page, or one job's log.
 package explain
 
 import (
