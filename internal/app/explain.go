@@ -2,17 +2,22 @@ package app
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"net"
 	"net/url"
+	"os"
 	"time"
 
 	"github.com/retrywise/retrywise/internal/environ"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/explain"
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/ghapi"
 	"github.com/retrywise/retrywise/internal/httpstep"
 	"github.com/retrywise/retrywise/internal/retry"
 	"github.com/retrywise/retrywise/internal/step"
+	"github.com/retrywise/retrywise/internal/userfile"
 )
 
 // ExplainOptions is a failed GitHub Actions run to explain.
@@ -85,5 +90,65 @@ func (a *App) Explain(ctx context.Context, o ExplainOptions) (*explain.Result, i
 		Progress: o.Progress,
 		Rerun:    o.Rerun, MaxReruns: o.MaxReruns,
 	})
+	return res, res.ExitCode, nil
+}
+
+// ExplainLogOptions is a failed run's log file to explain offline.
+type ExplainLogOptions struct {
+	// Path is the file: the run's log archive (.zip) or a job's .txt log.
+	Path string
+	// Limits bound what is read; zero means explain's defaults.
+	Limits explain.LogLimits
+}
+
+// ExplainLog explains a failed run from its log file, offline (no token,
+// no network): the same rows, headline and exit code as Explain. A file
+// that cannot be opened (missing, unreadable, a folder) is an *Error of
+// 66; one that is not a log, or past a bound, 65; a signal that stopped
+// its opening, the signal's code. The file is opened through userfile, so
+// a FIFO that no one writes is abandoned on a signal.
+func (a *App) ExplainLog(ctx context.Context, o ExplainLogOptions) (*explain.Result, int, error) {
+	name := failure.Printable(o.Path)
+	f, err := userfile.Open(ctx, o.Path, os.O_RDONLY, 0)
+	if err != nil {
+		if userfile.IsWait(err) {
+			code, err := fail(exitcode.ForCause(ctx), "explain --log: "+err.Error())
+			return nil, code, err
+		}
+		why := "it cannot be opened"
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			why = "no such file"
+		case errors.Is(err, fs.ErrPermission):
+			why = "it cannot be read (permission denied)"
+		}
+		code, err := fail(exitcode.Absent, "explain --log "+name+": "+why+": want the log archive downloaded from a run's page (a .zip) or a job's .txt log")
+		return nil, code, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.IsDir() {
+		code, err := fail(exitcode.Absent, "explain --log "+name+": a folder, not a file: want the log archive downloaded from a run's page (a .zip) or a job's .txt log")
+		return nil, code, err
+	}
+	lf := explain.LogFile{Name: o.Path}
+	if st.Mode().IsRegular() {
+		lf.ReaderAt, lf.Size = f, st.Size()
+	} else {
+		// A FIFO, a pipe, a device: read once, its reads woken on a signal.
+		stop := userfile.AbandonReads(ctx, f)
+		defer stop()
+		lf.Stream = f
+	}
+	res, err := explain.ExplainLog(ctx, lf, explain.LogOptions{Clock: a.Clock, Limits: o.Limits})
+	if err != nil {
+		var le *explain.LogError
+		if errors.As(err, &le) {
+			code, err := fail(le.Code, le.Msg)
+			return nil, code, err
+		}
+		code, err := fail(exitcode.Structural, err.Error())
+		return nil, code, err
+	}
 	return res, res.ExitCode, nil
 }

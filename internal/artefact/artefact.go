@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/retrywise/retrywise/internal/docgen"
+	"github.com/retrywise/retrywise/internal/explain/logsample"
 	// The tool families are registered as in the program: the docs list
 	// them (--tool), and the step kinds' flags name them.
 	_ "github.com/retrywise/retrywise/internal/failure/tools"
@@ -51,6 +52,11 @@ func Files(root string) ([]File, error) {
 		return nil, err
 	}
 	add(builtinCodesPath, codes)
+	sample, err := logsample.Archive(filepath.Join(root, logsample.Dir))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", logsample.Path, err)
+	}
+	add(logsample.Path, sample)
 
 	pages, err := docRegions()
 	if err != nil {

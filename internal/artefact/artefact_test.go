@@ -2,6 +2,7 @@ package artefact
 
 import (
 	"bytes"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/retrywise/retrywise/internal/explain/logsample"
 	"github.com/retrywise/retrywise/internal/failure/codedoc"
 )
 
@@ -83,6 +85,22 @@ func TestWriteIsIdempotent(t *testing.T) {
 			}
 			writeFile(t, filepath.Join(dir, pkg, filepath.Base(src)), b)
 		}
+	}
+	// The sample log archive is built from its text files.
+	err = filepath.WalkDir(filepath.Join(root, logsample.Dir), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		writeFile(t, filepath.Join(dir, rel), b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	wrote, err := Write(dir)
 	if err != nil {

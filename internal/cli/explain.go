@@ -7,6 +7,7 @@ import (
 	"github.com/retrywise/retrywise/internal/app"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/explain"
+	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/jobs"
 	"github.com/retrywise/retrywise/internal/options"
 	"github.com/retrywise/retrywise/internal/report"
@@ -15,6 +16,7 @@ import (
 
 const explainSynopsis = `Usage: retrywise explain [flags] RUN_URL
        retrywise explain [flags] --repo OWNER/REPO --run ID
+       retrywise explain [flags] --log FILE
 
 Reads a failed GitHub Actions run (its jobs, steps and logs) and classifies
 every failed step from its log's last 64 KiB, offline, with the classifier of
@@ -29,6 +31,11 @@ explain) and, with --rerun, for a run handed back to GitHub for a re-run;
 (nothing sent). When explain cannot read the run: 77 for an API answer 401 or
 403, 66 for 404, 75 for an API it cannot reach (not retried).
 
+--log FILE explains the run from its log file, offline (no token, no network):
+the log archive downloaded from the run's page (.zip) or one job's .txt log;
+its failed steps are those with the runner's ##[error] line. 66 for a file
+that cannot be opened, 65 for one that is not a log or is past a bound.
+
 --rerun re-runs the failed jobs once when every failed step is transient and
 the run's latest attempt is at most --max-reruns (actions: write). The request
 is sent once: an ambiguous answer (a 5xx, a lost connection) is followed by one
@@ -42,6 +49,9 @@ type explainOptions struct {
 	rerun                   bool
 	maxReruns               int
 	reportPath, summaryPath string
+	// log is the run's log file to explain offline (--log); "" for a run
+	// read through the API.
+	log string
 }
 
 // parseExplain parses `retrywise explain`'s flags into its options.
@@ -53,6 +63,20 @@ func parseExplain(f *factory, args []string) (*explainOptions, int, bool) {
 		return nil, code, true
 	}
 	o := &explainOptions{f: f, reportPath: opt.Report, summaryPath: opt.Summary}
+	if opt.Log != "" {
+		// Offline: the log file is the run; nothing names it on GitHub,
+		// and nothing can be re-run.
+		switch {
+		case len(pos) > 0:
+			return nil, f.fail(exitcode.Usage, fmt.Sprintf("give a run URL or --log FILE, not both (got %q and --log)", pos[0])), true
+		case opt.Repo != "" || opt.Run != 0 || opt.Attempt != 0:
+			return nil, f.fail(exitcode.Usage, "--log FILE explains a log file offline: it takes no --repo, --run or --attempt"), true
+		case opt.Rerun:
+			return nil, f.fail(exitcode.Usage, "--log FILE explains a log file offline: --rerun needs the run on GitHub (explain RUN_URL --rerun)"), true
+		}
+		o.log = opt.Log
+		return o, 0, false
+	}
 	switch {
 	case len(pos) > 1:
 		return nil, f.fail(exitcode.Usage, fmt.Sprintf("unexpected argument %q: explain takes one run URL", pos[1])), true
@@ -95,17 +119,25 @@ func runExplain(ctx context.Context, o *explainOptions) int {
 	if err != nil {
 		return f.failOpen(ctx, err)
 	}
-	res, code, err := f.application().Explain(ctx, app.ExplainOptions{
-		Target: o.target, Token: o.token, Rerun: o.rerun, MaxReruns: o.maxReruns,
-		Progress: func(a retry.Attempt, max int) {
-			fmt.Fprintf(stderr, "retrywise: GitHub API: attempt %d/%d failed (%s: %s); retrying in %s\n", a.N, max, a.Class, a.Reason, report.Wait(a.Wait))
-		},
-	})
+	var res *explain.Result
+	var code int
+	run := o.target.String()
+	if o.log != "" {
+		res, code, err = f.application().ExplainLog(ctx, app.ExplainLogOptions{Path: o.log})
+		run = failure.Printable(o.log)
+	} else {
+		res, code, err = f.application().Explain(ctx, app.ExplainOptions{
+			Target: o.target, Token: o.token, Rerun: o.rerun, MaxReruns: o.maxReruns,
+			Progress: func(a retry.Attempt, max int) {
+				fmt.Fprintf(stderr, "retrywise: GitHub API: attempt %d/%d failed (%s: %s); retrying in %s\n", a.N, max, a.Class, a.Reason, report.Wait(a.Wait))
+			},
+		})
+	}
 	if err != nil {
 		return f.fail(code, err.Error())
 	}
 	res.Report.Mask(red.String)
-	res.WriteText(stdout, o.target.String())
+	res.WriteText(stdout, run)
 	stdout.Flush()
 	files.Write(ctx, res.Report, red, stderr)
 	fmt.Fprintf(stderr, "retrywise: %s\n", res.Headline)

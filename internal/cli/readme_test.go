@@ -181,7 +181,16 @@ func TestReadmeExamples(t *testing.T) {
 			t.Run(fmt.Sprintf("%s:%d", rel, ex.line), func(t *testing.T) {
 				t.Parallel()
 				script := strings.ReplaceAll(ex.script, "go run ./cmd/retrywise", "retrywise")
-				got, code := runOnTerminal(t, t.TempDir(), filepath.Dir(bin), script)
+				dir := t.TempDir()
+				if strings.Contains(script, "testdata/") {
+					// The example reads the repository's testdata (the
+					// sample log archive) as it would from the repository's root.
+					abs, err := filepath.Abs("../../testdata")
+					if err != nil || os.Symlink(abs, filepath.Join(dir, "testdata")) != nil {
+						t.Fatalf("testdata: %v", err)
+					}
+				}
+				got, code := runOnTerminal(t, dir, filepath.Dir(bin), script)
 				if code != 0 {
 					t.Errorf("sh exits %d: an example that fails shows its code with echo $?", code)
 				}

@@ -2,7 +2,8 @@
 // steps and logs, through the project's ghapi client), classifies each
 // failed step's output with the one classifier, offline, and decides
 // whether re-running the failed jobs can help (only when every failed step
-// is transient).
+// is transient). ExplainLog explains a run from its log file instead,
+// offline: the archive downloaded from the run's page, or one job's log.
 package explain
 
 import (
@@ -101,6 +102,9 @@ type Result struct {
 	Cut *ghapi.Cut
 	// Worst is the worst failed step's row; nil when none failed.
 	Worst *report.Step
+	// LogCut says where a log file read offline was cut, at which bound
+	// (ExplainLog); "" when it was read whole.
+	LogCut string
 	// Unread is true when explain could not read the run (or its jobs
 	// list): its only row is explain's own failed API call, not a step of
 	// the run, and the headline says so.
@@ -269,18 +273,8 @@ func (e *explainer) explain(ctx context.Context) *Result {
 	if len(rep.Steps) == 0 {
 		return finish(exitcode.OK, fmt.Sprintf("run %d (attempt %d) concluded %s, but no job failed: nothing to explain", t.RunID, attempt, run.GetConclusion()))
 	}
-	worst := rep.Steps[0]
-	for _, s := range rep.Steps[1:] {
-		if rank(s.Class) > rank(worst.Class) {
-			worst = s
-		}
-	}
+	worst, code, headline := summarise(rep.Steps)
 	res.Worst = worst
-	code := worst.ExitCode
-	headline := fmt.Sprintf("%s: %s (%s)", worst.ID, worst.Class, worst.Reason)
-	if n := len(rep.Steps); n > 1 {
-		headline = fmt.Sprintf("%d failed steps; worst %s", n, headline)
-	}
 
 	if cut != nil {
 		headline += "; " + cut.Error()
@@ -305,6 +299,22 @@ func isFailure(c string) bool {
 		return true
 	}
 	return false
+}
+
+// summarise returns the worst of the failed steps' rows (at least one),
+// its exit code and the headline that names it.
+func summarise(steps []*report.Step) (*report.Step, int, string) {
+	worst := steps[0]
+	for _, s := range steps[1:] {
+		if rank(s.Class) > rank(worst.Class) {
+			worst = s
+		}
+	}
+	headline := fmt.Sprintf("%s: %s (%s)", worst.ID, worst.Class, worst.Reason)
+	if n := len(steps); n > 1 {
+		headline = fmt.Sprintf("%d failed steps; worst %s", n, headline)
+	}
+	return worst, worst.ExitCode, headline
 }
 
 // rank orders the classes from the least to the worst: what waiting can
@@ -383,21 +393,48 @@ func (e *explainer) job(ctx context.Context, j *github.WorkflowJob, attempt int)
 
 // row classifies one failed step's output.
 func (e *explainer) row(j *github.WorkflowJob, step string, idx int, text string, split *Split, attempt int, target string) *report.Step {
-	tool := guessTool(step, split.Groups[idx])
+	r := stepRow(failedJob{Name: j.GetName(), Conclusion: j.GetConclusion(), Target: target,
+		Outputs: map[string]any{"job": j.GetName(), "job_id": j.GetID(), "step": step, "attempt": attempt}},
+		step, text, split.Groups[idx])
+	if split.Size > int64(e.o.Tail) {
+		r.Notes = append(r.Notes, fmt.Sprintf("the job's log was %d bytes; the step's last %d were classified", split.Size, e.o.Tail))
+	}
+	return r
+}
+
+// failedJob is what a failed step's row says of its job, read through the
+// API or from a log file.
+type failedJob struct {
+	Name string
+	// Conclusion is the job's conclusion as the API gives it; "" when
+	// read from a log file.
+	Conclusion string
+	// Target is the row's target.
+	Target string
+	// Outputs are the row's outputs (the step's name is added).
+	Outputs map[string]any
+}
+
+// stepRow classifies one failed step's output (text, its tail), the one
+// classification path of explain, online and offline: the tool guessed
+// from the step's name and its "Run …" groups, the exit code from the
+// runner's "Process completed with exit code N".
+func stepRow(j failedJob, step, text string, groups []string) *report.Step {
+	tool := guessTool(step, groups)
 	fl := failure.FromText(tool, text, ExitCodeOf(text))
-	if j.GetConclusion() == "timed_out" && step == "" {
+	if j.Conclusion == "timed_out" && step == "" {
 		fl = failure.New(failure.Transient, failure.CodeTimeout, "the job hit its timeout-minutes", "raise the job's timeout-minutes, or find what made it slow; a re-run may pass", "conclusion: timed_out")
 	}
-	id := j.GetName()
+	id := j.Name
 	if step != "" {
 		id += " / " + step
 	}
 	code := exitcode.ForClass(fl.Class, false)
 	r := &report.Step{
-		ID: id, Kind: Kind, Target: target, Result: report.Failure,
+		ID: id, Kind: Kind, Target: j.Target, Result: report.Failure,
 		Class: fl.Class, Code: fl.Code, Decision: string(fl.Class.Decision()), Stop: retry.StopNotRetryable,
 		Reason: fl.Reason, Remedy: fl.Remedy, ExitCode: code, Attempts: []retry.Attempt{},
-		Outputs: map[string]any{"job": j.GetName(), "job_id": j.GetID(), "step": step, "attempt": attempt},
+		Outputs: j.Outputs,
 	}
 	for _, ev := range fl.Evidence {
 		r.Evidence = append(r.Evidence, failure.Printable(ev))
@@ -417,9 +454,6 @@ func (e *explainer) row(j *github.WorkflowJob, step string, idx int, text string
 	}
 	if tool != failure.ToolAuto {
 		r.Notes = append(r.Notes, "classified as "+string(tool)+" output (guessed from the step)")
-	}
-	if split.Size > int64(e.o.Tail) {
-		r.Notes = append(r.Notes, fmt.Sprintf("the job's log was %d bytes; the step's last %d were classified", split.Size, e.o.Tail))
 	}
 	return r
 }

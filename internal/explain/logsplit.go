@@ -74,6 +74,17 @@ func (t *Tail) Write(p []byte) {
 	}
 }
 
+// Reset empties the tail, keeping its buffer.
+func (t *Tail) Reset() { t.buf, t.total = t.buf[:0], 0 }
+
+// Append writes what o kept to t, as if all that was written to o had
+// been: the last Limit bytes of both are kept as one.
+func (t *Tail) Append(o *Tail) {
+	lost := o.total - int64(len(o.buf))
+	t.Write(o.buf)
+	t.total += lost
+}
+
 // String returns the last Limit bytes, from the first whole line in them
 // when more was written; when they hold no whole line, they start with
 // redact.Cut, so that the redactor masks what the cut left of a secret.

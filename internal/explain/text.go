@@ -14,7 +14,7 @@ import (
 func (r *Result) WriteText(w io.Writer, run string) error {
 	var b strings.Builder
 	n := len(r.Report.Steps)
-	fmt.Fprintf(&b, "retrywise explain %s: ", run)
+	fmt.Fprintf(&b, "retrywise explain %s: ", failure.Printable(run))
 	switch {
 	case r.Run != nil:
 		fmt.Fprintf(&b, "attempt %d, %s %s; ", r.Run.GetRunAttempt(), r.Run.GetStatus(), r.Run.GetConclusion())
@@ -28,7 +28,7 @@ func (r *Result) WriteText(w io.Writer, run string) error {
 		fmt.Fprintf(&b, "%d failed %s (exit %d)\n", n, map[bool]string{true: "step", false: "steps"}[n == 1], r.ExitCode)
 	}
 	for _, s := range r.Report.Steps {
-		fmt.Fprintf(&b, "\n%s %s:\n", heading, s.ID)
+		fmt.Fprintf(&b, "\n%s %s:\n", heading, failure.Printable(s.ID))
 		field := func(name, v string) {
 			if v != "" {
 				fmt.Fprintf(&b, "    %-9s %s\n", name+":", failure.Printable(v))
@@ -51,6 +51,9 @@ func (r *Result) WriteText(w io.Writer, run string) error {
 	}
 	if r.Cut != nil {
 		fmt.Fprintf(&b, "\njobs:     %s\n", r.Cut.Error())
+	}
+	if r.LogCut != "" {
+		fmt.Fprintf(&b, "\nlog:      %s\n", r.LogCut)
 	}
 	if r.RerunWhy != "" {
 		fmt.Fprintf(&b, "\nrerun:    %s\n", r.RerunWhy)

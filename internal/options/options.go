@@ -145,6 +145,8 @@ type Explain struct {
 	Rerun           bool
 	MaxReruns       int
 	Report, Summary string
+	// Log is a run's log file read offline (--log): its archive or a job's .txt log.
+	Log string
 	// URL is the run's URL, the positional argument.
 	URL []string
 }
@@ -160,6 +162,7 @@ func (o *Explain) Fields() []*step.Field {
 	step.Bind(t, step.Field{Name: "max-reruns", Default: fmt.Sprint(explain.DefaultMaxReruns), Doc: "re-run only while the run's latest attempt is at most `N`"}, &o.MaxReruns)
 	step.Bind(t, step.Field{Name: "report", Doc: "also write the report as JSON to `FILE` (docs/report.schema.json, kind explain)"}, &o.Report)
 	step.Bind(t, step.Field{Name: "summary", Doc: "also write the report as Markdown to `FILE`"}, &o.Summary)
+	step.Bind(t, step.Field{Name: "log", Doc: "explain the run's log `FILE` offline, without a token or a network: the log archive downloaded from the run's page (.zip) or one job's .txt log"}, &o.Log)
 	step.BindList(t, step.Field{Name: "url", Positional: true, Doc: "the failed run's URL: https://HOST/OWNER/REPO/actions/runs/ID[/attempts/N]"}, &o.URL)
 	return t.Fields()
 }

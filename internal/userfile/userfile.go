@@ -149,6 +149,13 @@ func ReadFile(ctx context.Context, path string, limit int64) ([]byte, error) {
 	}
 }
 
+// AbandonReads wakes f's reads where the poller can (a FIFO, a pipe, a
+// terminal) once ctx ends, so that a reader that waits for a writer
+// returns; call stop when the reading is done.
+func AbandonReads(ctx context.Context, f *os.File) (stop func() bool) {
+	return context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Unix(1, 0)) })
+}
+
 // Write writes b to f, abandoned when ctx ends first (a FIFO whose reader
 // does not read): the write is then woken where the poller can (a FIFO, a
 // pipe, a terminal) and f should be closed.
