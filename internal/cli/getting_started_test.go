@@ -253,3 +253,54 @@ func TestGettingStartedListsEveryCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestBinaryExtractedFalseIsTheString: with the built binary, an output
+// extracted from a JSON false is the string 'false', as in a workflow: the
+// getting-started example's `found == 'false'` runs its step, `== false`
+// (a number comparison, NaN) does not, the string is true as a condition,
+// fromJSON gives the boolean, and ${…} expands to false.
+func TestBinaryExtractedFalseIsTheString(t *testing.T) {
+	bin := buildBinary(t)
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"published": false}`)
+	}))
+	t.Cleanup(api.Close)
+	dir := t.TempDir()
+	job := `version: 1
+jobs:
+  check:
+    steps:
+      - id: already
+        http: {url: "` + api.URL + `/posts/hello", field: ["found=.published"]}
+      - id: string
+        if: steps.already.outputs.found == 'false'
+        env: {FOUND: "${steps.already.outputs.found}"}
+        exec: {run: 'printf "%s" "$FOUND" > expanded.txt'}
+      - id: boolean
+        if: steps.already.outputs.found == false
+        exec: {run: "true"}
+      - id: truthy
+        if: steps.already.outputs.found
+        exec: {run: "true"}
+      - id: typed
+        if: ${{ !fromJSON(steps.already.outputs.found) }}
+        exec: {run: "true"}
+`
+	if err := os.WriteFile(filepath.Join(dir, "retrywise.yml"), []byte(job), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "run", "--report", "r.json")
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	want := []string{"already=success", "string=success", "boolean=skipped", "truthy=success", "typed=success"}
+	if got := stepResults(readRun(t, filepath.Join(dir, "r.json"))); !slices.Equal(got, want) {
+		t.Errorf("steps = %v, want %v", got, want)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "expanded.txt")); err != nil || string(b) != "false" {
+		t.Errorf("${steps.already.outputs.found} expands to %q (%v), want false", b, err)
+	}
+}
