@@ -40,8 +40,8 @@ const (
 	// RemedyRateLimitOverCap is RemedyRateLimit when the wait the server
 	// asked is over retry-after-cap, so that the loop stopped instead.
 	RemedyRateLimitOverCap = "rate limited for longer than retry-after-cap allows: run the step again after the wait the server asked (Retry-After / X-RateLimit-Reset), or raise retry-after-cap if the run may wait that long"
-	remedyActions   = "grant the token `contents: write` (permissions: contents: write in the workflow), or push with a token that has write access"
-	remedyIntegr    = "grant the GitHub App / GITHUB_TOKEN the permission this endpoint needs (permissions: in the workflow), or use a token that has it"
+	remedyActions          = "grant the token `contents: write` (permissions: contents: write in the workflow), or push with a token that has write access"
+	remedyIntegr           = "grant the GitHub App / GITHUB_TOKEN the permission this endpoint needs (permissions: in the workflow), or use a token that has it"
 )
 
 // fromHTTP classifies an answer; its trace is the answer's status, and a
