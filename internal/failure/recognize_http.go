@@ -37,12 +37,13 @@ func FromHTTP(r Response) *Failure {
 const (
 	// RemedyRateLimit is the remedy of a rate limit, with the wait the server asked.
 	RemedyRateLimit = "rate limited: waiting as the server asked (Retry-After / X-RateLimit-Reset); authenticate or slow down if it recurs"
-	// RemedyRateLimitOverCap is RemedyRateLimit when the wait the server
-	// asked is over retry-after-cap, so that the loop stopped instead.
-	RemedyRateLimitOverCap = "rate limited for longer than retry-after-cap allows: run the step again after the wait the server asked (Retry-After / X-RateLimit-Reset), or raise retry-after-cap if the run may wait that long"
-	remedyActions          = "grant the token `contents: write` (permissions: contents: write in the workflow), or push with a token that has write access"
-	remedyIntegr           = "grant the GitHub App / GITHUB_TOKEN the permission this endpoint needs (permissions: in the workflow), or use a token that has it"
+	remedyActions   = "grant the token `contents: write` (permissions: contents: write in the workflow), or push with a token that has write access"
+	remedyIntegr    = "grant the GitHub App / GITHUB_TOKEN the permission this endpoint needs (permissions: in the workflow), or use a token that has it"
 )
+
+// RemedyRateLimitOverCap is RemedyRateLimit when the wait the server asked
+// is over retry-after-cap, so that the loop stopped instead.
+const RemedyRateLimitOverCap = "rate limited for longer than retry-after-cap allows: run the step again after the wait the server asked (Retry-After / X-RateLimit-Reset), or raise retry-after-cap if the run may wait that long"
 
 // fromHTTP classifies an answer; its trace is the answer's status, and a
 // proxy's mark when a proxy wrote the answer (X-Squid-Error, x-deny-reason).
