@@ -3,6 +3,7 @@ package expr
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"reflect"
@@ -94,6 +95,17 @@ func TestActConformance(t *testing.T) {
 	t.Logf("%d of act's %d cases pass; deliberate differences: %d", passed, len(cases), len(actDifferences))
 	if passed < actMinPassing {
 		t.Errorf("%d of act's %d cases pass, want at least %d", passed, len(cases), actMinPassing)
+	}
+	// docs/job-files.md gives the figures.
+	doc, err := os.ReadFile("../../docs/job-files.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(doc)), " ")
+	for _, want := range []string{fmt.Sprintf("The %d cases of nektos/act's", len(cases)), fmt.Sprintf("%d give act's value", passed)} {
+		if !strings.Contains(text, want) {
+			t.Errorf("docs/job-files.md does not say %q", want)
+		}
 	}
 }
 
