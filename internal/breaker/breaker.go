@@ -113,8 +113,12 @@ type OpenError struct {
 	TrialInFlight bool
 }
 
-// Error returns "circuit breaker open for HOST after N consecutive failures".
+// Error returns "circuit breaker open for HOST after N consecutive
+// failures" ("after 1 failure" for one).
 func (e *OpenError) Error() string {
+	if e.Failures == 1 {
+		return fmt.Sprintf("circuit breaker open for %s after 1 failure", e.Key)
+	}
 	return fmt.Sprintf("circuit breaker open for %s after %d consecutive failures", e.Key, e.Failures)
 }
 

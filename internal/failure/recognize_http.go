@@ -41,6 +41,10 @@ const (
 	remedyIntegr    = "grant the GitHub App / GITHUB_TOKEN the permission this endpoint needs (permissions: in the workflow), or use a token that has it"
 )
 
+// RemedyRateLimitOverCap is RemedyRateLimit when the wait the server asked
+// is over retry-after-cap, so that the loop stopped instead.
+const RemedyRateLimitOverCap = "rate limited for longer than retry-after-cap allows: run the step again after the wait the server asked (Retry-After / X-RateLimit-Reset), or raise retry-after-cap if the run may wait that long"
+
 // fromHTTP classifies an answer; its trace is the answer's status, and a
 // proxy's mark when a proxy wrote the answer (X-Squid-Error, x-deny-reason).
 func fromHTTP(method string, status int, h http.Header, body string, now time.Time) *Failure {

@@ -171,12 +171,21 @@ func OutputWrite(what string, err error, remedy string) *Failure {
 	return f
 }
 
+// TimesInARow says how many times in a row something failed: "once", or
+// "3 times in a row".
+func TimesInARow(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times in a row", n)
+}
+
 // BreakerOpen is the failure of a request a host's open circuit breaker
 // short-circuited: transient (the host may recover), with the last counted
 // failure as evidence; left is the cooldown still to run (0 when a trial
 // request is in flight).
 func BreakerOpen(err error, failures int, last string, left time.Duration, trialInFlight bool) *Failure {
-	remedy := fmt.Sprintf("the host failed %d times in a row in this run; retrywise sends it nothing until the cooldown ends", failures)
+	remedy := "the host failed " + TimesInARow(failures) + " in this run; retrywise sends it nothing until the cooldown ends"
 	if trialInFlight {
 		remedy += " (a trial request is in flight)"
 	} else if left > 0 {

@@ -41,7 +41,7 @@ func (s *Step) CanRetry(*failure.Failure) (bool, string) {
 		return false, "no request was sent while the breaker is open"
 	}
 	if why, n := s.opts.Breaker.Refusal(); why != "" {
-		st.refusal = fmt.Sprintf("the host failed %d times in a row in this run, so its circuit breaker opened: retrywise sends it nothing until the cooldown ends; wait for the outage to end", n)
+		st.refusal = "the host failed " + failure.TimesInARow(n) + " in this run, so its circuit breaker opened: retrywise sends it nothing until the cooldown ends; wait for the outage to end"
 		return false, why
 	}
 	if st.partial {

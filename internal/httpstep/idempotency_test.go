@@ -74,8 +74,8 @@ func TestCanRetryOpenBreaker(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := failure.FromError(s.Attempt(context.Background(), 1))
-	want := "circuit breaker open for " + key + " after 1 consecutive failures: no more requests to it in this run until its cooldown ends"
-	if ok, why := s.CanRetry(f); ok || why != want || !strings.Contains(s.RefusalRemedy(), "the host failed 1 times in a row") {
+	want := "circuit breaker open for " + key + " after 1 failure: no more requests to it in this run until its cooldown ends"
+	if ok, why := s.CanRetry(f); ok || why != want || !strings.Contains(s.RefusalRemedy(), "the host failed once in this run") {
 		t.Fatalf("CanRetry = %v %q, remedy %q; want a refusal %q", ok, why, s.RefusalRemedy(), want)
 	}
 	f = failure.FromError(s.Attempt(context.Background(), 2))

@@ -141,6 +141,9 @@ func New(kind, target string, out *retry.Outcome, exitCode int) *Step {
 		if out.Stop == retry.StopAttemptsExhausted && len(out.Attempts) <= 1 {
 			r.Remedy = notRetried(f.Remedy)
 		}
+		if out.Stop == retry.StopRetryAfterOverCap && f.Remedy == failure.RemedyRateLimit {
+			r.Remedy = failure.RemedyRateLimitOverCap
+		}
 		if exitCode == 0 {
 			r.Result = Success
 		}
