@@ -70,3 +70,18 @@ func (c *ScanCtx) textHolds(words ...string) bool {
 	}
 	return false
 }
+
+// aroundBefore bounds how far before a line around reads.
+const aroundBefore = 600
+
+// around returns the line with up to aroundBefore bytes before it and the
+// few lines after it: an error object printed over lines (nodemailer's
+// response, then its responseCode).
+func (c *ScanCtx) around(line string) string {
+	end := min(c.LineEnd, len(c.Text))
+	if end <= 0 || !strings.HasSuffix(c.Text[:end], line) {
+		return line
+	}
+	lo := max(0, end-len(line)-aroundBefore)
+	return c.Text[lo:end] + "\n" + strings.Join(FollowingLines(c.Text, end, quotaLookAhead), "\n")
+}

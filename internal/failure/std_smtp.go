@@ -136,7 +136,7 @@ var smtpMatchers = []Matcher{
 			if !c.textHolds(smtpContextWords...) {
 				return Hit{}, false
 			}
-			return smtpHit(Atoi(m[1]), 0, 0, 0, c.quotaContext(line))
+			return smtpHit(Atoi(m[1]), 0, 0, 0, c.around(line))
 		},
 	},
 	{

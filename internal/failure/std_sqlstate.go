@@ -102,7 +102,7 @@ var mysqlStates = map[int]string{
 var (
 	// reSQLState: a SQLSTATE in its clients' shapes; the first non-empty
 	// group is the state.
-	reSQLState = LazyRE(`\bSQLSTATE[\[ :=]*\s*([0-9A-Z]{5})\b|\bsqlstate[ =:]+([0-9A-Za-z]{5})\b|\bcode:? ['"]([0-9A-Z]{2}[0-9A-Z]{3})['"]|PostgresException \(0x[0-9A-Fa-f]+\): ([0-9A-Z]{5}):|\bERROR:\s+([0-9A-Z]{5}):`)
+	reSQLState = LazyRE(`\bSQLSTATE[\[ :=]*\s*([0-9A-Z]{5})\b|\bsqlstate[ =:]+([0-9A-Za-z]{5})\b|\bcode:? ['"]([0-9A-Z]{2}[0-9A-Z]{3})['"]|PostgresException \(0x[0-9A-Fa-f]+\): ([0-9A-Z]{5}):|\bERROR:\s+([0-9A-Z]{5}):|\bSQL State\s*:\s*([0-9A-Z]{5})\b`)
 	// reMySQLErr: mysql's "ERROR 1045 (28000)", mysqldump's "Got error:
 	// 2002:", PDO's "SQLSTATE[HY000] [2002]".
 	reMySQLErr = LazyRE(`\bERROR (\d{4}) \(([0-9A-Z]{5})\)|Got error: (\d{4}):|SQLSTATE\[[0-9A-Z]{5}\] \[(\d{4})\]|\[Errno (\d{4})\]`)
@@ -130,7 +130,7 @@ func sqlHit(state, what string, rank int) (Hit, bool) {
 
 var sqlMatchers = []Matcher{
 	{
-		Gates: []string{"SQLSTATE", "sqlstate", "code: '", `code: "`, `code: '`, "code '", "PostgresException (", "ERROR:  ", "ERROR: "},
+		Gates: []string{"SQLSTATE", "sqlstate", "SQL State", "code: '", `code: "`, `code: '`, "code '", "PostgresException (", "ERROR:  ", "ERROR: "},
 		RE:    reSQLState,
 		Build: func(_ *ScanCtx, _ string, m []string) (Hit, bool) {
 			for _, g := range m[1:] {
@@ -165,7 +165,11 @@ var sqlMatchers = []Matcher{
 		Build: func(_ *ScanCtx, _ string, m []string) (Hit, bool) {
 			for i, g := range m[1:] {
 				if g != "" {
-					return sqlHit(sqlWordStates[i], g, rankStdWords)
+					rank := rankStdWords
+					if i == 0 {
+						rank = rankStdTarget // the server's own login refusal, above git's "authentication failed"
+					}
+					return sqlHit(sqlWordStates[i], g, rank)
 				}
 			}
 			return Hit{}, false
