@@ -56,7 +56,10 @@ var (
 	reSMTPResponseCode = LazyRE(`\bresponseCode['"]?\s*:\s*([2-5]\d\d)\b`)
 	// reSMTPBare: a reply without an enhanced code; the line must say it
 	// is mail's (reSMTPContext).
-	reSMTPBare = LazyRE(`(?:^|[\s:(\[<'"])([45]\d\d)(?:[ -]|$)`)
+	reSMTPBare = LazyRE(`(?:^|[\s(\[<'"])([45]\d\d)(?:[ -]|$)`)
+	// reSMTPPort: the words before a number that make it a port ("port
+	// 587", "smtp.example.org:465"), not a reply.
+	reSMTPPort = LazyRE(`(?i)\bport:?\s*$|[\w\]]:$`)
 	// reSMTPDSN: postfix's and sendmail's dsn=X.Y.Z.
 	reSMTPDSN         = LazyRE(`\bdsn=([245])\.(\d{1,3})\.(\d{1,3})\b`)
 	reSMTPContext     = LazyRE(`(?i)\bsmtp|\besmtp\b|mailbox|recipient|sender address|\brelay|mail from|rcpt to|requested action|postfix/|msmtp|sendmail|status=(?:deferred|bounced)|\bhelo\b|\behlo\b|gsmtp|blocked using|server message:`)
@@ -151,13 +154,25 @@ var smtpMatchers = []Matcher{
 	{
 		Gates: gateVariants([]string{"smtp", "SMTP", "mailbox", "ecipient", "ender address", "elay", "equested action", "postfix/", "msmtp", "sendmail", "status=deferred", "status=bounced", "blocked using", "server message:"}),
 		RE:    reSMTPBare,
-		Build: func(_ *ScanCtx, line string, m []string) (Hit, bool) {
+		Build: func(_ *ScanCtx, line string, _ []string) (Hit, bool) {
 			if !reSMTPContext.MatchString(line) {
 				return Hit{}, false
 			}
-			h, ok := smtpHit(Atoi(m[1]), 0, 0, 0, line)
-			h.Rank--
-			return h, ok
+			for off, n := 0, 0; off < len(line) && n < 8; n++ {
+				ix := reSMTPBare.FindStringSubmatchIndex(line[off:])
+				if ix == nil {
+					break
+				}
+				at, end := off+ix[2], off+ix[3]
+				if reSMTPPort.MatchString(line[:at]) {
+					off = end // a port, not a reply
+					continue
+				}
+				h, ok := smtpHit(Atoi(line[at:end]), 0, 0, 0, line)
+				h.Rank--
+				return h, ok
+			}
+			return Hit{}, false
 		},
 	},
 }

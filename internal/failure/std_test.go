@@ -26,6 +26,8 @@ func TestStdSMTP(t *testing.T) {
 		{name: "sendmail 554 5.7.1 relay access denied", tool: ToolAuto, text: "sendmail: 554 5.7.1 <x@example.org>: Relay access denied", class: Policy, code: CodeSMTPPolicy},
 		{name: "a 550 in a byte count is not SMTP", tool: ToolAuto, text: "Downloaded 550 bytes\nerror: checksum does not match", class: Unknown, code: CodeUnknown},
 		{name: "a 550 without mail's words is not SMTP", tool: ToolAuto, text: "fatal: 550 files changed\n", class: Unknown, code: CodeUnknown},
+		{name: "a mail server's port is not a reply", tool: ToolAuto, text: "Failed to connect to SMTP host smtp.office365.com, port 587 (Connection timed out)", class: Transient, code: CodeTimeout},
+		{name: "a port after a colon is not a reply", tool: ToolAuto, text: "smtp: dial tcp smtp.example.org:465 failed: i/o timeout", class: Transient, code: CodeTimeout},
 		{name: "a 250 reply is not a failure", tool: ToolAuto, text: "Message sent: 250 2.0.0 Ok: queued as 1430081058\nError: timed out waiting for the webhook", class: Transient, code: CodeTimeout},
 	})
 }
@@ -81,6 +83,7 @@ func TestStdSQLSTATE(t *testing.T) {
 		{name: "pg_dump 42501 in verbose form", tool: ToolAuto, text: "pg_dump: error: query failed: ERROR:  42501: permission denied for table users", class: Policy, code: CodeSQLPrivilege},
 		{name: "pg_dump permission denied words", tool: ToolAuto, text: "pg_dump: error: query failed: ERROR:  permission denied for table core_store\npg_dump: error: query was: LOCK TABLE public.core_store IN ACCESS SHARE MODE", class: Policy, code: CodeSQLPrivilege},
 		{name: "pgx (SQLSTATE 40001)", tool: ToolAuto, text: "migrate: ERROR: could not serialize access due to concurrent update (SQLSTATE 40001)", class: Transient, code: CodeSQLRollback},
+		{name: "a JSON serialization failure is not SQL's", tool: ToolAuto, text: "Error: serialization failure: cannot encode value of type func()", class: Unknown, code: CodeUnknown},
 		{name: "pq deadlock words", tool: ToolAuto, text: "pq: deadlock detected", class: Transient, code: CodeSQLRollback},
 		{name: "PDO SQLSTATE[40001]", tool: ToolAuto, text: "SQLSTATE[40001]: Serialization failure: 1213 Deadlock found when trying to get lock; try restarting transaction", class: Transient, code: CodeSQLRollback},
 		{name: "starting up, 57P03", tool: ToolAuto, text: "psql: error: connection to server on socket \"/var/run/postgresql/.s.PGSQL.5432\" failed: FATAL:  the database system is starting up", class: Transient, code: CodeSQLStartingUp},
