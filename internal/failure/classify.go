@@ -87,6 +87,7 @@ const DefaultMaxElapsed = 15 * time.Minute
 type runOpts struct {
 	env        map[string]string
 	maxElapsed time.Duration
+	now        time.Time // Input.Now: an absolute reset is read against it
 }
 
 func newRunOpts(env []string, maxElapsed time.Duration) runOpts {
@@ -132,6 +133,7 @@ func Classify(in Input) *Failure {
 		now = time.Now()
 	}
 	ro := newRunOpts(in.Env, in.MaxElapsed)
+	ro.now = now
 	if f := TeamVerdict(in); f != nil {
 		return f
 	}

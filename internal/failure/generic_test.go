@@ -59,7 +59,7 @@ func TestGenericPhrasesPermission(t *testing.T) {
 		{name: "Azure AuthorizationFailed", tool: ToolAuto, text: "ERROR CODE: AuthorizationFailed", class: Policy, code: CodePermissionDenied},
 		{name: "not allowed to deploy", tool: ToolAuto, text: "Error: this token is not permitted to deploy to project acme", class: Policy, code: CodePermissionDenied},
 		{name: "forbidden", tool: ToolAuto, text: "Error: forbidden", class: Policy, code: CodePermissionDenied},
-		{name: "a local file's permission is not the service's", tool: ToolAuto, text: "open /home/runner/.docker/config.json: Permission denied: cannot read", class: Unknown, code: CodeUnknown},
+		{name: "a local file's permission is not the service's: EACCES on the file", tool: ToolAuto, text: "open /home/runner/.docker/config.json: Permission denied: cannot read", class: Policy, code: CodeErrnoAccess},
 	})
 }
 
@@ -127,7 +127,7 @@ func TestGenericPolicyRefusals(t *testing.T) {
 		{name: "go EPERM", tool: ToolAuto, text: "dial tcp 140.82.114.4:443: connect: operation not permitted", class: Policy, code: CodeEgressBlocked},
 		{name: "node EPERM", tool: ToolAuto, text: "request to https://x failed, reason: connect EPERM 1.2.3.4:443", class: Policy, code: CodeEgressBlocked},
 		{name: "telnet EPERM", tool: ToolAuto, text: "telnet: connect to address 142.250.179.132: Operation not permitted", class: Policy, code: CodeEgressBlocked},
-		{name: "a file's EPERM", tool: ToolAuto, text: "rm: cannot remove 'x': Operation not permitted", class: Unknown, code: CodeUnknown},
+		{name: "a file's EPERM is the errno layer's", tool: ToolAuto, text: "rm: cannot remove 'x': Operation not permitted", class: Policy, code: CodeErrnoAccess},
 	})
 }
 

@@ -296,7 +296,10 @@ var dockerMatchers = []failure.Matcher{
 	},
 	{
 		Gates: []string{"is immutable", "configured as immutable"},
-		Build: func(_ *failure.ScanCtx, _ string, _ []string) (failure.Hit, bool) {
+		Build: func(_ *failure.ScanCtx, line string, _ []string) (failure.Hit, bool) {
+			if strings.Contains(line, "field is immutable") {
+				return failure.Hit{}, false // a Kubernetes object's field, not a registry's tag
+			}
 			return failure.Hit{Class: failure.Structural, Code: CodeDockerTagImmutable, Rank: failure.RankTool, Reason: "the tag already exists in an immutable repository and cannot be overwritten",
 				Remedy: "push a new tag (a version or commit SHA), or skip the push when the tag is already there; an immutable tag is never replaced"}, true
 		},

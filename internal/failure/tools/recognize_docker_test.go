@@ -116,14 +116,14 @@ func TestDockerRecognisers(t *testing.T) {
 		{name: "exec format error", tool: failure.ToolAuto, text: " > [base 2/6] RUN apt-get update:\n#0 0.252 exec /bin/sh: exec format error", class: failure.Structural, code: CodeDockerBuilderUnsupported, remedy: "setup-qemu-action"},
 
 		// near misses: not the registry's words
-		{name: "permission denied colon", tool: failure.ToolAuto, text: "open /home/runner/.docker/config.json: Permission denied: cannot read", class: failure.Unknown, code: failure.CodeUnknown},
+		{name: "permission denied colon: a file's, not the daemon's", tool: failure.ToolAuto, text: "open /home/runner/.docker/config.json: Permission denied: cannot read", class: failure.Policy, code: failure.CodeErrnoAccess},
 		{name: "access denied colon", tool: failure.ToolAuto, text: "Error: Access denied: you do not own this project", class: failure.Unknown, code: failure.CodeUnknown},
 		{name: "shell command not found", tool: failure.ToolAuto, text: "/bin/sh: 1: make: not found", class: failure.Unknown, code: failure.CodeUnknown},
 		{name: "schema1 fallback warning", tool: failure.ToolAuto, text: "level=warning msg=\"failed to upload schema2 manifest: manifest invalid: manifest invalid - falling back to schema1\"", class: failure.Unknown, code: failure.CodeUnknown},
 		{name: "blob unknown on pull", tool: failure.ToolAuto, text: "1.0: Pulling from acme/app\nerror pulling image configuration: blob unknown: blob unknown to registry", class: failure.Unknown, code: failure.CodeUnknown},
 		{name: "cache key that needed a pull", tool: failure.ToolAuto, text: "ERROR: failed to solve: failed to compute cache key: failed to copy: read tcp 172.17.0.2:40044->104.16.99.1:443: read: connection reset by peer",
 			class: failure.Transient, code: failure.CodeReset},
-		{name: "permission denied at the end", tool: failure.ToolAuto, text: "bash: ./gradlew: Permission denied", class: failure.Unknown, code: failure.CodeUnknown},
+		{name: "permission denied at the end: a file's, not the daemon's", tool: failure.ToolAuto, text: "bash: ./gradlew: Permission denied", class: failure.Policy, code: failure.CodeErrnoAccess},
 		{name: "a json format error", tool: failure.ToolAuto, text: "config: format error at line 3", class: failure.Unknown, code: failure.CodeUnknown},
 		{name: "download unknown is not an upload session", tool: failure.ToolAuto, text: "warning: cannot download unknown artifact 'x'", class: failure.Unknown, code: failure.CodeUnknown},
 		{name: "manifest blob unknown on push", tool: failure.ToolAuto, text: "The push refers to repository [r.example/acme/app]\nmanifest blob unknown: blob unknown to registry", class: failure.Unknown, code: failure.CodeUnknown},
