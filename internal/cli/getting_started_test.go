@@ -256,9 +256,10 @@ func TestGettingStartedListsEveryCommand(t *testing.T) {
 
 // TestBinaryExtractedFalseIsTheString: with the built binary, an output
 // extracted from a JSON false is the string 'false', as in a workflow: the
-// getting-started example's `found == 'false'` runs its step, `== false`
-// (a number comparison, NaN) does not, the string is true as a condition,
-// fromJSON gives the boolean, and ${…} expands to false.
+// getting-started example's `found == 'false'` runs its step, the string
+// is true as a condition, fromJSON gives the boolean, and ${…} expands to
+// false; `== false` (a number comparison, NaN, never true) is refused by
+// validate before anything runs.
 func TestBinaryExtractedFalseIsTheString(t *testing.T) {
 	bin := buildBinary(t)
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -277,9 +278,6 @@ jobs:
         if: steps.already.outputs.found == 'false'
         env: {FOUND: "${steps.already.outputs.found}"}
         exec: {run: 'printf "%s" "$FOUND" > expanded.txt'}
-      - id: boolean
-        if: steps.already.outputs.found == false
-        exec: {run: "true"}
       - id: truthy
         if: steps.already.outputs.found
         exec: {run: "true"}
@@ -296,11 +294,22 @@ jobs:
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("run: %v\n%s", err, out)
 	}
-	want := []string{"already=success", "string=success", "boolean=skipped", "truthy=success", "typed=success"}
+	want := []string{"already=success", "string=success", "truthy=success", "typed=success"}
 	if got := stepResults(readRun(t, filepath.Join(dir, "r.json"))); !slices.Equal(got, want) {
 		t.Errorf("steps = %v, want %v", got, want)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "expanded.txt")); err != nil || string(b) != "false" {
 		t.Errorf("${steps.already.outputs.found} expands to %q (%v), want false", b, err)
+	}
+	boolean := strings.Replace(job, "found == 'false'", "found == false", 1)
+	if err := os.WriteFile(filepath.Join(dir, "retrywise.yml"), []byte(boolean), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command(bin, "run")
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}
+	out, err := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != 78 || !strings.Contains(string(out), "write 'false'") || strings.Contains(string(out), "step string") {
+		t.Errorf("== false: exit %d (%v)\n%s", code, err, out)
 	}
 }

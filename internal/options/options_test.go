@@ -101,7 +101,7 @@ func TestActionTablesAreTheInputs(t *testing.T) {
 		}
 		return out
 	}
-	common := []string{"token", "report-issue", "step-summary", "git-user-name", "git-user-email"}
+	common := []string{"token", "report-issue", "persist-after", "persist-span", "matrix", "step-summary", "git-user-name", "git-user-email"}
 	if got := names(o.CommonFields()); !slices.Equal(got, common) {
 		t.Errorf("common inputs %v, want %v", got, common)
 	}
