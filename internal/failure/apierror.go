@@ -89,7 +89,7 @@ func (v *jv) number() (float64, bool) {
 func (v *jv) isFalse() bool { return v != nil && v.kind == 'b' && !v.b }
 
 // jparser reads one value leniently: JSON, Python reprs (single quotes,
-// True/False/None, b'' strings, trailing commas), JS literals (unquoted
+// True/False/None, bytes literals, trailing commas), JS literals (unquoted
 // keys, [Array]) and Ruby's => between key and value.
 type jparser struct {
 	s      string

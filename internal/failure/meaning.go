@@ -19,16 +19,16 @@ import (
 type meaning uint8
 
 const (
-	mNone       meaning = iota
-	mAuth               // credentials invalid, expired or revoked: policy
-	mPermission         // credentials valid, permission missing: policy
-	mNotFound           // not found: absent on a lookup, structural on a write
-	mInvalid            // invalid request, validation, failed precondition: structural
-	mExists             // already exists: structural
-	mTransient          // overloaded, unavailable, deadline exceeded, aborted: transient
-	mRateLimited        // rate-limited: the rate-limit verdict (the wait decides)
-	mQuota              // quota, credits, billing: the quota verdict (policy unless it resets soon)
-	mTooLarge           // a request over a stated limit: structural
+	mNone        meaning = iota
+	mAuth                // credentials invalid, expired or revoked: policy
+	mPermission          // credentials valid, permission missing: policy
+	mNotFound            // not found: absent on a lookup, structural on a write
+	mInvalid             // invalid request, validation, failed precondition: structural
+	mExists              // already exists: structural
+	mTransient           // overloaded, unavailable, deadline exceeded, aborted: transient
+	mRateLimited         // rate-limited: the rate-limit verdict (the wait decides)
+	mQuota               // quota, credits, billing: the quota verdict (policy unless it resets soon)
+	mTooLarge            // a request over a stated limit: structural
 )
 
 // meaningNames are the meanings as docs/failures.md names them.
@@ -204,7 +204,9 @@ const maxPhraseParts = 6
 // table ("Missing Access", "Too Many Requests"), and only a single token
 // (not_in_channel, RATELIMIT) is read by its suffix.
 func phraseMeaning(msg string, field bool) (meaning, bool, string) {
-	parts := strings.FieldsFunc(dropQuoted(msg), func(r rune) bool { return r == ':' || r == ',' || r == ';' || r == '(' || r == ')' || r == '.' || r == '!' || r == '|' })
+	parts := strings.FieldsFunc(dropQuoted(msg), func(r rune) bool {
+		return r == ':' || r == ',' || r == ';' || r == '(' || r == ')' || r == '.' || r == '!' || r == '|'
+	})
 	for i, n := len(parts)-1, 0; i >= 0 && n < maxPhraseParts; i, n = i-1, n+1 {
 		p := strings.TrimSpace(parts[i])
 		words := len(strings.Fields(p))
