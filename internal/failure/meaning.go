@@ -421,7 +421,7 @@ func (r *apiRecord) fill(o *jv, off int, nested bool, depth int) {
 
 // apiRecords returns the error records of text's structured values.
 func apiRecords(text string) []apiRecord {
-	if !strings.Contains(text, "{") {
+	if !strings.Contains(text[max(0, len(text)-maxAPITail):], "{") {
 		return nil
 	}
 	var out []apiRecord
@@ -597,7 +597,9 @@ func (c *ScanCtx) apiHits() []Hit {
 			hits = append(hits, h)
 		}
 	}
-	if code, at := xmlCode(c.Text); code != "" {
+	off := max(0, len(c.Text)-maxAPITail)
+	if code, at := xmlCode(c.Text[off:]); code != "" {
+		at += off
 		if h, ok := c.meaningHit(apiRecord{at: at}, code, at, false); ok {
 			hits = append(hits, h)
 		}
