@@ -681,6 +681,11 @@ func (c *ScanCtx) verdictOf(r apiRecord, m meaning, named bool, what string, at,
 	default:
 		h = c.meaningVerdict(r, m, named, what, line, rank)
 	}
+	if c.status != 0 && m != mRateLimited && m != mQuota && m != mTooLarge && h.Class == StatusVerdict(c.status, c.LookupMethod(), ToolHTTP).Class {
+		// the body agrees with the answer's status: the status is told
+		// (its code and reason), the body only quoted as evidence
+		h.Rank = min(h.Rank, RankTransport-1)
+	}
 	h.line, h.pos = EvidenceLineAt(line, 0), pos
 	return h
 }
