@@ -355,3 +355,30 @@ func BenchmarkAPIReaderHostile(b *testing.B) {
 		})
 	}
 }
+
+// FuzzAPIRecords: the reader never panics, and keeps its bounds, on any
+// text.
+func FuzzAPIRecords(f *testing.F) {
+	for _, s := range []string{
+		`{"ok":false,"error":"invalid_auth"}`,
+		`{'error': {'code': 429, 'status': 'RESOURCE_EXHAUSTED', 'details': [{'@type': 'x'}]}}`,
+		"{ code: 'rest_cannot_create', data: { status: 401 } }",
+		`:body "{\"ok\":false,\"error_code\":429,\"parameters\":{\"retry_after\":3}}"`,
+		"<Error><Code>AccessDenied</Code></Error>",
+		`{"error":{"message":"{\n \"error\": {\"status\": \"UNAVAILABLE\"}}"}}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		rs := apiRecords(s)
+		if len(rs) > maxAPIRecords {
+			t.Fatalf("%d records", len(rs))
+		}
+		for _, r := range rs {
+			if len(r.words) > maxRecordFields || len(r.phrases) > maxRecordFields {
+				t.Fatalf("record over its bounds: %+v", r)
+			}
+		}
+		FromText(ToolAuto, s, 1)
+	})
+}
