@@ -496,7 +496,7 @@ var (
 	// over a limit is not.
 	reLimitContext = LazyRE(`(?i)rate.?limit|\b429\b|too many requests|quota|per min|\bTPM\b|\bRPM\b|throttl`)
 	// reZeroQuota: a quota whose limit is zero.
-	reZeroQuota = LazyRE(`(?i)\blimit:\s*0\b|\bquota\b[^\n]{0,60}?\b(?:limit|value|of|is)\s*:?\s*0\b|\bquota (?:limit )?(?:of|is) 0\b|\b0 quota\b`)
+	reZeroQuota = LazyRE(`(?i)(?:\blimit:\s*0|\bquota\b[^\n]{0,60}?\b(?:limit|value|of|is)\s*:?\s*0)(?:[\s,;)\]}'"]|$)|\b0 quota\b`)
 )
 
 // overStatedLimit reports whether s says the request asks more than a
