@@ -81,7 +81,7 @@ func classifyAnswer(method string, status int, h http.Header, body string, now t
 		}
 	}
 
-	c := &ScanCtx{Text: body, Tool: ToolHTTP, method: method, ms: allMatchers(), keys: gateKeys(), answer: true}
+	c := &ScanCtx{Text: body, Tool: ToolHTTP, method: method, ms: allMatchers(), keys: gateKeys(), answer: true, status: status}
 	hits := c.scan()
 	bodyBest, haveBody := c.resolve(hits)
 	method = c.LookupMethod()

@@ -99,6 +99,7 @@ type ScanCtx struct {
 	run        runOpts // the step's environment and the run's max elapsed
 	inFrame    bool    // classifying a message a frame wraps (curl's, git's)
 	answer     bool    // the body of an HTTP answer whose status is known
+	status     int     // that answer's status
 	pushSized  bool    // pushGiB was read
 	pushGiB    float64 // the largest pack git reported writing, in GiB
 }
@@ -235,7 +236,7 @@ func (c *ScanCtx) scan() []Hit {
 		h.pos = sp.start
 		hits = append(hits, h)
 	}
-	return hits
+	return append(hits, c.apiHits()...)
 }
 
 func isLineEnd(c byte) bool { return c == '\n' || c == '\r' }

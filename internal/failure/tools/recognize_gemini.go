@@ -373,6 +373,12 @@ func googleStatusHit(c *failure.ScanCtx, line string, m []string) (failure.Hit, 
 	if !ok {
 		return failure.Hit{}, false
 	}
+	if code == "NOT_FOUND" && c.Tool != failure.ToolGemini && c.Tool != failure.ToolAider {
+		// a model missing is the CLI's reading; any other Google API's
+		// NOT_FOUND goes through the table of meanings (absent on a
+		// lookup, structural on a write)
+		return failure.Hit{}, false
+	}
 	reason := "Google API " + code + " (" + failure.StatusName(v.status) + ")"
 	if msg := googleMessage(line); msg != "" {
 		reason += ": " + failure.Clip(msg)
