@@ -19,7 +19,9 @@ func TestGenericFigures(t *testing.T) {
 	type tally struct{ cases, class, decision, wasted int }
 	per := map[string]*tally{}
 	var all tally
+	pct := func(n, d int) string { return fmt.Sprintf("%3.0f%%", 100*float64(n)/float64(d)) }
 	for _, name := range files {
+		var file tally
 		for _, c := range loadCorpusFile(t, name) {
 			tl := per[c.Tool]
 			if tl == nil {
@@ -27,7 +29,7 @@ func TestGenericFigures(t *testing.T) {
 				per[c.Tool] = tl
 			}
 			f := Classify(c.input())
-			for _, x := range []*tally{tl, &all} {
+			for _, x := range []*tally{tl, &all, &file} {
 				x.cases++
 				if f.Class.String() == c.Class {
 					x.class++
@@ -42,13 +44,13 @@ func TestGenericFigures(t *testing.T) {
 				t.Logf("miss %s: want %s/%s, got %s/%s %s (%s)", c.ID, c.Class, c.Decision, f.Class, f.Class.Decision(), f.Code, f.Reason)
 			}
 		}
+		t.Logf("file %s: %d cases: decisions %s, classes %s, wasted retries %d", filepath.Base(name), file.cases, pct(file.decision, file.cases), pct(file.class, file.cases), file.wasted)
 	}
 	fams := make([]string, 0, len(per))
 	for k := range per {
 		fams = append(fams, k)
 	}
 	sort.Strings(fams)
-	pct := func(n, d int) string { return fmt.Sprintf("%3.0f%%", 100*float64(n)/float64(d)) }
 	for _, k := range fams {
 		tl := per[k]
 		t.Logf("%-10s %3d cases: decisions %s, classes %s, wasted retries %d", k, tl.cases, pct(tl.decision, tl.cases), pct(tl.class, tl.cases), tl.wasted)
