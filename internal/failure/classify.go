@@ -87,6 +87,7 @@ const DefaultMaxElapsed = 15 * time.Minute
 type runOpts struct {
 	env        map[string]string
 	maxElapsed time.Duration
+	now        time.Time // zero: the clock's time when it is needed
 }
 
 func newRunOpts(env []string, maxElapsed time.Duration) runOpts {
@@ -108,8 +109,14 @@ func newRunOpts(env []string, maxElapsed time.Duration) runOpts {
 // are read. They are joined on first use, so that a start-up that classifies
 // nothing (--help) does not pay for the copy.
 var allMatchers = sync.OnceValue(func() []Matcher {
-	return concatMatchers(append([][]Matcher{gitMatchers, pushMatchers, curlMatchers, netMatchers, lowSpeedMatchers, httpTextMatchers, goTextMatchers, quotaMatchers, phraseMatchers(httpConstRows), genericMatchers}, familyMatchers()...)...)
+	lists := append([][]Matcher{gitMatchers, pushMatchers, curlMatchers, netMatchers, lowSpeedMatchers, httpTextMatchers, goTextMatchers, quotaMatchers, phraseMatchers(httpConstRows), genericMatchers}, opsMatchers...)
+	return concatMatchers(append(lists, familyMatchers()...)...)
 })
+
+// opsMatchers are the tables of the kinds every operations tool words the
+// same way (ssh, locks held by someone else, package installs), one list
+// per std_*.go file, added by that file's init.
+var opsMatchers [][]Matcher
 
 // gateKeys are the distinct literal gates of allMatchers, indexed on first use
 // (the 128 KiB table costs a start-up that classifies nothing, such as --help).
@@ -132,6 +139,7 @@ func Classify(in Input) *Failure {
 		now = time.Now()
 	}
 	ro := newRunOpts(in.Env, in.MaxElapsed)
+	ro.now = in.Now
 	if f := TeamVerdict(in); f != nil {
 		return f
 	}
@@ -170,6 +178,10 @@ func classifyTextRun(tool Tool, text string, exitCode int, method string, ro run
 	hits := c.scan()
 	if eff == ToolCurl && exitCode > 0 {
 		hits = append(hits, curlExitHit(exitCode, len(text)))
+	} else if exitCode > 0 {
+		if h, ok := familyExitHit(eff, exitCode, len(text)); ok {
+			hits = append(hits, h)
+		}
 	}
 	f, ok := c.resolve(hits)
 	if !ok {
