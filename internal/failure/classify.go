@@ -59,7 +59,7 @@ type Input struct {
 	Status   int         // HTTP status; 0 when not known
 	Header   http.Header // HTTP response headers (may be nil)
 	Method   string      // HTTP method; "" when not known (treated as a lookup, GET)
-	Now      time.Time   // for X-RateLimit-Reset / HTTP-date Retry-After; zero → time.Now()
+	Now      time.Time   // for X-RateLimit-Reset / HTTP-date Retry-After and a lock's stated creation time; zero → time.Now()
 	// Env is the step's environment ("NAME=value", as os.Environ): it shows
 	// the sandbox or firewall the step runs behind (AWF, srt, Codex,
 	// Copilot's agent firewall); nil when not known.

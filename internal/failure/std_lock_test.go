@@ -83,3 +83,22 @@ func TestLockKinds(t *testing.T) {
 		})
 	}
 }
+
+// TestLockAgeFromProcessClock measures a lock's stated creation time against
+// the run's clock an exec attempt hands over, not the wall clock.
+func TestLockAgeFromProcessClock(t *testing.T) {
+	text := "Error: Error acquiring the state lock\nLock Info:\n  ID:        abc-123\n  Who:       ci@runner\n  Created:   2025-03-10 12:00:00 +0000 UTC\n"
+	created := time.Date(2025, 3, 10, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		now  time.Time
+		code Code
+	}{
+		{created.Add(2 * time.Minute), CodeLockHeld},
+		{created.Add(49 * time.Hour), CodeLockStale},
+	} {
+		f := FromProcess(Process{Name: "terraform", Text: text, ExitCode: 1, Now: tc.now})
+		if f.Code != tc.code {
+			t.Errorf("at %s: got %s (%s), want %s", tc.now, f.Code, f.Reason, tc.code)
+		}
+	}
+}
