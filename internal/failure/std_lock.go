@@ -60,7 +60,7 @@ const staleLockAge = time.Hour
 const lockLookAhead = 14
 
 var (
-	reLockOpen = LazyRE(`repository is already locked|rror acquiring the state lock|rror locking state|stack is currently locked|Could not get lock \S+|Unable to acquire the dpkg frontend lock|Unable to lock the administration directory|Unable to lock directory|Existing lock /var/run/yum\.pid|currently holding the yum lock|yum lockfile is held by another process|Waiting for process with pid \d+ to finish|Failed to create/acquire the lock \S+ \(timeout\)|Unable to create '[^']*\.lock': File exists|unable to lock database|could not lock database|\b(?:is|was) (?:already )?locked by (?:PID|pid|process) \d+|lock (?:is )?(?:already )?held by (?:PID|pid|process) \d+`)
+	reLockOpen = LazyRE(`repository is already locked|rror acquiring the state lock|rror locking state|stack is currently locked|Could not get lock \S+|Unable to acquire the dpkg frontend lock|Unable to lock the administration directory|Unable to lock directory|Existing lock /var/run/yum\.pid|currently holding the yum lock|yum lockfile is held by another process|Waiting for process with pid \d+ to finish|Failed to create/acquire the lock \S+ \(timeout\)|Unable to create '[^']*\.lock': File exists|unable to lock database|could not lock database|\b(?:is|was) (?:already )?locked by (?:PID|pid|process) \d+|frontend lock (?:was|is) locked by another process|status database is locked by another process|Another duplicity instance is already running|lock (?:is )?(?:already )?held by (?:PID|pid|process) \d+`)
 	// reLockAgeDur: Go's duration before "ago" (restic: "(3m2.5s ago)").
 	reLockAgeDur = LazyRE(`\(((?:\d+h)?(?:\d+m)?(?:[\d.]+(?:s|ms|µs|ns))?) ago\)`)
 	// reLockAgeWords: "locked 3 days ago", "created 12 minutes ago".
@@ -69,7 +69,7 @@ var (
 	reLockAgeClock = LazyRE(`- (?:(\d+) day\(s\) )?(\d+):(\d\d)(?::(\d\d))? ago`)
 	// reLockCreated: a creation time (terraform's Lock Info, pulumi, restic).
 	reLockCreated = LazyRE(`(?i)(?:\bcreated:|created at|created by \S+ (?:\(pid \d+\) )?at)\s*(\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?(?: [+-]\d{4}(?: [A-Z]{3,4})?)?)`)
-	reLockAlive   = LazyRE(`It is held by process (\d+)(?: \(([^)]+)\))?|another copy is running as pid (\d+)|State\s*:\s*(?:Running|Sleeping|Disk Sleep)|Waiting for process with pid (\d+)|yum lockfile is held by another process|Resource temporarily unavailable|currently holding the yum lock`)
+	reLockAlive   = LazyRE(`It is held by process (\d+)(?: \(([^)]+)\))?|another copy is running as pid (\d+)|State\s*:\s*(?:Running|Sleeping|Disk Sleep)|Waiting for process with pid (\d+)|yum lockfile is held by another process|Resource temporarily unavailable|currently holding the yum lock|locked by another process|is already running`)
 	reLockDead    = LazyRE(`(?i)\block (?:file )?(?:is|was|looks|seems) stale|stale lock (?:file )?(?:found|detected|exists)|process \d+ (?:is not running|does not exist|no longer exists)|no such process|State\s*:\s*Zombie|holder (?:is )?(?:dead|gone)`)
 	reLockPID     = LazyRE(`(?i)\b(?:PID|pid|process)\s+(\d+)`)
 	reLockHost    = LazyRE(`by PID \d+ on (\S+) by|Who:\s+(\S+)|created by (\S+) \(pid|running on (\S+)`)
@@ -98,7 +98,7 @@ func lockTool(open string) string {
 		return "terraform"
 	case strings.Contains(open, "stack is currently locked"):
 		return "pulumi"
-	case strings.Contains(open, "Could not get lock"), strings.Contains(open, "dpkg frontend lock"), strings.Contains(open, "administration directory"), strings.Contains(open, "Unable to lock directory"):
+	case strings.Contains(open, "Could not get lock"), strings.Contains(open, "dpkg frontend lock"), strings.Contains(open, "frontend lock"), strings.Contains(open, "status database"), strings.Contains(open, "administration directory"), strings.Contains(open, "Unable to lock directory"):
 		return "apt"
 	case strings.Contains(open, "yum"):
 		return "yum"
@@ -108,6 +108,8 @@ func lockTool(open string) string {
 		return "borg"
 	case strings.Contains(open, "lock database"):
 		return "pacman"
+	case strings.Contains(open, "duplicity"):
+		return "duplicity"
 	case strings.Contains(open, ".lock': File exists"):
 		return "git"
 	}
@@ -260,7 +262,7 @@ func lockHit(c *ScanCtx, f lockFacts) Hit {
 		if f.tool == "apt" || f.tool == "yum" || f.tool == "dnf" {
 			h.Remedy = "the process holding the package manager's lock is dead or hung: find it (the PID the message names) and let it finish or stop it; do not delete the lock files by hand (the package database may be half-written: run dpkg --configure -a or yum-complete-transaction after); retrying cannot succeed"
 		}
-	case f.alive || f.ageKnown || f.tool == "apt" || f.tool == "yum" || f.tool == "dnf" || f.tool == "borg":
+	case f.alive || f.ageKnown || f.tool == "apt" || f.tool == "yum" || f.tool == "dnf" || f.tool == "borg" || f.tool == "duplicity":
 		h.Class, h.Code = Transient, CodeLockHeld
 		why := "held by a running process"
 		if f.ageKnown && !f.alive {
@@ -303,7 +305,7 @@ var lockMatchers = []Matcher{
 		Gates: []string{"repository is already locked", "rror acquiring the state lock", "rror locking state", "stack is currently locked", "Could not get lock ",
 			"Unable to acquire the dpkg frontend lock", "Unable to lock the administration directory", "Unable to lock directory", "Existing lock /var/run/yum.pid",
 			"currently holding the yum lock", "yum lockfile is held by another process", "Waiting for process with pid", "Failed to create/acquire the lock",
-			".lock': File exists", "lock database", "locked by PID", "locked by pid", "locked by process", "held by PID", "held by pid", "held by process"},
+			".lock': File exists", "lock database", "locked by another process", "Another duplicity instance", "locked by PID", "locked by pid", "locked by process", "held by PID", "held by pid", "held by process"},
 		RE: reLockOpen,
 		Build: func(c *ScanCtx, line string, m []string) (Hit, bool) {
 			if notAFailureLine(line) && !strings.Contains(line, "Could not get lock") {

@@ -46,6 +46,12 @@ const (
 	CodePackageNotFound Code = "package-not-found"
 	// CodePackageHashMismatch: a downloaded package does not match its pinned hash.
 	CodePackageHashMismatch Code = "package-hash-mismatch"
+	// CodePackageConflict: the requested packages' dependencies cannot be satisfied together.
+	CodePackageConflict Code = "package-dependency-conflict"
+	// CodePackageRepoMissing: a configured repository is gone (an end-of-life release, a wrong suite).
+	CodePackageRepoMissing Code = "package-repo-missing"
+	// CodePackageDBInterrupted: an earlier dpkg run was interrupted; the package database must be repaired.
+	CodePackageDBInterrupted Code = "package-database-interrupted"
 )
 
 // rankPackage is the rank of the package-install rows: above the bare HTTP
@@ -77,10 +83,22 @@ var pkgRows = []phraseRow{
 	{gates: []string{"DO NOT MATCH THE HASHES", "don't match the hashes", "DON'T MATCH THE HASHES"},
 		re: `(?i)(?:THESE PACKAGES DO NOT MATCH|don't match) THE HASHES`, class: Structural, code: CodePackageHashMismatch, rank: rankPackage, reason: "a downloaded package does not match its pinned hash",
 		remedy: "the pinned hashes and the index disagree: regenerate the hashes (pip-compile --generate-hashes, poetry lock) after an upgrade, or clear a broken pip cache (pip cache purge) or proxy; retrying unchanged fails the same way"},
-	{gates: []string{"Unable to locate package", "unable to select packages", "No match for argument", "Unable to find a match", "target not found"},
-		re: `E: Unable to locate package \S+|ERROR: unable to select packages|No match for argument: \S+|Unable to find a match: \S+|error: target not found: \S+`, class: Structural, code: CodePackageNotFound, rank: rankPackage - 1,
+	{gates: []string{"Unable to locate package", "unable to select packages", "No match for argument", "Unable to find a match", "target not found", "has no installation candidate", "' was not found"},
+		re: `E: Unable to locate package \S+|ERROR: unable to select packages|No match for argument: \S+|Unable to find a match: \S+|error: target not found: \S+|Package '[^']+' has no installation candidate|Version '[^']+' for '[^']+' was not found`, class: Structural, code: CodePackageNotFound, rank: rankPackage - 1,
 		reason: "the package index has no such package",
 		remedy: "fix the package name, enable the repository that has it, or refresh the index first (apt-get update, apk update); retrying unchanged fails the same way"},
+	{gates: []string{"ResolutionImpossible", "conflicting dependencies", "held broken packages", "nothing provides"},
+		re: `ResolutionImpossible|have conflicting dependencies|you have held broken packages|nothing provides \S+ needed by \S+`, class: Structural, code: CodePackageConflict, rank: rankPackage - 1,
+		reason: "the requested packages' dependencies cannot be satisfied together",
+		remedy: "loosen or align the conflicting pins (the lines before name them), or add the repository that provides the missing dependency; retrying unchanged fails the same way"},
+	{gates: []string{"does not have a Release file", "no longer has a Release file", "No URLs in mirrorlist"},
+		re: `does not have a Release file|no longer has a Release file|No URLs in mirrorlist`, class: Structural, code: CodePackageRepoMissing, rank: rankPackage,
+		reason: "a configured package repository is gone",
+		remedy: "the repository has no index for this release (an end-of-life release moved to an archive such as old-releases.ubuntu.com or vault.centos.org, a wrong suite name, a vendor repository that dropped it): fix or remove the source; retrying cannot succeed"},
+	{gates: []string{"dpkg was interrupted"},
+		re: `dpkg was interrupted, you must manually run '[^']+'`, class: Structural, code: CodePackageDBInterrupted, rank: rankPackage,
+		reason: "an earlier dpkg run was interrupted",
+		remedy: "repair the package database first: dpkg --configure -a (then apt-get -f install); retrying the install alone fails the same way"},
 }
 
 var pkgMatchers = []Matcher{
