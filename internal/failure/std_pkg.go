@@ -66,6 +66,8 @@ var (
 	rePipUnreachable = LazyRE(`Retrying \(Retry\(|NewConnectionError|ReadTimeoutError|ConnectTimeoutError|Could not fetch URL|ProxyError|SSLError|Max retries exceeded`)
 )
 
+const remedyRepoMissing = "the repository has no index for this release (an end-of-life release moved to an archive such as old-releases.ubuntu.com or vault.centos.org, a wrong suite name, a vendor repository that dropped it): fix or remove the source; retrying cannot succeed"
+
 const remedyIndexStale = "the machine's package lists are older than the mirror (a runner image's): run apt-get update before apt-get install (in the same step); retrying the install alone fails the same way"
 
 var pkgRows = []phraseRow{
@@ -91,10 +93,10 @@ var pkgRows = []phraseRow{
 		re: `ResolutionImpossible|have conflicting dependencies|you have held broken packages|nothing provides \S+ needed by \S+`, class: Structural, code: CodePackageConflict, rank: rankPackage - 1,
 		reason: "the requested packages' dependencies cannot be satisfied together",
 		remedy: "loosen or align the conflicting pins (the lines before name them), or add the repository that provides the missing dependency; retrying unchanged fails the same way"},
-	{gates: []string{"does not have a Release file", "no longer has a Release file", "No URLs in mirrorlist"},
-		re: `does not have a Release file|no longer has a Release file|No URLs in mirrorlist`, class: Structural, code: CodePackageRepoMissing, rank: rankPackage,
+	{gates: []string{"have a Release file", "has a Release file", "No URLs in mirrorlist"},
+		re: `(?:does not|does no longer|no longer) ha(?:ve|s) a Release file|No URLs in mirrorlist`, class: Structural, code: CodePackageRepoMissing, rank: rankPackage,
 		reason: "a configured package repository is gone",
-		remedy: "the repository has no index for this release (an end-of-life release moved to an archive such as old-releases.ubuntu.com or vault.centos.org, a wrong suite name, a vendor repository that dropped it): fix or remove the source; retrying cannot succeed"},
+		remedy: remedyRepoMissing},
 	{gates: []string{"dpkg was interrupted"},
 		re: `dpkg was interrupted, you must manually run '[^']+'`, class: Structural, code: CodePackageDBInterrupted, rank: rankPackage,
 		reason: "an earlier dpkg run was interrupted",
@@ -102,6 +104,22 @@ var pkgRows = []phraseRow{
 }
 
 var pkgMatchers = []Matcher{
+	{
+		// a repository's own index is 404: the release is gone from it
+		// (end of life) or never was there (a wrong suite)
+		Gates: []string{"Err:", "Failed to fetch"},
+		RE:    LazyRE(`^\s*Err:\d+ \S+ \S+ (?:In)?Release\s*$|Failed to fetch \S+/dists/\S+/(?:In)?Release\s+404\s+Not Found`),
+		Build: func(c *ScanCtx, _ string, m []string) (Hit, bool) {
+			if strings.HasPrefix(strings.TrimSpace(m[0]), "Err:") {
+				next := FollowingLines(c.Text, min(c.LineEnd, len(c.Text)), 1)
+				if len(next) == 0 || !strings.HasPrefix(strings.TrimSpace(next[0]), "404") {
+					return Hit{}, false
+				}
+			}
+			return Hit{Class: Structural, Code: CodePackageRepoMissing, Rank: rankPackage + 1, Reason: "a package repository has no index for this release (404 on its Release file)",
+				Remedy: remedyRepoMissing}, true
+		},
+	},
 	{
 		// a package file (.deb) the index lists is not on the mirror
 		Gates: []string{".deb  404", ".deb 404", "404  Not Found", "Unable to fetch some archives"},
