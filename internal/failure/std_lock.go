@@ -17,7 +17,8 @@ import (
 //     1234 (unattended-upgr)", "another copy is running as pid 2990",
 //     "State : Sleeping", "Waiting for process with pid 1234 to finish"),
 //     or the lock is a kernel lock that dies with its holder (apt's and
-//     dpkg's fcntl locks: "Resource temporarily unavailable"), or the tool
+//     dpkg's fcntl locks: "Resource temporarily unavailable", flock's
+//     "timeout while waiting to get lock", duplicity's), or the tool
 //     already removes dead holders' locks itself and only timed out waiting
 //     (borg's "(timeout)"): transient, lock-held, wait within the run;
 //   - the lock's age is shown ("(165h32m5s ago)", "Created: 2022-09-26
@@ -60,7 +61,7 @@ const staleLockAge = time.Hour
 const lockLookAhead = 14
 
 var (
-	reLockOpen = LazyRE(`repository is already locked|rror acquiring the state lock|rror locking state|stack is currently locked|Could not get lock \S+|Unable to acquire the dpkg frontend lock|Unable to lock the administration directory|Unable to lock directory|Existing lock /var/run/yum\.pid|currently holding the yum lock|yum lockfile is held by another process|Waiting for process with pid \d+ to finish|Failed to create/acquire the lock \S+ \(timeout\)|Unable to create '[^']*\.lock': File exists|unable to lock database|could not lock database|\b(?:is|was) (?:already )?locked by (?:PID|pid|process) \d+|frontend lock (?:was|is) locked by another process|status database is locked by another process|Another duplicity instance is already running|lock (?:is )?(?:already )?held by (?:PID|pid|process) \d+`)
+	reLockOpen = LazyRE(`repository is already locked|rror acquiring the state lock|rror locking state|stack is currently locked|Could not get lock \S+|Unable to acquire the dpkg frontend lock|Unable to lock the administration directory|Unable to lock directory|Existing lock /var/run/yum\.pid|currently holding the yum lock|yum lockfile is held by another process|Waiting for process with pid \d+ to finish|Failed to create/acquire the lock \S+ \(timeout\)|Unable to create '[^']*\.lock': File exists|unable to lock database|could not lock database|\b(?:is|was) (?:already )?locked by (?:PID|pid|process) \d+|frontend lock (?:was|is) locked by another process|status database is locked by another process|Another duplicity instance is already running|timeout while waiting to get lock|lock (?:is )?(?:already )?held by (?:PID|pid|process) \d+`)
 	// reLockAgeDur: Go's duration before "ago" (restic: "(3m2.5s ago)").
 	reLockAgeDur = LazyRE(`\(((?:\d+h)?(?:\d+m)?(?:[\d.]+(?:s|ms|µs|ns))?) ago\)`)
 	// reLockAgeWords: "locked 3 days ago", "created 12 minutes ago".
@@ -110,6 +111,8 @@ func lockTool(open string) string {
 		return "pacman"
 	case strings.Contains(open, "duplicity"):
 		return "duplicity"
+	case strings.Contains(open, "to get lock"):
+		return "flock"
 	case strings.Contains(open, ".lock': File exists"):
 		return "git"
 	}
@@ -262,7 +265,7 @@ func lockHit(c *ScanCtx, f lockFacts) Hit {
 		if f.tool == "apt" || f.tool == "yum" || f.tool == "dnf" {
 			h.Remedy = "the process holding the package manager's lock is dead or hung: find it (the PID the message names) and let it finish or stop it; do not delete the lock files by hand (the package database may be half-written: run dpkg --configure -a or yum-complete-transaction after); retrying cannot succeed"
 		}
-	case f.alive || f.ageKnown || f.tool == "apt" || f.tool == "yum" || f.tool == "dnf" || f.tool == "borg" || f.tool == "duplicity":
+	case f.alive || f.ageKnown || f.tool == "apt" || f.tool == "yum" || f.tool == "dnf" || f.tool == "borg" || f.tool == "duplicity" || f.tool == "flock":
 		h.Class, h.Code = Transient, CodeLockHeld
 		why := "held by a running process"
 		if f.ageKnown && !f.alive {
@@ -305,7 +308,7 @@ var lockMatchers = []Matcher{
 		Gates: []string{"repository is already locked", "rror acquiring the state lock", "rror locking state", "stack is currently locked", "Could not get lock ",
 			"Unable to acquire the dpkg frontend lock", "Unable to lock the administration directory", "Unable to lock directory", "Existing lock /var/run/yum.pid",
 			"currently holding the yum lock", "yum lockfile is held by another process", "Waiting for process with pid", "Failed to create/acquire the lock",
-			".lock': File exists", "lock database", "locked by another process", "Another duplicity instance", "locked by PID", "locked by pid", "locked by process", "held by PID", "held by pid", "held by process"},
+			".lock': File exists", "lock database", "locked by another process", "Another duplicity instance", "waiting to get lock", "locked by PID", "locked by pid", "locked by process", "held by PID", "held by pid", "held by process"},
 		RE: reLockOpen,
 		Build: func(c *ScanCtx, line string, m []string) (Hit, bool) {
 			if notAFailureLine(line) && !strings.Contains(line, "Could not get lock") {

@@ -29,6 +29,8 @@ func TestLockKinds(t *testing.T) {
 			class: Transient, code: CodeLockHeld, reason: "PID 10357", notRemedy: "rm "},
 		{name: "duplicity: another instance running", text: "Another duplicity instance is already running with this archive directory\n",
 			class: Transient, code: CodeLockHeld},
+		{name: "flock: timed out waiting", text: "flock: timeout while waiting to get lock\n",
+			class: Transient, code: CodeLockHeld},
 		{name: "yum: a live holder", text: "Existing lock /var/run/yum.pid: another copy is running as pid 2990.\nAnother app is currently holding the yum lock; waiting for it to exit...\n  The other application is: yum\n    Started: Fri Dec  4 12:53:48 2020 - 00:10 ago\n    State  : Sleeping, pid: 2990\n",
 			class: Transient, code: CodeLockHeld, reason: "PID 2990"},
 		{name: "yum: a zombie holder", text: "Another app is currently holding the yum lock; waiting for it to exit...\n  The other application is: yum\n    Started: Fri Dec  4 12:53:48 2020 - 00:10 ago\n    State  : Zombie, pid: 2990\n",
