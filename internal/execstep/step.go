@@ -684,7 +684,7 @@ func (s *Step) classify(ctx context.Context, ps *os.ProcessState, werr error, st
 	}
 	p := failure.Process{
 		Name: name, Tool: s.opts.Tool, Text: s.lastOutput, ExitCode: failure.NoExitCode, Rules: s.opts.Rules, Team: s.opts.Team,
-		Env: s.classifyEnv(), MaxElapsed: s.opts.MaxElapsed,
+		Env: s.classifyEnv(), MaxElapsed: s.opts.MaxElapsed, Now: s.opts.Clock.Now(),
 		TimedOut: st.timedOut, Timeout: s.opts.Timeout, Ctx: ctx,
 	}
 	switch {

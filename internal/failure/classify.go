@@ -59,7 +59,7 @@ type Input struct {
 	Status   int         // HTTP status; 0 when not known
 	Header   http.Header // HTTP response headers (may be nil)
 	Method   string      // HTTP method; "" when not known (treated as a lookup, GET)
-	Now      time.Time   // for X-RateLimit-Reset / HTTP-date Retry-After; zero → time.Now()
+	Now      time.Time   // for X-RateLimit-Reset / HTTP-date Retry-After and a lock's stated creation time; zero → time.Now()
 	// Env is the step's environment ("NAME=value", as os.Environ): it shows
 	// the sandbox or firewall the step runs behind (AWF, srt, Codex,
 	// Copilot's agent firewall); nil when not known.
@@ -87,7 +87,7 @@ const DefaultMaxElapsed = 15 * time.Minute
 type runOpts struct {
 	env        map[string]string
 	maxElapsed time.Duration
-	now        time.Time // Input.Now: an absolute reset is read against it
+	now        time.Time // Input.Now, else the clock's: an absolute reset or a lock's age is read against it
 }
 
 func newRunOpts(env []string, maxElapsed time.Duration) runOpts {
@@ -109,8 +109,14 @@ func newRunOpts(env []string, maxElapsed time.Duration) runOpts {
 // are read. They are joined on first use, so that a start-up that classifies
 // nothing (--help) does not pay for the copy.
 var allMatchers = sync.OnceValue(func() []Matcher {
-	return concatMatchers(append([][]Matcher{gitMatchers, pushMatchers, curlMatchers, netMatchers, lowSpeedMatchers, httpTextMatchers, goTextMatchers, quotaMatchers, limitMatchers, phraseMatchers(httpConstRows), genericMatchers, sdkMatchers}, familyMatchers()...)...)
+	lists := append([][]Matcher{gitMatchers, pushMatchers, curlMatchers, netMatchers, lowSpeedMatchers, httpTextMatchers, goTextMatchers, quotaMatchers, limitMatchers, phraseMatchers(httpConstRows), genericMatchers, sdkMatchers}, opsMatchers...)
+	return concatMatchers(append(lists, familyMatchers()...)...)
 })
+
+// opsMatchers are the tables of the kinds every operations tool words the
+// same way (ssh, locks held by someone else, package installs), one list
+// per std_*.go file, added by that file's init.
+var opsMatchers [][]Matcher
 
 // gateKeys are the distinct literal gates of allMatchers, indexed on first use
 // (the 128 KiB table costs a start-up that classifies nothing, such as --help).
@@ -172,6 +178,10 @@ func classifyTextRun(tool Tool, text string, exitCode int, method string, ro run
 	hits := c.scan()
 	if eff == ToolCurl && exitCode > 0 {
 		hits = append(hits, curlExitHit(exitCode, len(text)))
+	} else if exitCode > 0 {
+		if h, ok := familyExitHit(eff, exitCode, len(text)); ok {
+			hits = append(hits, h)
+		}
 	}
 	f, ok := c.resolve(hits)
 	if !ok {

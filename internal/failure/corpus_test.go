@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // corpusCase is one line of testdata/corpus.jsonl (see its README upstream).
@@ -27,7 +28,10 @@ type corpusCase struct {
 	// wrong (the text cannot tell): it is counted in the figures, not
 	// asserted. A new one needs a reason a reviewer accepts.
 	KnownMiss string `json:"known_miss"`
-	HTTP      *struct {
+	// Now is when the failure happened (RFC 3339), for texts that state a
+	// time (a lock's creation): the thread's date; empty means the clock's.
+	Now  string `json:"now"`
+	HTTP *struct {
 		Status  int               `json:"status"`
 		Headers map[string]string `json:"headers"`
 		Body    *string           `json:"body"`
@@ -101,6 +105,9 @@ func (c corpusCase) input() Input {
 	}
 	if c.Text != nil {
 		in.Text = *c.Text
+	}
+	if c.Now != "" {
+		in.Now, _ = time.Parse(time.RFC3339, c.Now)
 	}
 	if c.HTTP != nil {
 		// the corpus README: --status and the headers from http, whatever the kind

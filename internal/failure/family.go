@@ -19,6 +19,27 @@ type Family struct {
 	Marks []string
 	// Matchers recognise the family's failures.
 	Matchers []Matcher
+	// Exit, when set, reads the tool's exit status alone (rsync's documented
+	// exit values): a hit at the rank of an exit status, which any line of
+	// the output that says more outranks; ok=false when the status says
+	// nothing.
+	Exit func(code int) (h Hit, ok bool)
+}
+
+// familyExitHit is the verdict of tool's family on its exit status alone.
+func familyExitHit(tool Tool, code, pos int) (Hit, bool) {
+	for _, f := range registered() {
+		if f.Tool != tool || f.Exit == nil {
+			continue
+		}
+		h, ok := f.Exit(code)
+		if !ok {
+			return Hit{}, false
+		}
+		h.Rank, h.synthetic, h.pos, h.line = rankExitCode, true, pos, ExitEvidence(code)
+		return h, true
+	}
+	return Hit{}, false
 }
 
 // The tools of the families.
@@ -34,6 +55,7 @@ const (
 	ToolGemini     Tool = "gemini"
 	ToolAider      Tool = "aider"
 	ToolActions    Tool = "actions"
+	ToolRsync      Tool = "rsync"
 )
 
 // The codes of the families that the core itself names: the trace reads

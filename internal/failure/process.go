@@ -35,6 +35,9 @@ type Process struct {
 	Env []string
 	// MaxElapsed is the run's --max-elapsed (see Input.MaxElapsed).
 	MaxElapsed time.Duration
+	// Now is the run's clock at the end of the attempt, for the ages of
+	// locks the output states by their creation time; zero → time.Now().
+	Now time.Time
 	// Team are a team's rules (--rules): the first that matches decides,
 	// before the built-in recognisers and the --retry-on/--stop-on rules.
 	Team Team
@@ -59,6 +62,7 @@ func FromProcess(p Process) *Failure {
 		code = NoExitCode
 	}
 	ro := newRunOpts(p.Env, p.MaxElapsed)
+	ro.now = p.Now
 	if f := decideTeam(p.Ctx, p.Team, TeamInput{Tool: p.Tool, Command: p.Name, Text: p.Text, ExitCode: code, StatusOf: func() int {
 		return statusRead(classifyTextRun(p.Tool, p.Text, code, "", ro))
 	}}); f != nil {

@@ -266,7 +266,10 @@ var gitMatchers = []Matcher{
 	},
 	{
 		Gates: []string{"Permission denied (publickey", "Permission denied (keyboard", "Permission denied (password"},
-		Build: func(_ *ScanCtx, _ string, _ []string) (Hit, bool) {
+		Build: func(c *ScanCtx, _ string, _ []string) (Hit, bool) {
+			if c.Tool != ToolGit && !strings.Contains(c.Text, "Could not read from remote repository") {
+				return Hit{}, false // another program's ssh (sshMatchers)
+			}
 			return Hit{Class: Policy, Code: CodeGitSSHKey, Rank: RankRefusal, Reason: "SSH key rejected by the server",
 				Remedy: "add the SSH public key to the account or as a deploy key, or load the right key (ssh-add, core.sshCommand)"}, true
 		},

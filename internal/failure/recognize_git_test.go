@@ -233,6 +233,6 @@ func TestGitStops(t *testing.T) {
 		{name: "proxy tunnel 403", tool: ToolGit, exit: 128, text: "fatal: unable to access 'https://github.com/o/r/': CONNECT tunnel failed, response 403\n", class: Policy, code: "proxy-denied", remedy: "allowlist"},
 		{name: "proxy 502", tool: ToolGit, exit: 128, text: "fatal: unable to access 'https://github.com/o/r/': Received HTTP code 502 from proxy after CONNECT\n", class: Transient, code: "proxy-upstream-failed"},
 		{name: "connection refused", tool: ToolGit, exit: 128, text: "fatal: unable to access 'http://localhost:3000/x.git/': Failed to connect to localhost port 3000 after 0 ms: Connection refused\n", class: Transient, code: "connection-refused", reason: "connection refused by localhost:3000"},
-		{name: "host key", tool: ToolGit, exit: 128, text: "Host key verification failed.\nfatal: Could not read from remote repository.\n", class: Unknown, code: "ssh-host-key", remedy: "known_hosts"},
+		{name: "host key", tool: ToolGit, exit: 128, text: "Host key verification failed.\nfatal: Could not read from remote repository.\n", class: Structural, code: "ssh-host-key", remedy: "known_hosts"},
 	})
 }

@@ -197,8 +197,7 @@ var netMatchers = []Matcher{
 		Gates: []string{"ost key verification failed", "IDENTIFICATION HAS CHANGED", "identification has changed"},
 		RE:    reHostKey,
 		Build: func(_ *ScanCtx, _ string, _ []string) (Hit, bool) {
-			return Hit{Class: Unknown, Code: CodeSSHHostKey, Rank: rankConfig, Reason: "SSH host key not trusted",
-				Remedy: "environment must change: add the server's host key to known_hosts (ssh-keyscan HOST >> ~/.ssh/known_hosts after verifying it)"}, true
+			return Hit{Class: Structural, Code: CodeSSHHostKey, Rank: rankConfig, Reason: "SSH host key not trusted", Remedy: remedySSHHostKey}, true
 		},
 	},
 	// generic connect failures last: a timeout or refusal on the same line says more

@@ -20,7 +20,7 @@ func TestNetOtherClients(t *testing.T) {
 		{name: "windows actively refused", tool: ToolAuto, exit: 1, text: "No connection could be made because the target machine actively refused it. 127.0.0.1:5432\n", class: Transient, code: "connection-refused"},
 		{name: "gateway time-out page", tool: ToolAuto, exit: 1, text: "<html><head><title>504 Gateway Time-out</title></head>\n", class: Transient, code: "timeout"},
 		{name: "echoed timeout flag is not a timeout", tool: ToolAuto, exit: 2, text: "+ curl --connect-timeout 10 --max-time 60 https://x.example\nusage: weird\n", class: Unknown, code: "unknown"},
-		{name: "ca-certificates package is not a cert problem", tool: ToolAuto, exit: 1, text: "Setting up ca-certificates (20230311) ...\nE: Unable to locate package nonexistent-pkg\n", class: Unknown, code: "unknown", reason: "unrecognised"},
+		{name: "ca-certificates package is not a cert problem", tool: ToolAuto, exit: 1, text: "Setting up ca-certificates (20230311) ...\nE: Unable to locate package nonexistent-pkg\n", class: Structural, code: "package-not-found", reason: "no such package"},
 		{name: "proxy CONNECT aborted", tool: ToolAuto, exit: 56, text: "curl: (56) Proxy CONNECT aborted\n", class: Unknown, code: "proxy-connect-aborted", reason: "proxy CONNECT aborted"},
 	})
 }

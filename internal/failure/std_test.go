@@ -119,7 +119,7 @@ func TestStdErrno(t *testing.T) {
 		{name: "node EACCES", tool: ToolAuto, text: "Error: EACCES: permission denied, open '/srv/out/report.json'", class: Policy, code: CodeErrnoAccess},
 		{name: "pg_dump output file", tool: ToolAuto, text: "pg_dump: error: could not open output file \"/pgdumps/app.dump\": Permission denied", class: Policy, code: CodeErrnoAccess},
 		{name: "coreutils EPERM", tool: ToolAuto, text: "cp: cannot create regular file '/etc/cron.d/job': Operation not permitted", class: Policy, code: CodeErrnoAccess},
-		{name: "ssh's Permission denied (publickey) is not a file's", tool: ToolAuto, text: "git@github.com: Permission denied (publickey).", class: Policy, code: CodeGitSSHKey},
+		{name: "ssh's Permission denied (publickey) is not a file's", tool: ToolAuto, text: "git@github.com: Permission denied (publickey).", class: Policy, code: CodeSSHAuthDenied},
 		{name: "connect EPERM is a network policy, not a file's", tool: ToolAuto, text: "connect to address 192.0.2.7: Operation not permitted", class: Policy, code: CodeEgressBlocked},
 		// The network's errnos keep their network codes (live evidence reads them).
 		{name: "ECONNREFUSED", tool: ToolAuto, text: "Error: connect ECONNREFUSED 10.0.0.5:5432", class: Transient, code: CodeRefused},

@@ -12,6 +12,6 @@ func init() {
 	// The order --tool auto tries the families' marks.
 	failure.Register(
 		&npmFamily, &dockerFamily, &twineFamily, &cargoFamily, &ghFamily, &goreleaserFamily,
-		&codexFamily, &claudeFamily, &geminiFamily, &aiderFamily, &actionsFamily,
+		&codexFamily, &claudeFamily, &geminiFamily, &aiderFamily, &actionsFamily, &rsyncFamily,
 	)
 }
