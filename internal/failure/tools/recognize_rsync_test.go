@@ -15,7 +15,7 @@ func TestRsyncExitValues(t *testing.T) {
 			text:  "rsync: [receiver] failed to set permissions on \"/srv/www/.\": Operation not permitted (1)\nrsync error: some files/attrs were not transferred (see previous errors) (code 23) at main.c(1338) [sender=3.2.7]\n",
 			class: failure.Policy, code: CodeRsyncFileError, reason: "Operation not permitted (errno 1)", remedy: "--no-perms"},
 		{name: "23 with a read-only target among the files", tool: failure.ToolAuto, exit: 23,
-			text:  "rsync: [generator] chgrp \"/mnt/usb/x\" failed: Invalid argument (22)\nrsync: [receiver] mkstemp \"/mnt/ro/.x.AbC\" failed: Read-only file system (30)\nrsync error: some files/attrs were not transferred (see previous errors) (code 23) at main.c(1338) [sender=3.2.7]\n",
+			text: "rsync: [generator] chgrp \"/mnt/usb/x\" failed: Invalid argument (22)\nrsync: [receiver] mkstemp \"/mnt/ro/.x.AbC\" failed: Read-only file system (30)\nrsync error: some files/attrs were not transferred (see previous errors) (code 23) at main.c(1338) [sender=3.2.7]\n",
 			// the read-only target is the errno standard's kind, which outranks rsync's summary of its files
 			class: failure.Structural, code: failure.CodeErrnoReadOnly, reason: "EROFS"},
 		{name: "an errno text that does not match its number is not read", tool: failure.ToolAuto, exit: 23,
