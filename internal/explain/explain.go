@@ -323,9 +323,9 @@ func (e *explainer) listJobs(ctx context.Context, attempt int) ([]*github.Workfl
 }
 
 // failedRows explains each failed job of jobs (of attempt), a few at once:
-// its rows in the jobs' order, and how many jobs' logs could not be read
-// (each such job is one row of the failed call).
-func (e *explainer) failedRows(ctx context.Context, jobs []*github.WorkflowJob, attempt int) ([]*report.Step, int) {
+// its rows in the jobs' order, and the rows of the jobs whose logs could
+// not be read (each such job is one row, of the failed call).
+func (e *explainer) failedRows(ctx context.Context, jobs []*github.WorkflowJob, attempt int) ([]*report.Step, map[*report.Step]bool) {
 	var failed []*github.WorkflowJob
 	for _, j := range jobs {
 		if isFailure(j.GetConclusion()) {
@@ -347,14 +347,16 @@ func (e *explainer) failedRows(ctx context.Context, jobs []*github.WorkflowJob, 
 	}
 	wg.Wait()
 	var all []*report.Step
-	n := 0
+	bad := map[*report.Step]bool{}
 	for i, rs := range rows {
 		all = append(all, rs...)
 		if unread[i] {
-			n++
+			for _, r := range rs {
+				bad[r] = true
+			}
 		}
 	}
-	return all, n
+	return all, bad
 }
 
 // summarise returns the worst of the failed steps' rows (at least one),

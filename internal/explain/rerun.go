@@ -209,8 +209,8 @@ func (e *explainer) sameAsBefore(ctx context.Context, rows []*report.Step, n int
 		}
 	}
 	before, bad := pe.failedRows(ctx, again, prev)
-	if bad > 0 {
-		return unread(fmt.Sprintf("%d of its failed jobs' logs", bad))
+	if len(bad) > 0 {
+		return unread(fmt.Sprintf("%d of its failed jobs' logs", len(bad)))
 	}
 	fps := map[string]failure.Fingerprint{}
 	for _, r := range before {
