@@ -147,6 +147,10 @@ type Explain struct {
 	Report, Summary string
 	// Log is a run's log file read offline (--log): its archive or a job's .txt log.
 	Log string
+	// Workflow, Since, MaxRuns and MaxCalls explain the failed runs of a
+	// window (--repo with --since) instead of one run.
+	Workflow, Since   string
+	MaxRuns, MaxCalls int
 	// URL is the run's URL, the positional argument.
 	URL []string
 }
@@ -160,9 +164,13 @@ func (o *Explain) Fields() []*step.Field {
 	step.Bind(t, step.Field{Name: "token", Secret: true, Doc: "GitHub `TOKEN`; empty means $GITHUB_TOKEN, else $GH_TOKEN"}, &o.Token)
 	step.Bind(t, step.Field{Name: "rerun", Doc: "re-run the failed jobs once when every failed step is transient"}, &o.Rerun)
 	step.Bind(t, step.Field{Name: "max-reruns", Default: fmt.Sprint(explain.DefaultMaxReruns), Doc: "re-run only while the run's latest attempt is at most `N`"}, &o.MaxReruns)
-	step.Bind(t, step.Field{Name: "report", Doc: "also write the report as JSON to `FILE` (docs/report.schema.json, kind explain)"}, &o.Report)
-	step.Bind(t, step.Field{Name: "summary", Doc: "also write the report as Markdown to `FILE`"}, &o.Summary)
+	step.Bind(t, step.Field{Name: "report", Doc: "also write the report as JSON to `FILE` (docs/report.schema.json, kind explain; with --since, the table)"}, &o.Report)
+	step.Bind(t, step.Field{Name: "summary", Doc: "also write the report as Markdown to `FILE` (with --since, the table and its chart)"}, &o.Summary)
 	step.Bind(t, step.Field{Name: "log", Doc: "explain the run's log `FILE` offline, without a token or a network: the log archive downloaded from the run's page (.zip) or one job's .txt log"}, &o.Log)
+	step.Bind(t, step.Field{Name: "since", Doc: "explain the failed runs of --repo created in the last `D` (7d, 36h; at most 90d) in one table, instead of one run"}, &o.Since)
+	step.Bind(t, step.Field{Name: "workflow", Doc: "with --since: only the runs of the workflow `FILE` (ci.yml)"}, &o.Workflow)
+	step.Bind(t, step.Field{Name: "max-runs", Default: fmt.Sprint(explain.DefaultMaxRuns), Doc: fmt.Sprintf("with --since: explain at most `N` runs, the newest (at most %d)", explain.MaxMaxRuns)}, &o.MaxRuns)
+	step.Bind(t, step.Field{Name: "max-calls", Default: fmt.Sprint(explain.DefaultMaxCalls), Doc: fmt.Sprintf("with --since: make at most `N` API calls (at most %d)", explain.MaxMaxCalls)}, &o.MaxCalls)
 	step.BindList(t, step.Field{Name: "url", Positional: true, Doc: "the failed run's URL: https://HOST/OWNER/REPO/actions/runs/ID[/attempts/N]"}, &o.URL)
 	return t.Fields()
 }
