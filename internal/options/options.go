@@ -260,7 +260,7 @@ func (o *Action) ModeFields() map[string][]*step.Field {
 	by["config"] = t.Fields()[n:]
 	n = len(t.Fields())
 	step.Bind(t, step.Field{Name: "explain", Doc: "Mode explain: a failed workflow run to explain (https://HOST/OWNER/REPO/actions/runs/ID[/attempts/N]), or event for the run of the workflow_run event that triggered this workflow. Each failed step is classified from its log; the token needs actions: read."}, &o.Explain)
-	step.Bind(t, step.Field{Name: "rerun", Doc: "Mode explain: true re-runs the run's failed jobs once when every failed step is transient (needs actions: write); the run handed back exits 0."}, &o.Rerun)
+	step.Bind(t, step.Field{Name: "rerun", Doc: "Mode explain: true re-runs the run's failed jobs once when every failed step is transient (needs actions: write); the run handed back exits 0. Not when each failed step failed the same way in the attempt before, or retrywise marked it persistent."}, &o.Rerun)
 	step.Bind(t, step.Field{Name: "max-reruns", Doc: "Mode explain: re-run only while the run's latest attempt is at most this number. Empty means 2."}, &o.MaxReruns)
 	by["explain"] = t.Fields()[n:]
 	return by
