@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
+	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/ghapi"
@@ -185,6 +186,9 @@ type runFailure struct {
 // re-run, within the bounds: each failed step classified as Explain does,
 // one table. It returns a Table whatever happened.
 func ExplainRuns(ctx context.Context, o RunsOptions) *Table {
+	if o.Clock == nil {
+		o.Clock = clock.Real{}
+	}
 	if o.Policy.MaxElapsed == 0 {
 		o.Policy = DefaultPolicy
 	}

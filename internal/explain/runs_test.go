@@ -40,6 +40,11 @@ type fakeRepo struct {
 	runs      []fRun
 	perPage   int
 
+	// listStatus, when set, is the answer to every list of runs;
+	// goneLogs are the jobs whose logs answer 410.
+	listStatus int
+	goneLogs   map[int64]bool
+
 	mu       sync.Mutex
 	requests []string
 	queries  []string
@@ -83,6 +88,8 @@ func (g *fakeRepo) serveAPI(w http.ResponseWriter, r *http.Request) {
 		p = "/repos/o/r/actions/runs"
 	}
 	switch {
+	case p == "/repos/o/r/actions/runs" && g.listStatus != 0:
+		writeJSON(w, g.listStatus, map[string]string{"message": "Resource not accessible by integration"})
 	case p == "/repos/o/r/actions/runs":
 		g.mu.Lock()
 		g.queries = append(g.queries, r.URL.RawQuery)
@@ -144,6 +151,10 @@ func (g *fakeRepo) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, map[string]any{"total_count": len(js), "jobs": js})
 	case strings.HasPrefix(p, "/repos/o/r/actions/jobs/") && strings.HasSuffix(p, "/logs"):
 		id := strings.TrimSuffix(strings.TrimPrefix(p, "/repos/o/r/actions/jobs/"), "/logs")
+		if n, _ := strconv.ParseInt(id, 10, 64); g.goneLogs[n] {
+			writeJSON(w, http.StatusGone, map[string]string{"message": "Gone"})
+			return
+		}
 		w.Header().Set("Location", fmt.Sprintf("%s/jobs/%s/log.txt", g.logs.URL, id))
 		w.WriteHeader(http.StatusFound)
 	default:
@@ -401,5 +412,28 @@ func TestParseSince(t *testing.T) {
 		if _, err := ParseSince(bad); err == nil {
 			t.Errorf("ParseSince(%q): want an error", bad)
 		}
+	}
+}
+
+// TestExplainRunsAPICut: a log the API no longer serves leaves its run out
+// and cuts the table (75, unread counted); a list of runs the token may
+// not read is the API's refusal (77), nothing else read.
+func TestExplainRunsAPICut(t *testing.T) {
+	runs := thirtyRuns()
+	g := newFakeRepo(t, runs)
+	g.goneLogs = map[int64]bool{runs[29].jobs[1][0].id: true}
+	tb := g.explainRuns(t, RunsOptions{})
+	if tb.ExitCode != exitcode.Transient || tb.Complete || tb.Unread != 1 || tb.Runs != 25 || !strings.Contains(tb.Cut, "the API") {
+		t.Errorf("exit = %d, complete = %v, unread = %d, runs = %d, cut = %q", tb.ExitCode, tb.Complete, tb.Unread, tb.Runs, tb.Cut)
+	}
+
+	g = newFakeRepo(t, runs)
+	g.listStatus = http.StatusForbidden
+	tb = g.explainRuns(t, RunsOptions{})
+	if tb.ExitCode != exitcode.Policy || tb.Complete || tb.Runs != 0 || !strings.Contains(tb.Cut, "the failed runs could not be listed") {
+		t.Errorf("403: exit = %d, runs = %d, cut = %q", tb.ExitCode, tb.Runs, tb.Cut)
+	}
+	if len(g.requests) != 1 {
+		t.Errorf("requests = %q, want the one list", g.requests)
 	}
 }
