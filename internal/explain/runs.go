@@ -241,9 +241,9 @@ func ExplainRuns(ctx context.Context, o RunsOptions) *Table {
 	// The two lists: the failed runs, and the runs that passed (those on a
 	// re-run are explained; every pass ends a streak).
 	created := ">=" + tb.Since.Format(time.RFC3339)
-	list := func(status string) ([]*github.WorkflowRun, *ghapi.Cut, error) {
+	list := func(status, what string, maxItems int) ([]*github.WorkflowRun, *ghapi.Cut, error) {
 		gh := e.o.API.GitHub().Actions
-		return ghapi.Walk(ctx, ghapi.Pages{What: "the " + status + " runs", PerPage: 100, MaxPages: MaxRunPages, MaxItems: MaxRunPages * 100},
+		return ghapi.Walk(ctx, ghapi.Pages{What: what, PerPage: 100, MaxPages: MaxRunPages, MaxItems: maxItems},
 			func(ctx context.Context, page int) ([]*github.WorkflowRun, *github.Response, error) {
 				var rs *github.WorkflowRuns
 				var last *github.Response
@@ -265,7 +265,8 @@ func ExplainRuns(ctx context.Context, o RunsOptions) *Table {
 				return rs.WorkflowRuns, last, nil
 			})
 	}
-	failedRuns, fcut, err := list("failure")
+	// The newest failed runs, --max-runs of them (more are not read).
+	failedRuns, fcut, err := list("failure", "the failed runs", o.MaxRuns)
 	if err != nil {
 		if bound() {
 			return finish(exitcode.Transient)
@@ -277,10 +278,16 @@ func ExplainRuns(ctx context.Context, o RunsOptions) *Table {
 		}
 		return finish(exitcode.Transient)
 	}
-	if fcut != nil {
+	maxRunsCut := func() string {
+		return fmt.Sprintf("--max-runs %d: more runs failed in the window, the newest %d were read", o.MaxRuns, o.MaxRuns)
+	}
+	switch {
+	case fcut != nil && fcut.Why == ghapi.CutItems:
+		cuts = append(cuts, maxRunsCut())
+	case fcut != nil:
 		cuts = append(cuts, fcut.Error())
 	}
-	passedRuns, pcut, err := list("success")
+	passedRuns, pcut, err := list("success", "the passed runs", MaxRunPages*100)
 	switch {
 	case err != nil && bound():
 	case err != nil:
@@ -302,7 +309,7 @@ func ExplainRuns(ctx context.Context, o RunsOptions) *Table {
 	})
 	tb.Listed = len(cands)
 	if len(cands) > o.MaxRuns {
-		cuts = append(cuts, fmt.Sprintf("--max-runs %d: %d runs failed in the window, the newest %d were read", o.MaxRuns, len(cands), o.MaxRuns))
+		cuts = appendOnce(cuts, maxRunsCut())
 		cands = cands[:o.MaxRuns]
 	}
 
