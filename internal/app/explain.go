@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"time"
@@ -70,19 +71,11 @@ func (a *App) Explain(ctx context.Context, o ExplainOptions) (*explain.Result, i
 		code, err := fail(exitcode.Config, "explain: no token: none was given (--token, the action's token input) and $GITHUB_TOKEN and $GH_TOKEN are unset or empty; set one to a token with actions: read (nothing was sent: GitHub serves a run's logs only with a token)")
 		return nil, code, err
 	}
-	tr := step.Transport(a.Env)
-	defer tr.CloseIdleConnections()
-	// A connection to the API (its name resolved included) is given
-	// explain.ConnectTimeout: an API that cannot be reached is said within 5 s.
-	tr.DialContext = (&net.Dialer{Timeout: explain.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
-	api, err := ghapi.New(ghapi.Options{
-		HTTPClient: httpstep.NewClient(tr, true), BaseURL: explain.APIBase(o.Target.Host, environ.Map(a.Env)["GITHUB_API_URL"]),
-		Token: token, UserAgent: a.UserAgent, Clock: a.Clock,
-	})
+	api, tr, code, err := a.explainAPI(o.Target.Host, token)
 	if err != nil {
-		code, err := fail(exitcode.Config, err.Error())
 		return nil, code, err
 	}
+	defer tr.CloseIdleConnections()
 	res := explain.Explain(ctx, o.Target, explain.Options{
 		API:       api,
 		LogClient: httpstep.NewClient(tr, true), // no token: the log URL is signed
@@ -91,6 +84,66 @@ func (a *App) Explain(ctx context.Context, o ExplainOptions) (*explain.Result, i
 		Rerun:    o.Rerun, MaxReruns: o.MaxReruns,
 	})
 	return res, res.ExitCode, nil
+}
+
+// explainAPI is the API client of explain for a run on host (its
+// transport, whose idle connections the caller closes), or an *Error (78).
+func (a *App) explainAPI(host, token string) (*ghapi.Client, *http.Transport, int, error) {
+	tr := step.Transport(a.Env)
+	// A connection to the API (its name resolved included) is given
+	// explain.ConnectTimeout: an API that cannot be reached is said within 5 s.
+	tr.DialContext = (&net.Dialer{Timeout: explain.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
+	api, err := ghapi.New(ghapi.Options{
+		HTTPClient: httpstep.NewClient(tr, true), BaseURL: explain.APIBase(host, environ.Map(a.Env)["GITHUB_API_URL"]),
+		Token: token, UserAgent: a.UserAgent, Clock: a.Clock,
+	})
+	if err != nil {
+		tr.CloseIdleConnections()
+		code, err := fail(exitcode.Config, err.Error())
+		return nil, nil, code, err
+	}
+	return api, tr, 0, nil
+}
+
+// ExplainRunsOptions is a repository's failed runs in a window to explain.
+type ExplainRunsOptions struct {
+	// Owner and Repo name the repository, on $GITHUB_SERVER_URL's host
+	// (else github.com); Workflow, when set, is one workflow's file.
+	Owner, Repo, Workflow string
+	// Since is the window; MaxRuns and MaxCalls its bounds (0: the defaults).
+	Since             time.Duration
+	MaxRuns, MaxCalls int
+	// Token is the token given; "" means the environment's (ExplainToken).
+	Token string
+	// Progress is told of each failed API attempt that will be retried.
+	Progress func(a retry.Attempt, max int)
+}
+
+// ExplainRuns reads the repository's failed runs in the window (and those
+// that failed, then passed on a re-run), classifies each failed step as
+// Explain does, and returns the table: its exit code is 0 when complete,
+// 75 when a bound or the API cut it short. No token, or an API client
+// that cannot be made, is an *Error of 78 (nothing sent).
+func (a *App) ExplainRuns(ctx context.Context, o ExplainRunsOptions) (*explain.Table, int, error) {
+	token := a.ExplainToken(o.Token)
+	if token == "" {
+		code, err := fail(exitcode.Config, "explain: no token: none was given (--token) and $GITHUB_TOKEN and $GH_TOKEN are unset or empty; set one to a token with actions: read (nothing was sent: GitHub serves a run's logs only with a token)")
+		return nil, code, err
+	}
+	api, tr, code, err := a.explainAPI(a.RepoTarget(o.Owner, o.Repo, 0).Host, token)
+	if err != nil {
+		return nil, code, err
+	}
+	defer tr.CloseIdleConnections()
+	tb := explain.ExplainRuns(ctx, explain.RunsOptions{
+		Options: explain.Options{
+			API:       api,
+			LogClient: httpstep.NewClient(tr, true), // no token: the log URL is signed
+			Clock:     a.Clock, Rand: a.Rand, Progress: o.Progress,
+		},
+		Owner: o.Owner, Repo: o.Repo, Workflow: o.Workflow, Since: o.Since, MaxRuns: o.MaxRuns, MaxCalls: o.MaxCalls,
+	})
+	return tb, tb.ExitCode, nil
 }
 
 // ExplainLogOptions is a failed run's log file to explain offline.

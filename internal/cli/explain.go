@@ -17,6 +17,7 @@ import (
 const explainSynopsis = `Usage: retrywise explain [flags] RUN_URL
        retrywise explain [flags] --repo OWNER/REPO --run ID
        retrywise explain [flags] --log FILE
+       retrywise explain [flags] --repo OWNER/REPO [--workflow FILE] --since 7d
 
 Reads a failed GitHub Actions run (its jobs, steps and logs) and classifies
 every failed step from its log's last 64 KiB, offline, with the classifier of
@@ -39,7 +40,16 @@ that cannot be opened, 65 for one that is not a log or is past a bound.
 --rerun re-runs the failed jobs once when every failed step is transient and
 the run's latest attempt is at most --max-reruns (actions: write). The request
 is sent once: an ambiguous answer (a 5xx, a lost connection) is followed by one
-read of the run, which confirms the re-run or does not.`
+read of the run, which confirms the re-run or does not. A run on attempt 2 or
+more is not re-run when each failed step failed the same way in the attempt
+before (not transient in practice), nor a step retrywise marked persistent.
+
+--since D explains the failed runs of --repo created in the last D (7d, 36h;
+at most 90d), and those that failed and then passed on a re-run, in one table:
+per workflow and step the classes and codes, the runs, the re-runs and whether
+they passed, and the steps that fail persistently (one fingerprint in 3 runs
+in a row). At most --max-runs runs and --max-calls API calls: exit 0 when the
+table is complete, 75 when a bound or the API cut it short.`
 
 // explainOptions is what `retrywise explain` explains.
 type explainOptions struct {
@@ -52,6 +62,8 @@ type explainOptions struct {
 	// log is the run's log file to explain offline (--log); "" for a run
 	// read through the API.
 	log string
+	// runs, when set, are a window's failed runs to explain (--since).
+	runs *app.ExplainRunsOptions
 }
 
 // parseExplain parses `retrywise explain`'s flags into its options.
@@ -76,6 +88,12 @@ func parseExplain(f *factory, args []string) (*explainOptions, int, bool) {
 		}
 		o.log = opt.Log
 		return o, 0, false
+	}
+	if opt.Since != "" {
+		return parseExplainRuns(f, o, opt, pos)
+	}
+	if opt.Workflow != "" {
+		return nil, f.fail(exitcode.Usage, "--workflow takes --since: explain --repo OWNER/REPO --workflow FILE --since 7d"), true
 	}
 	switch {
 	case len(pos) > 1:
@@ -107,9 +125,74 @@ func parseExplain(f *factory, args []string) (*explainOptions, int, bool) {
 	return o, 0, false
 }
 
+// parseExplainRuns parses the flags of explain --since: a repository's
+// failed runs in a window.
+func parseExplainRuns(f *factory, o *explainOptions, opt options.Explain, pos []string) (*explainOptions, int, bool) {
+	switch {
+	case len(pos) > 0:
+		return nil, f.fail(exitcode.Usage, fmt.Sprintf("--since explains the runs of --repo: it takes no run URL (got %q)", pos[0])), true
+	case opt.Repo == "":
+		return nil, f.fail(exitcode.Usage, "--since needs --repo OWNER/REPO"), true
+	case opt.Run != 0 || opt.Attempt != 0 || opt.Rerun:
+		return nil, f.fail(exitcode.Usage, "--since explains a window's runs: it takes no --run, --attempt or --rerun"), true
+	case opt.MaxRuns < 1 || opt.MaxRuns > explain.MaxMaxRuns:
+		return nil, f.fail(exitcode.Usage, fmt.Sprintf("--max-runs must be between 1 and %d; got %d", explain.MaxMaxRuns, opt.MaxRuns)), true
+	case opt.MaxCalls < 1 || opt.MaxCalls > explain.MaxMaxCalls:
+		return nil, f.fail(exitcode.Usage, fmt.Sprintf("--max-calls must be between 1 and %d; got %d", explain.MaxMaxCalls, opt.MaxCalls)), true
+	}
+	since, err := explain.ParseSince(opt.Since)
+	if err != nil {
+		return nil, f.fail(exitcode.Usage, err.Error()), true
+	}
+	owner, name, err := explain.ParseRepo(opt.Repo)
+	if err != nil {
+		return nil, f.fail(exitcode.Usage, err.Error()), true
+	}
+	var wf string
+	if opt.Workflow != "" {
+		if wf, err = explain.CheckWorkflow(opt.Workflow); err != nil {
+			return nil, f.fail(exitcode.Usage, err.Error()), true
+		}
+	}
+	o.token = opt.Token
+	o.runs = &app.ExplainRunsOptions{Owner: owner, Repo: name, Workflow: wf, Since: since, MaxRuns: opt.MaxRuns, MaxCalls: opt.MaxCalls, Token: opt.Token}
+	return o, 0, false
+}
+
+// runExplainRuns explains a window's failed runs (app.ExplainRuns) and
+// renders the table: the text on stdout, the JSON and Markdown to their
+// files, the headline last on stderr.
+func runExplainRuns(ctx context.Context, o *explainOptions) int {
+	f := o.f
+	red := f.redactor(f.application().ExplainToken(o.token))
+	stdout, stderr := red.Writer(f.stdout), red.Writer(f.stderr)
+	defer stdout.Close()
+	defer stderr.Close()
+	files, err := jobs.CreateReportFiles(ctx, o.reportPath, o.summaryPath)
+	if err != nil {
+		return f.failOpen(ctx, err)
+	}
+	ro := *o.runs
+	ro.Progress = func(a retry.Attempt, max int) {
+		fmt.Fprintf(stderr, "retrywise: GitHub API: attempt %d/%d failed (%s: %s); retrying in %s\n", a.N, max, a.Class, a.Reason, report.Wait(a.Wait))
+	}
+	tb, code, err := f.application().ExplainRuns(ctx, ro)
+	if err != nil {
+		return f.fail(code, err.Error())
+	}
+	tb.WriteText(stdout)
+	stdout.Flush()
+	files.WriteWith(ctx, tb.WriteJSON, tb.WriteMarkdown, red, stderr)
+	fmt.Fprintf(stderr, "retrywise: %s\n", tb.Headline)
+	return code
+}
+
 // runExplain explains the run (app.Explain) and renders it: the terminal
 // text on stdout, the reports to their files, the headline last on stderr.
 func runExplain(ctx context.Context, o *explainOptions) int {
+	if o.runs != nil {
+		return runExplainRuns(ctx, o)
+	}
 	f := o.f
 	red := f.redactor(f.application().ExplainToken(o.token))
 	stdout, stderr := red.Writer(f.stdout), red.Writer(f.stderr)

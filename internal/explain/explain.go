@@ -22,6 +22,7 @@ import (
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/ghapi"
+	"github.com/retrywise/retrywise/internal/hindsight"
 	"github.com/retrywise/retrywise/internal/httpstep"
 	"github.com/retrywise/retrywise/internal/redact"
 	"github.com/retrywise/retrywise/internal/report"
@@ -117,8 +118,40 @@ type explainer struct {
 	t   Target
 	clk clock.Clock
 	// mu serialises Progress: the jobs' logs are read in parallel.
-	mu sync.Mutex
+	mu *sync.Mutex
+	// calls, when set, bounds the API calls (ExplainRuns' --max-calls).
+	calls *callBudget
 }
+
+// callBudget counts the API calls (every attempt of each) against a bound;
+// a call past it is not sent.
+type callBudget struct {
+	mu        sync.Mutex
+	max, used int
+	hit       bool
+}
+
+// take counts one call; false when the bound is spent (the call is not sent).
+func (b *callBudget) take() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.used >= b.max {
+		b.hit = true
+		return false
+	}
+	b.used++
+	return true
+}
+
+// state returns the calls made and whether one was refused.
+func (b *callBudget) state() (int, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.used, b.hit
+}
+
+// errCallBound is the failure of a call the bound refused.
+var errCallBound = errors.New("the bound on API calls was reached")
 
 // UnreachableBudget bounds the waits of an API call that fails without
 // an answer the server asked to wait for: DefaultPolicy's schedule sums
@@ -155,7 +188,7 @@ func Explain(ctx context.Context, t Target, o Options) *Result {
 	if o.LogClient == nil {
 		o.LogClient = httpstep.NewClient(http.DefaultTransport, true)
 	}
-	e := &explainer{o: o, t: t, clk: o.Clock}
+	e := &explainer{o: o, t: t, clk: o.Clock, mu: &sync.Mutex{}}
 	return e.explain(ctx)
 }
 
@@ -211,27 +244,7 @@ func (e *explainer) explain(ctx context.Context) *Result {
 	}
 
 	// Its jobs, every page within the bounds.
-	jobs, cut, err := ghapi.Walk(ctx, ghapi.Pages{What: "the run's jobs", PerPage: 100, MaxPages: MaxJobPages, MaxItems: MaxJobs},
-		func(ctx context.Context, page int) ([]*github.WorkflowJob, *github.Response, error) {
-			var js *github.Jobs
-			var last *github.Response
-			f := e.call(ctx, "list the run's jobs", func(ctx context.Context) (*github.Response, error) {
-				var resp *github.Response
-				var err error
-				lo := github.ListOptions{Page: page, PerPage: 100}
-				if t.Attempt > 0 {
-					js, resp, err = gh.ListWorkflowJobsAttempt(ctx, t.Owner, t.Repo, t.RunID, int64(t.Attempt), &lo)
-				} else {
-					js, resp, err = gh.ListWorkflowJobs(ctx, t.Owner, t.Repo, t.RunID, &github.ListWorkflowJobsOptions{ListOptions: lo})
-				}
-				last = resp
-				return resp, err
-			})
-			if f != nil {
-				return nil, nil, f
-			}
-			return js.Jobs, last, nil
-		})
+	jobs, cut, err := e.listJobs(ctx, t.Attempt)
 	if err != nil {
 		var f *failure.Failure
 		if !errors.As(err, &f) {
@@ -245,28 +258,8 @@ func (e *explainer) explain(ctx context.Context) *Result {
 	res.Cut = cut
 
 	// Each failed job's log, a few at once; rows in the jobs' order.
-	var failed []*github.WorkflowJob
-	for _, j := range jobs {
-		if isFailure(j.GetConclusion()) {
-			failed = append(failed, j)
-		}
-	}
-	rows := make([][]*report.Step, len(failed))
-	sem := make(chan struct{}, e.o.Parallel)
-	var wg sync.WaitGroup
-	for i, j := range failed {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			rows[i] = e.job(ctx, j, attempt)
-		}()
-	}
-	wg.Wait()
-	for _, rs := range rows {
-		rep.Steps = append(rep.Steps, rs...)
-	}
+	rows, _ := e.failedRows(ctx, jobs, attempt)
+	rep.Steps = append(rep.Steps, rows...)
 	if len(rep.Steps) == 0 && cut != nil {
 		return finish(exitcode.Unknown, fmt.Sprintf("run %d (attempt %d) concluded %s, but none of the jobs read failed: %s, so the failed jobs were not found", t.RunID, attempt, run.GetConclusion(), cut.Error()))
 	}
@@ -299,6 +292,71 @@ func isFailure(c string) bool {
 		return true
 	}
 	return false
+}
+
+// listJobs reads the run's jobs (of attempt, 0 for the latest), every
+// page within MaxJobPages and MaxJobs.
+func (e *explainer) listJobs(ctx context.Context, attempt int) ([]*github.WorkflowJob, *ghapi.Cut, error) {
+	t := e.t
+	gh := e.o.API.GitHub().Actions
+	return ghapi.Walk(ctx, ghapi.Pages{What: "the run's jobs", PerPage: 100, MaxPages: MaxJobPages, MaxItems: MaxJobs},
+		func(ctx context.Context, page int) ([]*github.WorkflowJob, *github.Response, error) {
+			var js *github.Jobs
+			var last *github.Response
+			f := e.call(ctx, "list the run's jobs", func(ctx context.Context) (*github.Response, error) {
+				var resp *github.Response
+				var err error
+				lo := github.ListOptions{Page: page, PerPage: 100}
+				if attempt > 0 {
+					js, resp, err = gh.ListWorkflowJobsAttempt(ctx, t.Owner, t.Repo, t.RunID, int64(attempt), &lo)
+				} else {
+					js, resp, err = gh.ListWorkflowJobs(ctx, t.Owner, t.Repo, t.RunID, &github.ListWorkflowJobsOptions{ListOptions: lo})
+				}
+				last = resp
+				return resp, err
+			})
+			if f != nil {
+				return nil, nil, f
+			}
+			return js.Jobs, last, nil
+		})
+}
+
+// failedRows explains each failed job of jobs (of attempt), a few at once:
+// its rows in the jobs' order, and the rows of the jobs whose logs could
+// not be read (each such job is one row, of the failed call).
+func (e *explainer) failedRows(ctx context.Context, jobs []*github.WorkflowJob, attempt int) ([]*report.Step, map[*report.Step]bool) {
+	var failed []*github.WorkflowJob
+	for _, j := range jobs {
+		if isFailure(j.GetConclusion()) {
+			failed = append(failed, j)
+		}
+	}
+	rows := make([][]*report.Step, len(failed))
+	unread := make([]bool, len(failed))
+	sem := make(chan struct{}, e.o.Parallel)
+	var wg sync.WaitGroup
+	for i, j := range failed {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			rows[i], unread[i] = e.job(ctx, j, attempt)
+		}()
+	}
+	wg.Wait()
+	var all []*report.Step
+	bad := map[*report.Step]bool{}
+	for i, rs := range rows {
+		all = append(all, rs...)
+		if unread[i] {
+			for _, r := range rs {
+				bad[r] = true
+			}
+		}
+	}
+	return all, bad
 }
 
 // summarise returns the worst of the failed steps' rows (at least one),
@@ -337,8 +395,9 @@ func rank(class failure.Class) int {
 }
 
 // job explains one failed job: one row per failed step (one for the job
-// when no step failed, as a job that timed out or never started).
-func (e *explainer) job(ctx context.Context, j *github.WorkflowJob, attempt int) []*report.Step {
+// when no step failed, as a job that timed out or never started); unread is
+// true when its log could not be read (the one row is that call's).
+func (e *explainer) job(ctx context.Context, j *github.WorkflowJob, attempt int) (rows []*report.Step, unread bool) {
 	t := e.t
 	spans := make([]StepSpan, len(j.Steps))
 	var keep []int
@@ -371,14 +430,13 @@ func (e *explainer) job(ctx context.Context, j *github.WorkflowJob, attempt int)
 		f = logFailure(f)
 		row := e.apiRow(ctx, j.GetName(), target, f)
 		row.Outputs = map[string]any{"job": j.GetName(), "job_id": j.GetID(), "step": "", "attempt": attempt}
-		return []*report.Step{row}
+		return []*report.Step{row}, true
 	}
 
 	if len(keep) == 0 {
 		// No step failed: the job itself did (timed out, cancelled, never started).
-		return []*report.Step{e.row(j, "", -1, split.Last.String(), split, attempt, target)}
+		return []*report.Step{e.row(j, "", -1, split.Last.String(), split, attempt, target)}, false
 	}
-	var rows []*report.Step
 	for _, i := range keep {
 		text := ""
 		if tl := split.Tails[i]; tl != nil {
@@ -388,7 +446,7 @@ func (e *explainer) job(ctx context.Context, j *github.WorkflowJob, attempt int)
 		}
 		rows = append(rows, e.row(j, j.Steps[i].GetName(), i, text, split, attempt, target))
 	}
-	return rows
+	return rows, false
 }
 
 // row classifies one failed step's output.
@@ -438,6 +496,10 @@ func stepRow(j failedJob, step, text string, groups []string) *report.Step {
 	}
 	for _, ev := range fl.Evidence {
 		r.Evidence = append(r.Evidence, failure.Printable(ev))
+	}
+	if p := hindsight.Marked(text); p != nil && fl.Class == failure.Transient {
+		r.Persistent = p
+		r.Notes = append(r.Notes, fmt.Sprintf("retrywise marked this step persistent in the run: the same failure in %d runs since %s", p.Runs, p.Since.UTC().Format(time.RFC3339)))
 	}
 	switch fl.Class {
 	case failure.Transient:
@@ -518,6 +580,11 @@ func (e *explainer) call(ctx context.Context, what string, fn func(ctx context.C
 		timeout = LogTimeout
 	}
 	out, err := c.Run(ctx, apiCall(func(ctx context.Context, n int) error {
+		if e.calls != nil && what != downloadLog && !e.calls.take() {
+			f := failure.New(failure.Transient, failure.CodeMaxElapsed, "not sent: "+errCallBound.Error(), "")
+			f.Err = errCallBound
+			return f
+		}
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		resp, err := fn(ctx)
@@ -549,6 +616,9 @@ func (c apiCall) Attempt(ctx context.Context, n int) error { return c(ctx, n) }
 
 // CanRetry refuses an unreachable API.
 func (apiCall) CanRetry(f *failure.Failure) (bool, string) {
+	if errors.Is(f, errCallBound) {
+		return false, errCallBound.Error()
+	}
 	if failure.Unreachable(f) {
 		return false, "explain could not reach the GitHub API: waiting does not fix that within a run"
 	}

@@ -86,8 +86,9 @@ func TestExplainAttemptAtLimit(t *testing.T) {
 	if !strings.Contains(res.RerunWhy, "attempt 3, over --max-reruns 2") {
 		t.Errorf("why = %q", res.RerunWhy)
 	}
-	// attempt 2 is still within the bound
+	// attempt 2 is still within the bound (attempt 1 failed another way)
 	g.attempt = 2
+	g.attemptJobs = map[int][]fJob{1: {jobOf(7, "publish", "npm error code E503", "npm error 503 Service Unavailable - PUT https://registry.npmjs.org/pkg")}}
 	if res := g.explain(t, Options{Rerun: true, MaxReruns: 2}); !res.Rerun || g.reruns != 1 {
 		t.Errorf("attempt 2: rerun = %v (%s)", res.Rerun, res.RerunWhy)
 	}

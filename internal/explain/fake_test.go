@@ -74,6 +74,11 @@ type fakeGitHub struct {
 	postTo string
 	// onRunGet, when set, is called (under the lock) before each read of the run.
 	onRunGet func()
+	// attemptJobs, when set for n, are the jobs of attempt n (.../attempts/n/jobs);
+	// an earlier attempt than the latest concluded failure.
+	attemptJobs map[int][]fJob
+	// attemptStatus, when set, is the answer to a read of an earlier attempt.
+	attemptStatus int
 
 	mu       sync.Mutex
 	reruns   int
@@ -159,7 +164,15 @@ func (g *fakeGitHub) serveAPI(w http.ResponseWriter, r *http.Request) {
 		status, conclusion, attempt := g.status, g.conclusion, g.attempt
 		g.mu.Unlock()
 		if a, ok := strings.CutPrefix(p, "/repos/o/r/actions/runs/42/attempts/"); ok {
-			attempt, _ = strconv.Atoi(a) // an attempt's record names that attempt
+			n, _ := strconv.Atoi(a) // an attempt's record names that attempt
+			if n < attempt {
+				if g.attemptStatus != 0 {
+					writeJSON(w, g.attemptStatus, map[string]string{"message": "Server Error"})
+					return
+				}
+				status, conclusion = "completed", "failure"
+			}
+			attempt = n
 		}
 		writeJSON(w, 200, map[string]any{
 			"id": 42, "name": "publish", "status": status, "conclusion": nilIfEmpty(conclusion), "run_attempt": attempt,
@@ -176,6 +189,10 @@ func (g *fakeGitHub) serveAPI(w http.ResponseWriter, r *http.Request) {
 		from := (page - 1) * g.perPage
 		to := min(from+g.perPage, len(g.jobs))
 		served := g.jobs[min(from, len(g.jobs)):to]
+		var n int
+		if _, err := fmt.Sscanf(strings.TrimPrefix(p, "/repos/o/r/actions/runs/42/attempts/"), "%d/jobs", &n); err == nil && g.attemptJobs[n] != nil {
+			served = g.attemptJobs[n]
+		}
 		if g.pageJobs != nil {
 			served = g.pageJobs(page)
 		}
@@ -204,7 +221,7 @@ func (g *fakeGitHub) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, map[string]any{"total_count": len(g.jobs), "jobs": js})
 	case r.Method == http.MethodGet && strings.HasPrefix(p, "/repos/o/r/actions/jobs/") && strings.HasSuffix(p, "/logs"):
 		id, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimPrefix(p, "/repos/o/r/actions/jobs/"), "/logs"), 10, 64)
-		for _, j := range g.jobs {
+		for _, j := range g.allJobs() {
 			if j.id == id && j.logStatus != 0 {
 				writeJSON(w, j.logStatus, map[string]string{"message": "Not Found"})
 				return
@@ -272,6 +289,15 @@ func (g *fakeGitHub) since(req string) []string {
 	return nil
 }
 
+// allJobs are the jobs of every attempt.
+func (g *fakeGitHub) allJobs() []fJob {
+	all := append([]fJob(nil), g.jobs...)
+	for _, js := range g.attemptJobs {
+		all = append(all, js...)
+	}
+	return all
+}
+
 func nilIfEmpty(s string) any {
 	if s == "" {
 		return nil
@@ -286,7 +312,7 @@ func (g *fakeGitHub) serveLog(w http.ResponseWriter, r *http.Request) {
 	g.mu.Unlock()
 	var id int64
 	fmt.Sscanf(r.URL.Path, "/jobs/%d/log.txt", &id)
-	for _, j := range g.jobs {
+	for _, j := range g.allJobs() {
 		if j.id != id {
 			continue
 		}

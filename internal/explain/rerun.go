@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/google/go-github/v60/github"
 
@@ -29,6 +30,11 @@ func (e *explainer) rerun(ctx context.Context, rows []*report.Step, attempt int,
 	for _, r := range rows {
 		if r.Class != failure.Transient {
 			return false, fmt.Sprintf("not re-run: %s is %s, which a re-run cannot fix (%s)", r.ID, r.Class, r.Reason)
+		}
+	}
+	for _, r := range rows {
+		if p := r.Persistent; p != nil {
+			return false, fmt.Sprintf("not re-run: %s was marked persistent by retrywise (the same failure in %d runs since %s): waiting has not helped, so a re-run would only wait again", r.ID, p.Runs, p.Since.UTC().Format(time.RFC3339))
 		}
 	}
 	t := e.t
@@ -58,12 +64,25 @@ func (e *explainer) rerun(ctx context.Context, rows []*report.Step, attempt int,
 		return false, fmt.Sprintf("not re-run: attempt %d was explained, but the run's latest attempt is %d (%s); explain the latest attempt to decide its re-run", attempt, n, latest.GetConclusion())
 	}
 
+	// The attempt before: when it failed the same way, a re-run did not
+	// help once; when it cannot be read, the decision is as without it.
+	var before string
+	if n >= 2 {
+		why, same := e.sameAsBefore(ctx, rows, n)
+		if same {
+			return false, "not re-run: " + why
+		}
+		if why != "" {
+			before = "; " + why
+		}
+	}
+
 	// One request, outside the retry loop.
 	pctx, cancel := context.WithTimeout(ctx, APITimeout)
 	resp, err := gh.RerunFailedJobsByID(pctx, t.Owner, t.Repo, t.RunID)
 	cancel()
 	if err == nil {
-		return true, fmt.Sprintf("re-run requested: every failed step is transient (attempt %d, --max-reruns %d)", n, e.o.MaxReruns)
+		return true, fmt.Sprintf("re-run requested: every failed step is transient (attempt %d, --max-reruns %d)%s", n, e.o.MaxReruns, before)
 	}
 	f := e.classify(err, resp)
 	what, ambiguous := rerunAnswer(err, resp, f)
@@ -141,4 +160,81 @@ func refusal(f *failure.Failure) string {
 		return "the token lacks the actions: write permission (" + msg + "); give the triage job permissions: {actions: write}"
 	}
 	return fmt.Sprintf("%s: %s", f.Class, f.Reason)
+}
+
+// sameAsBefore reads attempt n-1 of the run (its record, its jobs, the logs
+// of its failed jobs that failed again in attempt n) and says whether every
+// failed step of rows (attempt n) failed with the same fingerprint
+// (failure.FingerprintOf) in it, as the same step of the same job. When it
+// did, why says so; when it did not, why is ""; when attempt n-1 cannot be
+// read whole, same is false and why says so: the re-run is decided as
+// without it (every failed step transient, within --max-reruns, which
+// still bounds it), since only evidence withholds a re-run.
+func (e *explainer) sameAsBefore(ctx context.Context, rows []*report.Step, n int) (why string, same bool) {
+	prev := n - 1
+	unread := func(what string) (string, bool) {
+		return fmt.Sprintf("attempt %d could not be read (%s), so whether it failed the same way is not known", prev, what), false
+	}
+	t := e.t
+	gh := e.o.API.GitHub().Actions
+	var run *github.WorkflowRun
+	if f := e.call(ctx, "read the attempt before", func(ctx context.Context) (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		run, resp, err = gh.GetWorkflowRunAttempt(ctx, t.Owner, t.Repo, t.RunID, prev, nil)
+		return resp, err
+	}); f != nil {
+		return unread(permission(f).Reason)
+	}
+	if !isFailure(run.GetConclusion()) {
+		return "", false
+	}
+	pe := *e
+	pe.t.Attempt = prev
+	jobs, cut, err := pe.listJobs(ctx, prev)
+	switch {
+	case err != nil:
+		return unread(err.Error())
+	case cut != nil:
+		return unread(cut.Error())
+	}
+	names := map[string]bool{}
+	for _, r := range rows {
+		names[fmt.Sprint(r.Outputs["job"])] = true
+	}
+	var again []*github.WorkflowJob
+	for _, j := range jobs {
+		if names[j.GetName()] && isFailure(j.GetConclusion()) {
+			again = append(again, j)
+		}
+	}
+	before, bad := pe.failedRows(ctx, again, prev)
+	if len(bad) > 0 {
+		return unread(fmt.Sprintf("%d of its failed jobs' logs", len(bad)))
+	}
+	fps := map[string]failure.Fingerprint{}
+	for _, r := range before {
+		fps[stepKey(r)] = RowFingerprint(r)
+	}
+	var list []string
+	for _, r := range rows {
+		fp, ok := fps[stepKey(r)]
+		if !ok || fp != RowFingerprint(r) {
+			return "", false
+		}
+		list = append(list, fmt.Sprintf("%s: %s %s%s", r.ID, fp.Class, fp.Kind, map[bool]string{true: " on " + fp.Target, false: ""}[fp.Target != ""]))
+	}
+	return fmt.Sprintf("attempt %d failed the same way as attempt %d: not transient in practice (%s)", n, prev, strings.Join(list, "; ")), true
+}
+
+// stepKey names a row's step across attempts and runs: its job and step.
+func stepKey(r *report.Step) string {
+	return fmt.Sprint(r.Outputs["job"]) + "\x00" + fmt.Sprint(r.Outputs["step"])
+}
+
+// RowFingerprint is the fingerprint of a failed step's row
+// (failure.FingerprintOf of its class, code, reason and evidence): two
+// rows with equal fingerprints failed the same way.
+func RowFingerprint(r *report.Step) failure.Fingerprint {
+	return failure.FingerprintOf(&failure.Failure{Class: r.Class, Code: r.Code, Reason: r.Reason, Evidence: r.Evidence}, nil)
 }

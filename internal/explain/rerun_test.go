@@ -3,6 +3,7 @@ package explain
 import (
 	"fmt"
 	"net"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -92,7 +93,9 @@ func TestRerunOfAnOlderAttempt(t *testing.T) {
 	if g.reruns != 0 || res.Rerun || !strings.Contains(res.RerunWhy, "latest attempt is 2") {
 		t.Errorf("re-runs = %d, why = %q", g.reruns, res.RerunWhy)
 	}
-	// Explaining the latest attempt by number re-runs it.
+	// Explaining the latest attempt by number re-runs it (attempt 1
+	// failed another way: a 503 of the registry).
+	g.attemptJobs = map[int][]fJob{1: {jobOf(7, "publish", "npm error code E503", "npm error 503 Service Unavailable - PUT https://registry.npmjs.org/pkg")}}
 	if res := g.explainAttempt(t, 2, Options{Rerun: true, MaxReruns: 3}); g.reruns != 1 || !res.Rerun {
 		t.Errorf("attempt 2: re-runs = %d, why = %q", g.reruns, res.RerunWhy)
 	}
@@ -153,5 +156,79 @@ func TestRerunNotSent(t *testing.T) {
 	}
 	if w := g.clk.Waits(); len(w) != 0 {
 		t.Errorf("waits = %v: the re-run is not retried", w)
+	}
+}
+
+// TestRerunRefusedWhenTheAttemptBeforeFailedTheSameWay: attempt 2 whose
+// failed steps each failed with the same fingerprint in attempt 1 is not
+// re-run: a re-run did not help once. The exit stays the class's.
+func TestRerunRefusedWhenTheAttemptBeforeFailedTheSameWay(t *testing.T) {
+	g := newFake(t)
+	g.attempt = 2
+	g.jobs = []fJob{jobOf(2, "publish", transientOut...)}
+	g.attemptJobs = map[int][]fJob{1: {jobOf(1, "publish", "npm error code ETIMEDOUT", "npm error network request timed out")}}
+	res := g.explain(t, Options{Rerun: true, MaxReruns: 3})
+	t.Log(res.Headline)
+	if g.reruns != 0 || res.Rerun {
+		t.Fatalf("re-runs = %d; want none: attempt 1 failed the same way (%s)", g.reruns, res.RerunWhy)
+	}
+	const same = "attempt 2 failed the same way as attempt 1: not transient in practice"
+	if res.ExitCode != exitcode.Transient || !strings.Contains(res.RerunWhy, same) || !strings.Contains(res.Headline, same) || !strings.Contains(res.Report.Run.Detail, same) {
+		t.Errorf("exit = %d, why = %q, headline = %q", res.ExitCode, res.RerunWhy, res.Headline)
+	}
+	if v := res.Report.Steps[0].Outputs["rerun"]; v != false {
+		t.Errorf("rerun output = %v, want false", v)
+	}
+	var text strings.Builder
+	res.WriteText(&text, "run")
+	if !strings.Contains(text.String(), same) {
+		t.Errorf("text does not say so:\n%s", text.String())
+	}
+	want := []string{"GET /repos/o/r/actions/runs/42/attempts/1", "GET /repos/o/r/actions/runs/42/attempts/1/jobs", "GET /repos/o/r/actions/jobs/1/logs"}
+	if got := g.since("GET /repos/o/r/actions/jobs/2/logs"); fmt.Sprint(got[1:]) != fmt.Sprint(want) {
+		t.Errorf("requests after the latest attempt's log = %q, want the run's read, then %q", got, want)
+	}
+}
+
+// TestRerunWhenTheAttemptBeforeFailedDifferently: a different fingerprint
+// (another kind, another host) in attempt 1 leaves the re-run as before.
+func TestRerunWhenTheAttemptBeforeFailedDifferently(t *testing.T) {
+	g := newFake(t)
+	g.attempt = 2
+	g.jobs = []fJob{jobOf(2, "publish", transientOut...)}
+	g.attemptJobs = map[int][]fJob{1: {jobOf(1, "publish", "npm error code E503", "npm error 503 Service Unavailable - PUT https://registry.npmjs.org/pkg")}}
+	res := g.explain(t, Options{Rerun: true, MaxReruns: 3})
+	if g.reruns != 1 || !res.Rerun || res.ExitCode != exitcode.OK {
+		t.Errorf("re-runs = %d, exit = %d, why = %q; want one re-run", g.reruns, res.ExitCode, res.RerunWhy)
+	}
+}
+
+// TestRerunWhenTheAttemptBeforeCannotBeRead: an earlier attempt that
+// cannot be read leaves the decision as it was without it (a re-run within
+// --max-reruns), and says so.
+func TestRerunWhenTheAttemptBeforeCannotBeRead(t *testing.T) {
+	g := newFake(t)
+	g.attempt = 2
+	g.jobs = []fJob{jobOf(2, "publish", transientOut...)}
+	g.attemptStatus = http.StatusForbidden
+	res := g.explain(t, Options{Rerun: true, MaxReruns: 3})
+	t.Log(res.RerunWhy)
+	if g.reruns != 1 || !res.Rerun || !strings.Contains(res.RerunWhy, "attempt 1 could not be read") {
+		t.Errorf("re-runs = %d, why = %q; want a re-run that says attempt 1 was not read", g.reruns, res.RerunWhy)
+	}
+}
+
+// TestRerunRefusedForAStepMarkedPersistent: a step whose log says
+// retrywise marked it persistent is not re-run, without another call.
+func TestRerunRefusedForAStepMarkedPersistent(t *testing.T) {
+	g := newFake(t)
+	out := append(append([]string{}, transientOut...), "retrywise: connection reset; persistent: the same failure in 3 runs since 2026-11-28T10:00:00Z (2026-11-28T10:00:00Z, 2026-11-29T10:00:00Z and now)")
+	g.jobs = []fJob{jobOf(1, "publish", out...)}
+	res := g.explain(t, Options{Rerun: true, MaxReruns: 3})
+	if g.reruns != 0 || res.Rerun || res.ExitCode != exitcode.Transient || !strings.Contains(res.RerunWhy, "marked persistent") {
+		t.Errorf("re-runs = %d, exit = %d, why = %q", g.reruns, res.ExitCode, res.RerunWhy)
+	}
+	if p := res.Report.Steps[0].Persistent; p == nil || p.Runs != 3 {
+		t.Errorf("persistent = %+v, want 3 runs", p)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -353,4 +354,32 @@ func Persistent(f *failure.Failure, p *failure.Persistence, target string) *fail
 	}
 	g.Remedy = fmt.Sprintf("waiting has not helped in %d runs, so this run made no retries: check %s (is it up, is it still the right one?), the proxy or firewall between (does it let the host through?), and the credentials; the step retries again once it has succeeded", p.Runs, what)
 	return &g
+}
+
+// rePersistent is the mark retrywise prints on a failure that repeated the
+// runs before (Persistent's reason): the runs, the first one's
+// date, the dates of the runs before.
+var rePersistent = failure.LazyRE(`persistent: the same failure in (\d{1,3}) runs since (\d{4}-\d\d-\d\dT[0-9:]{8}Z) \(([0-9TZ:, -]{0,1000}?) and now\)`)
+
+// Marked returns the persistence a step's output says retrywise found (its
+// last mark, as Persistent writes it), nil when it says none: explain reads
+// it from a run's log.
+func Marked(text string) *failure.Persistence {
+	ms := rePersistent.FindAllStringSubmatch(text, 64)
+	if len(ms) == 0 {
+		return nil
+	}
+	m := ms[len(ms)-1]
+	n, err := strconv.Atoi(m[1])
+	since, serr := time.Parse(time.RFC3339, m[2])
+	if err != nil || serr != nil {
+		return nil
+	}
+	p := &failure.Persistence{Runs: n, Since: since, Dates: []time.Time{}}
+	for _, d := range strings.Split(m[3], ", ") {
+		if at, err := time.Parse(time.RFC3339, strings.TrimSpace(d)); err == nil {
+			p.Dates = append(p.Dates, at)
+		}
+	}
+	return p
 }

@@ -173,3 +173,20 @@ func TestBookWithin(t *testing.T) {
 		t.Error("Within changed the book")
 	}
 }
+
+// TestMarkedReadsPersistentsReason: the mark Persistent writes is read back
+// from a step's output, with its runs and dates; a text without one is none.
+func TestMarkedReadsPersistentsReason(t *testing.T) {
+	d1 := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
+	d2 := d1.Add(24 * time.Hour)
+	f := failure.New(failure.Transient, failure.CodeTimeout, "i/o timeout to api.example.com", "")
+	g := Persistent(f, &failure.Persistence{Runs: 3, Since: d1, Dates: []time.Time{d1, d2}}, "api.example.com")
+	out := "npm error code ETIMEDOUT\nretrywise: " + g.Reason + "\n##[error]Process completed with exit code 75."
+	p := Marked(out)
+	if p == nil || p.Runs != 3 || !p.Since.Equal(d1) || len(p.Dates) != 2 || !p.Dates[1].Equal(d2) {
+		t.Fatalf("Marked = %+v, want 3 runs since %s with 2 dates", p, d1)
+	}
+	if p := Marked("i/o timeout; the same failure again"); p != nil {
+		t.Errorf("Marked of an unmarked text = %+v", p)
+	}
+}

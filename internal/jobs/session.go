@@ -371,6 +371,12 @@ func CreateReportFiles(ctx context.Context, jsonPath, mdPath string) (*ReportFil
 // before (userfile.Finishing): a FIFO whose reader does not read cannot
 // hold the process.
 func (rf *ReportFiles) Write(ctx context.Context, r *report.Run, red *redact.Redactor, stderr io.Writer) {
+	rf.WriteWith(ctx, r.WriteJSON, r.WriteMarkdown, red, stderr)
+}
+
+// WriteWith renders into the files with asJSON and asMarkdown, masked, as
+// Write does: explain --since writes its table so.
+func (rf *ReportFiles) WriteWith(ctx context.Context, asJSON, asMarkdown func(io.Writer) error, red *redact.Redactor, stderr io.Writer) {
 	ctx, cancel := userfile.Finishing(ctx)
 	defer cancel()
 	put := func(f *os.File, what string, render func(io.Writer) error) {
@@ -388,6 +394,6 @@ func (rf *ReportFiles) Write(ctx context.Context, r *report.Run, red *redact.Red
 			fmt.Fprintf(stderr, "retrywise: cannot write the %s: %v\n", what, err)
 		}
 	}
-	put(rf.json, "JSON report", r.WriteJSON)
-	put(rf.markdown, "Markdown summary", r.WriteMarkdown)
+	put(rf.json, "JSON report", asJSON)
+	put(rf.markdown, "Markdown summary", asMarkdown)
 }

@@ -147,6 +147,10 @@ type Explain struct {
 	Report, Summary string
 	// Log is a run's log file read offline (--log): its archive or a job's .txt log.
 	Log string
+	// Workflow, Since, MaxRuns and MaxCalls explain the failed runs of a
+	// window (--repo with --since) instead of one run.
+	Workflow, Since   string
+	MaxRuns, MaxCalls int
 	// URL is the run's URL, the positional argument.
 	URL []string
 }
@@ -160,9 +164,13 @@ func (o *Explain) Fields() []*step.Field {
 	step.Bind(t, step.Field{Name: "token", Secret: true, Doc: "GitHub `TOKEN`; empty means $GITHUB_TOKEN, else $GH_TOKEN"}, &o.Token)
 	step.Bind(t, step.Field{Name: "rerun", Doc: "re-run the failed jobs once when every failed step is transient"}, &o.Rerun)
 	step.Bind(t, step.Field{Name: "max-reruns", Default: fmt.Sprint(explain.DefaultMaxReruns), Doc: "re-run only while the run's latest attempt is at most `N`"}, &o.MaxReruns)
-	step.Bind(t, step.Field{Name: "report", Doc: "also write the report as JSON to `FILE` (docs/report.schema.json, kind explain)"}, &o.Report)
-	step.Bind(t, step.Field{Name: "summary", Doc: "also write the report as Markdown to `FILE`"}, &o.Summary)
+	step.Bind(t, step.Field{Name: "report", Doc: "also write the report as JSON to `FILE` (docs/report.schema.json, kind explain; with --since, the table)"}, &o.Report)
+	step.Bind(t, step.Field{Name: "summary", Doc: "also write the report as Markdown to `FILE` (with --since, the table and its chart)"}, &o.Summary)
 	step.Bind(t, step.Field{Name: "log", Doc: "explain the run's log `FILE` offline, without a token or a network: the log archive downloaded from the run's page (.zip) or one job's .txt log"}, &o.Log)
+	step.Bind(t, step.Field{Name: "since", Doc: "explain the failed runs of --repo created in the last `D` (7d, 36h; at most 90d) in one table, instead of one run"}, &o.Since)
+	step.Bind(t, step.Field{Name: "workflow", Doc: "with --since: only the runs of the workflow `FILE` (ci.yml)"}, &o.Workflow)
+	step.Bind(t, step.Field{Name: "max-runs", Default: fmt.Sprint(explain.DefaultMaxRuns), Doc: fmt.Sprintf("with --since: explain at most `N` runs, the newest (at most %d)", explain.MaxMaxRuns)}, &o.MaxRuns)
+	step.Bind(t, step.Field{Name: "max-calls", Default: fmt.Sprint(explain.DefaultMaxCalls), Doc: fmt.Sprintf("with --since: make at most `N` API calls (at most %d)", explain.MaxMaxCalls)}, &o.MaxCalls)
 	step.BindList(t, step.Field{Name: "url", Positional: true, Doc: "the failed run's URL: https://HOST/OWNER/REPO/actions/runs/ID[/attempts/N]"}, &o.URL)
 	return t.Fields()
 }
@@ -252,7 +260,7 @@ func (o *Action) ModeFields() map[string][]*step.Field {
 	by["config"] = t.Fields()[n:]
 	n = len(t.Fields())
 	step.Bind(t, step.Field{Name: "explain", Doc: "Mode explain: a failed workflow run to explain (https://HOST/OWNER/REPO/actions/runs/ID[/attempts/N]), or event for the run of the workflow_run event that triggered this workflow. Each failed step is classified from its log; the token needs actions: read."}, &o.Explain)
-	step.Bind(t, step.Field{Name: "rerun", Doc: "Mode explain: true re-runs the run's failed jobs once when every failed step is transient (needs actions: write); the run handed back exits 0."}, &o.Rerun)
+	step.Bind(t, step.Field{Name: "rerun", Doc: "Mode explain: true re-runs the run's failed jobs once when every failed step is transient (needs actions: write); the run handed back exits 0. Not when each failed step failed the same way in the attempt before, or retrywise marked it persistent."}, &o.Rerun)
 	step.Bind(t, step.Field{Name: "max-reruns", Doc: "Mode explain: re-run only while the run's latest attempt is at most this number. Empty means 2."}, &o.MaxReruns)
 	by["explain"] = t.Fields()[n:]
 	return by
