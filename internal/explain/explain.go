@@ -170,9 +170,9 @@ const (
 	LogTimeout = 10 * time.Minute
 )
 
-// Explain explains the run t names. It returns a Result whatever happened:
-// an API failure (a missing permission, a run not found) is a row of its own.
-func Explain(ctx context.Context, t Target, o Options) *Result {
+// setDefaults fills the options left zero: the wall clock, DefaultPolicy,
+// DefaultTail, 4 logs at once, a log client that follows redirects.
+func (o *Options) setDefaults() {
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
 	}
@@ -188,6 +188,12 @@ func Explain(ctx context.Context, t Target, o Options) *Result {
 	if o.LogClient == nil {
 		o.LogClient = httpstep.NewClient(http.DefaultTransport, true)
 	}
+}
+
+// Explain explains the run t names. It returns a Result whatever happened:
+// an API failure (a missing permission, a run not found) is a row of its own.
+func Explain(ctx context.Context, t Target, o Options) *Result {
+	o.setDefaults()
 	e := &explainer{o: o, t: t, clk: o.Clock, mu: &sync.Mutex{}}
 	return e.explain(ctx)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"regexp"
 	"sort"
 	"strconv"
@@ -14,12 +13,10 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
-	"github.com/retrywise/retrywise/internal/clock"
 	"github.com/retrywise/retrywise/internal/exitcode"
 	"github.com/retrywise/retrywise/internal/failure"
 	"github.com/retrywise/retrywise/internal/ghapi"
 	"github.com/retrywise/retrywise/internal/hindsight"
-	"github.com/retrywise/retrywise/internal/httpstep"
 	"github.com/retrywise/retrywise/internal/report"
 )
 
@@ -186,21 +183,7 @@ type runFailure struct {
 // re-run, within the bounds: each failed step classified as Explain does,
 // one table. It returns a Table whatever happened.
 func ExplainRuns(ctx context.Context, o RunsOptions) *Table {
-	if o.Clock == nil {
-		o.Clock = clock.Real{}
-	}
-	if o.Policy.MaxElapsed == 0 {
-		o.Policy = DefaultPolicy
-	}
-	if o.Tail <= 0 {
-		o.Tail = DefaultTail
-	}
-	if o.Parallel <= 0 {
-		o.Parallel = 4
-	}
-	if o.LogClient == nil {
-		o.LogClient = httpstep.NewClient(http.DefaultTransport, true)
-	}
+	o.setDefaults()
 	if o.MaxRuns <= 0 {
 		o.MaxRuns = DefaultMaxRuns
 	}
