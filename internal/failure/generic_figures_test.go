@@ -18,8 +18,11 @@ func TestGenericFigures(t *testing.T) {
 	}
 	type tally struct{ cases, class, decision, wasted int }
 	per := map[string]*tally{}
+	perFile := map[string]*tally{}
 	var all tally
 	for _, name := range files {
+		ft := &tally{}
+		perFile[filepath.Base(name)] = ft
 		for _, c := range loadCorpusFile(t, name) {
 			tl := per[c.Tool]
 			if tl == nil {
@@ -27,7 +30,7 @@ func TestGenericFigures(t *testing.T) {
 				per[c.Tool] = tl
 			}
 			f := Classify(c.input())
-			for _, x := range []*tally{tl, &all} {
+			for _, x := range []*tally{tl, ft, &all} {
 				x.cases++
 				if f.Class.String() == c.Class {
 					x.class++
@@ -52,6 +55,15 @@ func TestGenericFigures(t *testing.T) {
 	for _, k := range fams {
 		tl := per[k]
 		t.Logf("%-10s %3d cases: decisions %s, classes %s, wasted retries %d", k, tl.cases, pct(tl.decision, tl.cases), pct(tl.class, tl.cases), tl.wasted)
+	}
+	names := make([]string, 0, len(perFile))
+	for k := range perFile {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		tl := perFile[k]
+		t.Logf("file %-28s %3d cases: decisions %s, classes %s, wasted retries %d", k, tl.cases, pct(tl.decision, tl.cases), pct(tl.class, tl.cases), tl.wasted)
 	}
 	t.Logf("%-10s %3d cases: decisions %s, classes %s, wasted retries %d", "ALL", all.cases, pct(all.decision, all.cases), pct(all.class, all.cases), all.wasted)
 }
