@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/base64"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -298,4 +299,49 @@ func TestProcessCarriesEnvironment(t *testing.T) {
 	if f := FromProcess(p); f.Class != Transient {
 		t.Errorf("a 20m wait in an hour's run: %s %s, want transient", f.Class, f.Code)
 	}
+}
+
+// TestNoFalseStatuses: a number that looks like a status (a count of bytes
+// or objects, a size, a line number, a port, a version) is never read as
+// one; a status needs HTTP context (a status line, "HTTP", "status" or
+// "code" beside it, or a client's known shape).
+func TestNoFalseStatuses(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		exit       int
+		class      Class // Unknown: anything but an http-NNN code
+	}{
+		{"git: bytes of body still expected", "error: RPC failed; curl 18 transfer closed with outstanding read data remaining\nerror: 413 bytes of body are still expected\nfetch-pack: unexpected disconnect while reading sideband packet\nfatal: early EOF", 128, Transient},
+		{"git: 404 bytes still expected", "error: RPC failed; curl 18 transfer closed with outstanding read data remaining\nerror: 404 bytes of body are still expected\nfatal: early EOF", 128, Transient},
+		{"curl: bytes remaining", "error: RPC failed; curl 18 transfer closed with 404 bytes remaining to read\nfatal: the remote end hung up unexpectedly", 128, Transient},
+		{"fetch-pack: objects", "fetch-pack: unexpected disconnect while reading sideband packet\nerror: 500 objects were not received\nfatal: early EOF", 128, Transient},
+		{"error: N objects", "Error: 502 objects failed to upload", 1, Unknown},
+		{"ERROR: N files", "ERROR: 404 files were skipped", 1, Unknown},
+		{"RESPONSE N bytes", "RESPONSE 404 bytes read", 1, Unknown},
+		{"error: N lines", "error: 503 lines exceed the limit", 1, Unknown},
+		{"size in KiB", "Error: 413 KiB written before the reset", 1, Unknown},
+		{"a line number", "error: main.go:429: undefined: foo", 1, Unknown},
+		{"a port", "Error: dial tcp 10.0.0.1:500: i/o timeout", 1, Transient},
+		{"a version", "Error: version 1.503.0 failed to install", 1, Unknown},
+		{"a tag", "Error: v4.0.3 of the action failed", 1, Unknown},
+		{"code N items", "status: 429 items processed, 3 failed", 1, Unknown},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := FromText(ToolAuto, tc.text, tc.exit)
+			if strings.HasPrefix(string(f.Code), "http-") && f.Code != CodeNotErrorStatus {
+				t.Fatalf("read a count as a status: %s %s (%s)", f.Class, f.Code, f.Reason)
+			}
+			if tc.class != Unknown && f.Class != tc.class {
+				t.Errorf("class = %s (%s: %s), want %s", f.Class, f.Code, f.Reason, tc.class)
+			}
+		})
+	}
+	// the same shapes with a status beside a word of HTTP still read it
+	runTextCases(t, []textCase{
+		{name: "Error: N reason", tool: ToolAuto, text: "Error: 500 Internal error", class: Transient, code: HTTPCode(500)},
+		{name: "Error: N:", tool: ToolAuto, text: "Error: 403: the token lacks a scope", class: Policy, code: HTTPCode(403)},
+		{name: "RESPONSE N: reason", tool: ToolAuto, text: "RESPONSE 404: 404 Not Found\nERROR CODE: ResourceNotFound", class: Absent, code: HTTPCode(404)},
+		{name: "Error code: N (reason)", tool: ToolAuto, text: "Error code: 429 (rate limited)", class: Transient, code: HTTPCode(429)},
+		{name: "HTTP N curl 22", tool: ToolAuto, text: "error: RPC failed; HTTP 413 curl 22 The requested URL returned error: 413\nfatal: the remote end hung up unexpectedly", class: Structural, code: HTTPCode(413)},
+	})
 }

@@ -398,7 +398,13 @@ var httpTextMatchers = []Matcher{
 	{
 		Gates: []string{"status", "Status", "STATUS"},
 		RE:    reStatusWord,
-		Build: func(c *ScanCtx, _ string, m []string) (Hit, bool) { return StatusHit(c, Atoi(m[1]), RankStatusTxt) },
+		Build: func(c *ScanCtx, line string, _ []string) (Hit, bool) {
+			ix := reStatusWord.FindStringSubmatchIndex(line)
+			if ix == nil || CountAfter(line[ix[3]:]) {
+				return Hit{}, false // "status: 429 items processed"
+			}
+			return StatusHit(c, Atoi(line[ix[2]:ix[3]]), RankStatusTxt)
+		},
 	},
 	{
 		Gates: []string{"Forbidden", "Not Found", "Unauthorized", "Bad Request", "Unprocessable", "Too Many Requests", "Server Error", "Bad Gateway", "Unavailable", "Timeout", "Time-out", "Gone", "Too Large", "Not Implemented", "Conflict", "Proxy Authentication", "Client Error", "Precondition"},
