@@ -20,6 +20,9 @@ type Response struct {
 	Header http.Header // may be nil
 	Body   []byte
 	Now    time.Time // zero → time.Now()
+	// MaxElapsed is the step's whole max elapsed, against which a rate
+	// limit's wait is judged (JudgeWait); zero means DefaultMaxElapsed.
+	MaxElapsed time.Duration
 }
 
 // FromHTTP classifies an HTTP response (status, headers, body).
@@ -31,7 +34,7 @@ func FromHTTP(r Response) *Failure {
 	if r.Status == 0 {
 		return classifyText(ToolHTTP, string(r.Body), NoExitCode, r.Method)
 	}
-	return fromHTTP(r.Method, r.Status, r.Header, string(r.Body), now)
+	return fromHTTP(r.Method, r.Status, r.Header, string(r.Body), now, r.MaxElapsed)
 }
 
 const (
@@ -43,8 +46,10 @@ const (
 
 // fromHTTP classifies an answer; its trace is the answer's status, and a
 // proxy's mark when a proxy wrote the answer (X-Squid-Error, x-deny-reason).
-func fromHTTP(method string, status int, h http.Header, body string, now time.Time) *Failure {
+func fromHTTP(method string, status int, h http.Header, body string, now time.Time, budget time.Duration) *Failure {
 	f := classifyAnswer(method, status, h, body, now)
+	hw, ok := ReadWait(h, now)
+	f = JudgeWait(f, hw, ok, budget, now)
 	f.Trace = Trace{Status: status}
 	if headerGet(h, "X-Squid-Error") != "" || (status == 403 && headerGet(h, "X-Deny-Reason") != "") {
 		f.Trace.Proxy = true
