@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The generic layer: what any tool says the same way, for the tools no
@@ -441,13 +442,70 @@ var (
 	// reWaitStated: a relative wait the service states ("Try again in 11
 	// days", "try again after in 54 minutes", "resets in 4h"); the client's
 	// own backoff ("Retrying in 5s") is not one.
-	reWaitStated = LazyRE(`(?i)(?:\b(?:try again|retry|resets?|available(?: again)?|restored?|unblocked|come back)\b(?:\s+(?:in|after|for))+|\btime to availability:?|\bretry[- ]after:?|\bplease wait(?: for)?)\s+(?:about\s+|approximately\s+|~\s*)?(\d[\d.]*\s*[a-z]*(?:[ ,]+(?:and )?\d[\d.]*\s*[a-z]+)*)`)
+	reWaitStated = LazyRE(`(?i)(?:\b(?:try again|retry|resets?|available(?: again)?|restored?|unblocked|come back)\b(?:\s+(?:in|after|for))+|\btime to availability:?|\bretry[- ]after:?|\bplease wait(?: for)?)\s+(?:about\s+|approximately\s+|~\s*)?((?:\d[\d.]*|` + reNumberWord + `(?:[ -]` + reNumberWord + `)?\s)\s*[a-z]*(?:[ ,]+(?:and )?\d[\d.]*\s*[a-z]+)*)`)
 	// reWaitCalendar: a wait told in calendar words ("next month", "after
 	// the billing cycle", "tomorrow").
 	reWaitCalendar = LazyRE(`(?i)\b(?:try again|retry|resets?|reset|available again|restore access|wait)\b[^\n]{0,60}?\b(next (?:month|week|year|billing (?:cycle|period))|tomorrow|(?:after|at the end of) (?:the |your )?(?:current |next )?billing (?:cycle|period)|(?:the )?(?:beginning|start) of (?:the )?next month)|\b(?:until|till) (?:the )?(next (?:month|billing (?:cycle|period))|next week|tomorrow)`)
 )
 
+// rePeriod: the period a limit counts over ("per six hours", "per day",
+// "5 per 6 hours", "daily"); reLimitWords: the line speaks of a limit.
+var (
+	rePeriod     = LazyRE(`(?i)\bper\s+(?:(\d+|` + reNumberWord + `(?:[ -]` + reNumberWord + `)?)\s+)?(second|sec|minute|min|hour|hr|day|week|month)s?\b|\b(hourly|daily|weekly|monthly)\b`)
+	reLimitWords = LazyRE(`(?i)rate[ -]?limit|\blimit(?:ed|s)?\b|\bquota|too many|throttl|exceeded`)
+)
+
+// periodOf returns the length of the period rePeriod's match m names.
+func periodOf(m []string) time.Duration {
+	switch strings.ToLower(m[3]) {
+	case "hourly":
+		return time.Hour
+	case "daily":
+		return 24 * time.Hour
+	case "weekly":
+		return 7 * 24 * time.Hour
+	case "monthly":
+		return 30 * 24 * time.Hour
+	}
+	unit := strings.ToLower(m[2])
+	if unit == "month" {
+		unit = "30 days"
+	} else {
+		unit = "1 " + unit
+	}
+	d, ok := parseWait(unit)
+	if !ok {
+		return 0
+	}
+	if m[1] != "" {
+		n, ok := parseWait(m[1] + " s")
+		if !ok {
+			return 0
+		}
+		d *= time.Duration(n / time.Second)
+	}
+	return d
+}
+
 var waitMatchers = []Matcher{
+	{
+		// a limit that counts per six hours or per day: the run cannot wait
+		// for its window when it is longer than the run's max elapsed
+		Gates: []string{"per ", "Per ", "PER ", "hourly", "daily", "Daily", "weekly", "monthly"},
+		RE:    rePeriod,
+		Build: func(c *ScanCtx, line string, m []string) (Hit, bool) {
+			if !reLimitWords.MatchString(line) || c.inFrame || notAFailureLine(line) {
+				return Hit{}, false
+			}
+			d := periodOf(m)
+			if d <= c.waitLimit() {
+				return Hit{}, false
+			}
+			return Hit{Class: Policy, Code: CodeRateLimitWindow, Rank: rankGenericWait,
+				Reason: fmt.Sprintf("a limit counted %s (%s), longer than the run's max elapsed of %s: it resets within %s", Clip(m[0]), humanWait(d), c.waitLimit(), humanWait(d)),
+				Remedy: fmt.Sprintf("the limit's window (%s) outlasts the run: run again once it has passed (a later scheduled run), or authenticate or raise the limit; retrying within this run cannot succeed", humanWait(d))}, true
+		},
+	},
 	{
 		Gates: []string{"ry again", "etry in", "etry after", "etry for", "eset in", "esets in", "eset after", "esets after", "vailable again", "vailable in", "vailable after", "estored in", "nblocked in", "ome back in", "RY AGAIN", "ime to availability", "etry-After", "etry-after", "lease wait"},
 		RE:    reWaitStated,

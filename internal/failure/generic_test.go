@@ -345,3 +345,26 @@ func TestNoFalseStatuses(t *testing.T) {
 		{name: "HTTP N curl 22", tool: ToolAuto, text: "error: RPC failed; HTTP 413 curl 22 The requested URL returned error: 413\nfatal: the remote end hung up unexpectedly", class: Structural, code: HTTPCode(413)},
 	})
 }
+
+// TestGenericRatePeriods: a rate limit's period or wait in words ("per six
+// hours", "per day", "try again in thirteen hours", "retry after 7200") is
+// judged against the run's max elapsed like any stated wait.
+func TestGenericRatePeriods(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "per six hours", tool: ToolAuto, text: "Error: rate limit exceeded: you can publish 5 packages per six hours", class: Policy, code: CodeRateLimitWindow, reason: "6h"},
+		{name: "per day", tool: ToolAuto, text: "Error: rate limit exceeded: 10 uploads per day", class: Policy, code: CodeRateLimitWindow, reason: "1d"},
+		{name: "per 6 hours", tool: ToolAuto, text: "Error: Too many requests: the limit is 3 releases per 6 hours", class: Policy, code: CodeRateLimitWindow, reason: "6h"},
+		{name: "per minute stays a throttle", tool: ToolAuto, text: "Error: rate limit exceeded: 60 requests per minute", class: Transient, code: CodeRateLimited},
+		{name: "per second stays a throttle", tool: ToolAuto, text: "Error: rate limit exceeded (5 per second)", class: Transient, code: CodeRateLimited},
+		{name: "a period without a limit is not one", tool: ToolAuto, text: "Error: the backup runs twice per day and failed", class: Unknown, code: CodeUnknown},
+		{name: "try again in thirteen hours", tool: ToolAuto, text: "Rate limit exceeded. Try again in thirteen hours.", class: Policy, code: CodeQuotaExhausted, reason: "13h"},
+		{name: "try again in a day", tool: ToolAuto, text: "Too many uploads. Please try again in a day.", class: Policy, code: CodeQuotaExhausted, reason: "1d"},
+		{name: "try again in two minutes", tool: ToolAuto, text: "Rate limit exceeded. Try again in two minutes.", class: Transient, code: CodeRateLimited},
+		{name: "retry after N seconds", tool: ToolAuto, text: "Error: Too Many Requests. Please retry after 7200", class: Policy, code: CodeQuotaExhausted, reason: "2h"},
+	})
+	// with a longer run, six hours is a wait it can make
+	f := Classify(Input{Tool: ToolAuto, Text: "Error: rate limit exceeded: you can publish 5 packages per six hours", ExitCode: 1, MaxElapsed: 8 * time.Hour})
+	if f.Class != Transient {
+		t.Errorf("six hours within an 8h run: %s %s (%s)", f.Class, f.Code, f.Reason)
+	}
+}
