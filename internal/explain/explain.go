@@ -385,6 +385,9 @@ func (e *explainer) job(ctx context.Context, j *github.WorkflowJob, attempt int)
 func (e *explainer) row(j *github.WorkflowJob, step string, idx int, text string, split *Split, attempt int, target string) *report.Step {
 	tool := guessTool(step, split.Groups[idx])
 	fl := failure.FromText(tool, text, ExitCodeOf(text))
+	// a spent limit is judged against now: a reset already past (the wait
+	// the log states, counted from when the job ended) makes a re-run useful
+	fl = failure.ResetPassed(fl, j.GetCompletedAt().Time, e.clk.Now())
 	if j.GetConclusion() == "timed_out" && step == "" {
 		fl = failure.New(failure.Transient, failure.CodeTimeout, "the job hit its timeout-minutes", "raise the job's timeout-minutes, or find what made it slow; a re-run may pass", "conclusion: timed_out")
 	}

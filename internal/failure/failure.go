@@ -116,6 +116,10 @@ type Failure struct {
 	// when the failure tells it; zero when not known. explain compares it
 	// with now: a reset already past makes a re-run useful.
 	ResetAt time.Time
+	// ResetIn is how long after the failure a spent limit resets, as its
+	// text states it ("try again in 24h"); zero when not stated. explain
+	// adds it to when the job failed.
+	ResetIn time.Duration
 	// Trace says how the failure arose on the way to the server: at the
 	// network level, through a proxy, before the request was sent, as a
 	// refusal of the credentials. It is read once, with the class.

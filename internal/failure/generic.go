@@ -501,7 +501,7 @@ var waitMatchers = []Matcher{
 			if d <= c.waitLimit() {
 				return Hit{}, false
 			}
-			return Hit{Class: Policy, Code: CodeRateLimitWindow, Rank: rankGenericWait,
+			return Hit{Class: Policy, Code: CodeRateLimitWindow, Rank: rankGenericWait, ResetIn: d,
 				Reason: fmt.Sprintf("a limit counted %s (%s), longer than the run's max elapsed of %s: it resets within %s", Clip(m[0]), humanWait(d), c.waitLimit(), humanWait(d)),
 				Remedy: fmt.Sprintf("the limit's window (%s) outlasts the run: run again once it has passed (a later scheduled run), or authenticate or raise the limit; retrying within this run cannot succeed", humanWait(d))}, true
 		},
@@ -518,7 +518,9 @@ var waitMatchers = []Matcher{
 			if !ok || d <= c.waitLimit() {
 				return Hit{}, false
 			}
-			return waitHit(c, line, "in "+humanWait(d)), true
+			h := waitHit(c, line, "in "+humanWait(d))
+			h.ResetIn = d
+			return h, true
 		},
 	},
 	{

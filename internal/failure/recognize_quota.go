@@ -313,13 +313,15 @@ func quotaVerdict(c *ScanCtx, line, what string, rank int) Hit {
 		return Hit{Class: Transient, Code: CodeRateLimited, Rank: rank, Reason: "rate limit exceeded: " + what + " (a per-minute quota)", Remedy: RemedyRateLimit}
 	}
 	reason := "quota exhausted: " + what
+	var resetIn time.Duration
 	switch at := quotaResetAt(ctx); {
 	case hasWait:
 		reason += " (resets in " + humanWait(wait) + ")"
+		resetIn = wait
 	case at != "":
 		reason += " (resets " + at + ")"
 	}
-	return Hit{Class: Policy, Code: CodeQuotaExhausted, Rank: rank, Reason: reason, Remedy: remedy}
+	return Hit{Class: Policy, Code: CodeQuotaExhausted, Rank: rank, Reason: reason, Remedy: remedy, ResetIn: resetIn}
 }
 
 var quotaOwnMatchers = []Matcher{

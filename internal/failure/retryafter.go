@@ -345,7 +345,7 @@ func JudgeWait(f *Failure, w HeaderWait, hasWait bool, budget time.Duration, now
 	}
 	g := *f
 	g.Class, g.Code = Policy, CodeRateLimitWindow
-	g.RetryAfter, g.ResetAt = w.Wait, w.Reset
+	g.RetryAfter, g.ResetAt, g.ResetIn = w.Wait, w.Reset, w.Wait
 	g.Evidence = append([]string(nil), f.Evidence...)
 	if w.From != "" && len(g.Evidence) < maxEvidenceLines && !containsLine(g.Evidence, w.From) {
 		g.Evidence = append(g.Evidence, EvidenceLineAt(Clip(w.From), 0))
@@ -394,12 +394,13 @@ func containsLine(lines []string, s string) bool {
 	return false
 }
 
-// ResetPassed lowers a verdict on a spent limit whose reset is already past
-// at now (a rate-limit window, a quota, whose ResetAt is known): transient,
-// a re-run may pass. explain reads old logs with it; f is returned unchanged
-// otherwise.
-func ResetPassed(f *Failure, now time.Time) *Failure {
-	if f == nil || f.Class != Policy || f.ResetAt.IsZero() || now.Before(f.ResetAt) {
+// ResetPassed lowers a verdict on a spent limit (a rate-limit window, a
+// quota) whose reset is already past at now: transient, a re-run may pass.
+// The reset is f.ResetAt when known, else failedAt (when the failure was
+// seen, as a job's completion) plus the wait its text stated (f.ResetIn).
+// explain reads old logs with it; f is returned unchanged otherwise.
+func ResetPassed(f *Failure, failedAt, now time.Time) *Failure {
+	if f == nil || f.Class != Policy {
 		return f
 	}
 	switch f.Code {
@@ -407,9 +408,33 @@ func ResetPassed(f *Failure, now time.Time) *Failure {
 	default:
 		return f
 	}
+	reset := f.ResetAt
+	in := f.ResetIn
+	if in == 0 {
+		in = statedWait(f.Evidence)
+	}
+	if reset.IsZero() && in > 0 && !failedAt.IsZero() {
+		reset = failedAt.Add(in)
+	}
+	if reset.IsZero() || now.Before(reset) {
+		return f
+	}
 	g := *f
 	g.Class, g.RetryAfter = Transient, 0
-	g.Reason = f.Reason + "; that reset (" + f.ResetAt.UTC().Format(resetLayout) + ") has passed since"
+	g.Reason = f.Reason + "; that reset (" + reset.UTC().Format(resetLayout) + ") has passed since"
 	g.Remedy = "the limit has reset since the failure: a re-run may pass"
 	return &g
+}
+
+// statedWait returns the wait the first of lines to state one gives ("try
+// again in 30 minutes"), or 0.
+func statedWait(lines []string) time.Duration {
+	for _, l := range lines {
+		if m := reWaitStated.FindStringSubmatch(l); m != nil {
+			if d, ok := parseWait(strings.TrimSpace(m[1])); ok {
+				return d
+			}
+		}
+	}
+	return 0
 }

@@ -154,10 +154,24 @@ func TestResetPassed(t *testing.T) {
 	if f.Class != Policy || !f.ResetAt.Equal(now.Add(time.Hour)) {
 		t.Fatalf("got %s ResetAt %v", f.Class, f.ResetAt)
 	}
-	if g := ResetPassed(f, now.Add(30*time.Minute)); g.Class != Policy {
+	if g := ResetPassed(f, time.Time{}, now.Add(30*time.Minute)); g.Class != Policy {
 		t.Errorf("before the reset: %s", g.Class)
 	}
-	if g := ResetPassed(f, now.Add(61*time.Minute)); g.Class != Transient || !strings.Contains(g.Reason, "has passed") {
+	if g := ResetPassed(f, time.Time{}, now.Add(61*time.Minute)); g.Class != Transient || !strings.Contains(g.Reason, "has passed") {
 		t.Errorf("after the reset: %s %s", g.Class, g.Reason)
+	}
+	// a wait stated in text counts from when the job failed
+	txt := FromText(ToolAuto, "Error! Builds rate limit exceeded (0 of 100 remaining). Try again in 24h", 1)
+	if txt.Class != Policy || txt.ResetIn != 24*time.Hour {
+		t.Fatalf("text: %s ResetIn %v", txt.Class, txt.ResetIn)
+	}
+	if g := ResetPassed(txt, now, now.Add(23*time.Hour)); g.Class != Policy {
+		t.Errorf("23h after: %s", g.Class)
+	}
+	if g := ResetPassed(txt, now, now.Add(25*time.Hour)); g.Class != Transient {
+		t.Errorf("25h after: %s", g.Class)
+	}
+	if g := ResetPassed(txt, time.Time{}, now.Add(25*time.Hour)); g.Class != Policy {
+		t.Errorf("no failure time: %s", g.Class)
 	}
 }
