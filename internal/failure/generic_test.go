@@ -341,7 +341,7 @@ func TestNoFalseStatuses(t *testing.T) {
 		{name: "Error: N reason", tool: ToolAuto, text: "Error: 500 Internal error", class: Transient, code: HTTPCode(500)},
 		{name: "Error: N:", tool: ToolAuto, text: "Error: 403: the token lacks a scope", class: Policy, code: HTTPCode(403)},
 		{name: "RESPONSE N: reason", tool: ToolAuto, text: "RESPONSE 404: 404 Not Found\nERROR CODE: ResourceNotFound", class: Absent, code: HTTPCode(404)},
-		{name: "Error code: N (reason)", tool: ToolAuto, text: "Error code: 429 (rate limited)", class: Transient, code: HTTPCode(429)},
+		{name: "Error code: N (reason)", tool: ToolAuto, text: "Error code: 429 (Too Many Requests)", class: Transient, code: HTTPCode(429)},
 		{name: "HTTP N curl 22", tool: ToolAuto, text: "error: RPC failed; HTTP 413 curl 22 The requested URL returned error: 413\nfatal: the remote end hung up unexpectedly", class: Structural, code: HTTPCode(413)},
 	})
 }
@@ -366,5 +366,26 @@ func TestGenericRatePeriods(t *testing.T) {
 	f := Classify(Input{Tool: ToolAuto, Text: "Error: rate limit exceeded: you can publish 5 packages per six hours", ExitCode: 1, MaxElapsed: 8 * time.Hour})
 	if f.Class != Transient {
 		t.Errorf("six hours within an 8h run: %s %s (%s)", f.Class, f.Code, f.Reason)
+	}
+}
+
+// TestGenericThrottleWords: a throttle in any service's words (Cloudflare's
+// "Rate limited. Please wait and consider throttling your request speed",
+// a ThrottlerException, "rate limit surpassed", "a ... rate limit error")
+// is transient; GitHub's primary limit ("API rate limit exceeded for IP",
+// counted per hour) is a window the default run cannot wait for.
+func TestGenericThrottleWords(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "Cloudflare throttle", tool: ToolAuto, text: "  Rate limited. Please wait and consider throttling your request speed [code: 10000]", class: Transient, code: CodeRateLimited},
+		{name: "Cloudflare throttle without the words rate limited", tool: ToolAuto, text: "  Please wait and consider throttling your request speed [code: 971]", class: Transient, code: CodeRateLimited},
+		{name: "ThrottlerException", tool: ToolAuto, text: "Failed to create function: Too Many Requests (429): ThrottlerException: Too Many Requests", class: Transient, code: CodeRateLimited},
+		{name: "rate limit surpassed", tool: ToolAuto, text: " ›   Error: API Request rate limit surpassed for application", class: Transient, code: CodeRateLimited},
+		{name: "a rate limit error", tool: ToolAuto, text: "We ran into a Netlify rate limit error, please try again in a bit.", class: Transient, code: CodeRateLimited},
+		{name: "GitHub's unauthenticated hourly limit", tool: ToolAuto, text: "batch response: API rate limit exceeded for 203.0.113.7. (But here's the good news: Authenticated requests get a higher rate limit. Check out the documentation for more details.)", class: Policy, code: CodeRateLimitWindow, remedy: "authenticate"},
+		{name: "GitHub's secondary limit stays a wait", tool: ToolAuto, text: "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.", class: Transient, code: CodeRateLimited},
+	})
+	f := Classify(Input{Tool: ToolAuto, Text: "API rate limit exceeded for 203.0.113.7.", ExitCode: 1, MaxElapsed: 2 * time.Hour})
+	if f.Class != Transient {
+		t.Errorf("an hour's window within a 2h run: %s %s", f.Class, f.Code)
 	}
 }

@@ -315,7 +315,12 @@ var (
 	reStatusWord    = LazyRE(`(?i)\bstatus(?:[ _]code)?[ :=]+([45]\d\d)\b`)
 	reCodePhrase    = LazyRE(`\b([45]\d\d)(?:\s*[-:]\s*|\s+)([A-Za-z][A-Za-z' -]*[A-Za-z])`)
 	// ReRateLimit matches a rate limit's words, whoever prints them.
-	ReRateLimit   = LazyRE(`(?i)API rate limit exceeded|secondary rate limit|rate limit exceeded|abuse detection|exceeded a (?:secondary )?rate limit|rate limit reached|reached your (?:\w+ )?rate limit|toomanyrequests`)
+	ReRateLimit   = LazyRE(`(?i)API rate limit exceeded|secondary rate limit|rate limit exceeded|abuse detection|exceeded a (?:secondary )?rate limit|rate limit reached|reached your (?:\w+ )?rate limit|toomanyrequests|\brate[- ]limited\b|rate limit (?:surpassed|error)|consider throttling your request|ThrottlerException`)
+	// reGitHubPrimary: GitHub's unauthenticated primary rate limit in its own
+	// words ("API rate limit exceeded for 203.0.113.7. (But here's the good
+	// news: Authenticated requests get a higher rate limit ...)"): 60
+	// requests an hour per address; the fix is a token, not a wait.
+	reGitHubPrimary = LazyRE(`API rate limit exceeded for (?:IP )?(?:\d{1,3}\.){3}\d{1,3}\b|Authenticated requests get a higher rate limit`)
 	reGraphQLType = LazyRE(`"type"\s*:\s*"([A-Z_]+)"`)
 	reSquidCode   = LazyRE(`\bERR_[A-Z_]+\b`)
 )
@@ -425,9 +430,17 @@ var httpTextMatchers = []Matcher{
 		},
 	},
 	{
-		Gates: []string{"ate limit", "RATE LIMIT", "abuse detection", "toomanyrequests"},
+		Gates: []string{"ate limit", "RATE LIMIT", "abuse detection", "toomanyrequests", "ate-limit", "ate-Limit", "onsider throttling your request", "ThrottlerException"},
 		RE:    ReRateLimit,
-		Build: func(_ *ScanCtx, _ string, m []string) (Hit, bool) {
+		Build: func(c *ScanCtx, line string, m []string) (Hit, bool) {
+			if !c.answer && reGitHubPrimary.MatchString(line) && !strings.Contains(line, "secondary") && time.Hour > c.waitLimit() {
+				// GitHub's unauthenticated limit resets hourly: in text, with no reset
+				// header, a window longer than the run (an answer's own
+				// X-RateLimit-Reset is judged from the headers instead)
+				return Hit{Class: Policy, Code: CodeRateLimitWindow, Rank: RankRateLimit, ResetIn: time.Hour,
+					Reason: fmt.Sprintf("GitHub's unauthenticated rate limit is spent (%q): it resets within the hour, longer than the run's max elapsed of %s", Clip(m[0]), c.waitLimit()),
+					Remedy: "GitHub's primary limit resets hourly: authenticate (a token has 5,000 requests an hour, not 60), or run again after the reset; retrying within this run cannot succeed"}, true
+			}
 			return Hit{Class: Transient, Code: CodeRateLimited, Rank: RankRateLimit, Reason: "rate limit exceeded", Remedy: RemedyRateLimit}, true
 		},
 	},
