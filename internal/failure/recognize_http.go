@@ -315,14 +315,14 @@ var (
 	reStatusWord    = LazyRE(`(?i)\bstatus(?:[ _]code)?[ :=]+([45]\d\d)\b`)
 	reCodePhrase    = LazyRE(`\b([45]\d\d)(?:\s*[-:]\s*|\s+)([A-Za-z][A-Za-z' -]*[A-Za-z])`)
 	// ReRateLimit matches a rate limit's words, whoever prints them.
-	ReRateLimit   = LazyRE(`(?i)API rate limit exceeded|secondary rate limit|rate limit exceeded|abuse detection|exceeded a (?:secondary )?rate limit|rate limit reached|reached your (?:\w+ )?rate limit|toomanyrequests|\brate[- ]limited\b|rate limit (?:surpassed|error)|consider throttling your request|ThrottlerException`)
+	ReRateLimit = LazyRE(`(?i)API rate limit exceeded|secondary rate limit|rate limit exceeded|abuse detection|exceeded a (?:secondary )?rate limit|rate limit reached|reached your (?:\w+ )?rate limit|toomanyrequests|\brate[- ]limited\b|rate limit (?:surpassed|error)|consider throttling your request|ThrottlerException`)
 	// reGitHubPrimary: GitHub's unauthenticated primary rate limit in its own
 	// words ("API rate limit exceeded for 203.0.113.7. (But here's the good
 	// news: Authenticated requests get a higher rate limit ...)"): 60
 	// requests an hour per address; the fix is a token, not a wait.
 	reGitHubPrimary = LazyRE(`API rate limit exceeded for (?:IP )?(?:\d{1,3}\.){3}\d{1,3}\b|Authenticated requests get a higher rate limit`)
-	reGraphQLType = LazyRE(`"type"\s*:\s*"([A-Z_]+)"`)
-	reSquidCode   = LazyRE(`\bERR_[A-Z_]+\b`)
+	reGraphQLType   = LazyRE(`"type"\s*:\s*"([A-Z_]+)"`)
+	reSquidCode     = LazyRE(`\bERR_[A-Z_]+\b`)
 )
 
 // StatusHit is the hit of an HTTP status quoted in tool output.
