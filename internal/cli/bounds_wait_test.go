@@ -13,8 +13,9 @@ import (
 
 // TestHTTPHugeWaitsStopAtOnce: a schedule entry, a Retry-After or an
 // X-RateLimit-Reset near the largest duration never makes the loop wait
-// for centuries: added to the time spent, the wait saturates and crosses
-// --max-elapsed, or is over --retry-after-cap; either way exit 75 at once.
+// for centuries. A schedule entry saturates and crosses --max-elapsed
+// (exit 75); a server's wait that long is over the step's whole max
+// elapsed, a rate limit the run cannot outwait: policy, exit 77, at once.
 func TestHTTPHugeWaitsStopAtOnce(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -22,13 +23,14 @@ func TestHTTPHugeWaitsStopAtOnce(t *testing.T) {
 		status   int
 		args     []string
 		wantStop retry.Stop
+		wantCode int
 	}{
-		{"largest schedule entry", nil, http.StatusServiceUnavailable, []string{"--schedule", "2562047h47m16.854775807s", "--max-elapsed", "2s"}, retry.StopElapsedExhausted},
-		{"Retry-After one second past the largest duration", http.Header{"Retry-After": {"9223372037"}}, http.StatusTooManyRequests, nil, retry.StopRetryAfterOverCap},
-		{"Retry-After past int64", http.Header{"Retry-After": {"99999999999999999999"}}, http.StatusTooManyRequests, nil, retry.StopRetryAfterOverCap},
-		{"Retry-After under a huge cap", http.Header{"Retry-After": {"9223372036"}}, http.StatusTooManyRequests, []string{"--retry-after-cap", "2562047h47m16.854775807s"}, retry.StopElapsedExhausted},
-		{"X-RateLimit-Reset under a huge cap", http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"9223372036854775807"}}, http.StatusTooManyRequests, []string{"--retry-after-cap", "2562047h47m16.854775807s"}, retry.StopElapsedExhausted},
-		{"X-RateLimit-Reset over the cap", http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"9223372036854775807"}}, http.StatusTooManyRequests, nil, retry.StopRetryAfterOverCap},
+		{"largest schedule entry", nil, http.StatusServiceUnavailable, []string{"--schedule", "2562047h47m16.854775807s", "--max-elapsed", "2s"}, retry.StopElapsedExhausted, exitcode.Transient},
+		{"Retry-After one second past the largest duration", http.Header{"Retry-After": {"9223372037"}}, http.StatusTooManyRequests, nil, retry.StopNotRetryable, exitcode.Policy},
+		{"Retry-After past int64", http.Header{"Retry-After": {"99999999999999999999"}}, http.StatusTooManyRequests, nil, retry.StopNotRetryable, exitcode.Policy},
+		{"Retry-After under a huge cap", http.Header{"Retry-After": {"9223372036"}}, http.StatusTooManyRequests, []string{"--retry-after-cap", "2562047h47m16.854775807s"}, retry.StopNotRetryable, exitcode.Policy},
+		{"X-RateLimit-Reset under a huge cap", http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"9223372036854775807"}}, http.StatusTooManyRequests, []string{"--retry-after-cap", "2562047h47m16.854775807s"}, retry.StopNotRetryable, exitcode.Policy},
+		{"X-RateLimit-Reset over the cap", http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"9223372036854775807"}}, http.StatusTooManyRequests, nil, retry.StopNotRetryable, exitcode.Policy},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -42,8 +44,8 @@ func TestHTTPHugeWaitsStopAtOnce(t *testing.T) {
 			})
 			rep := filepath.Join(t.TempDir(), "r.json")
 			r := p.run(append(append([]string{"http", "--breaker-threshold", "0", "--report", rep}, tt.args...), srv.URL)...)
-			if r.code != exitcode.Transient {
-				t.Fatalf("exit %d, want 75\n%s", r.code, r.stderr)
+			if r.code != tt.wantCode {
+				t.Fatalf("exit %d, want %d\n%s", r.code, tt.wantCode, r.stderr)
 			}
 			if len(r.waits) != 0 || srv.hits.Load() != 1 {
 				t.Errorf("waited %v after %d requests; want one request and no wait", r.waits, srv.hits.Load())

@@ -77,7 +77,9 @@ func parseClassify(f *factory, args []string) (*classifyOptions, int, bool) {
 	if opt.Status != 0 && (opt.Status < 100 || opt.Status > 999) {
 		return nil, f.fail(exitcode.Usage, fmt.Sprintf("invalid --status %d: want an HTTP status such as 503", opt.Status)), true
 	}
-	in := failure.Input{Tool: t, ExitCode: opt.ExitCode, Status: opt.Status, Header: h, Method: strings.ToUpper(opt.Method), Env: f.env, Command: opt.Command}
+	// classify has no run: it judges a stated wait against the default
+	// max elapsed, so that its decision matches a step's
+	in := failure.Input{Tool: t, ExitCode: opt.ExitCode, Status: opt.Status, Header: h, Method: strings.ToUpper(opt.Method), Env: f.env, Command: opt.Command, MaxElapsed: failure.DefaultMaxElapsed}
 	return &classifyOptions{f: f, input: in, json: opt.JSON, rulesFile: opt.Rules}, 0, false
 }
 

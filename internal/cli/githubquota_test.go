@@ -262,6 +262,7 @@ func TestGitHubQuotaRateLimitedAnswers(t *testing.T) {
 	limited := func(status int, headers map[string]string, body string) func(w http.ResponseWriter, n int64) {
 		return func(w http.ResponseWriter, n int64) {
 			if n == 1 {
+				w.Header().Set("Date", testStart.Format(http.TimeFormat)) // the server's clock, which its reset is measured from
 				for k, v := range headers {
 					w.Header().Set(k, v)
 				}
@@ -298,11 +299,24 @@ func TestGitHubQuotaRateLimitedAnswers(t *testing.T) {
 			}
 		})
 	}
-	t.Run("reset beyond the cap", func(t *testing.T) {
-		srv := fakeGitHub(t, "", limited(403, map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Limit": "60", "X-RateLimit-Reset": fmt.Sprint(testStart.Add(2 * time.Hour).Unix())},
-			`{"message":"API rate limit exceeded for 127.0.0.1."}`))
+	// a reset two hours away is over the step's max elapsed (15m): policy,
+	// exit 77, naming the reset; with a longer max elapsed it is a wait over
+	// the Retry-After cap (exit 75)
+	reset2h := limited(403, map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Limit": "60", "X-RateLimit-Reset": fmt.Sprint(testStart.Add(2 * time.Hour).Unix())},
+		`{"message":"API rate limit exceeded for 127.0.0.1."}`)
+	t.Run("reset beyond the max elapsed", func(t *testing.T) {
+		srv := fakeGitHub(t, "", reset2h)
 		rep := filepath.Join(t.TempDir(), "r.json")
 		r := newProc(t, "GITHUB_API_URL="+srv.URL, "GITHUB_TOKEN=").run("github-quota", "--report", rep)
+		got, raw := readReport(t, rep)
+		if r.code != exitcode.Policy || srv.hits.Load() != 1 || got.Code != failure.CodeRateLimitWindow || !strings.Contains(got.Reason, "2026-11-30 12:00:00 UTC (in 2h)") || !strings.Contains(got.Remedy, "after 2026-11-30 12:00:00 UTC") {
+			t.Errorf("exit %d, %d requests:\n%s", r.code, srv.hits.Load(), raw)
+		}
+	})
+	t.Run("reset beyond the cap", func(t *testing.T) {
+		srv := fakeGitHub(t, "", reset2h)
+		rep := filepath.Join(t.TempDir(), "r.json")
+		r := newProc(t, "GITHUB_API_URL="+srv.URL, "GITHUB_TOKEN=").run("github-quota", "--max-elapsed", "3h", "--report", rep)
 		got, raw := readReport(t, rep)
 		if r.code != exitcode.Transient || srv.hits.Load() != 1 || got.Stop != "retry-after-over-cap" || !strings.Contains(got.Detail, "asked to wait 2h0m0s") {
 			t.Errorf("exit %d, %d requests:\n%s", r.code, srv.hits.Load(), raw)

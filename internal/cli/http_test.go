@@ -246,6 +246,7 @@ func TestHTTPRetryAfter(t *testing.T) {
 	limited := func(header string) func(w http.ResponseWriter, r *http.Request, n int64) {
 		return func(w http.ResponseWriter, r *http.Request, n int64) {
 			if n == 1 {
+				w.Header().Set("Date", testStart.Format(http.TimeFormat)) // the server's clock
 				k, v, _ := strings.Cut(header, ": ")
 				w.Header().Set(k, v)
 				http.Error(w, "slow down", http.StatusTooManyRequests)
@@ -287,6 +288,7 @@ func TestHTTPRetryAfter(t *testing.T) {
 		reset := testStart.Add(45 * time.Second).Unix()
 		srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int64) {
 			if n == 1 {
+				w.Header().Set("Date", testStart.Format(http.TimeFormat)) // the server's clock
 				w.Header().Set("X-RateLimit-Remaining", "0")
 				w.Header().Set("X-RateLimit-Reset", fmt.Sprint(reset))
 				w.WriteHeader(http.StatusForbidden)

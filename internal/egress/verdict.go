@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/retrywise/retrywise/internal/failure"
@@ -49,6 +50,10 @@ func describe(r *Result, proxy *Proxy, target Target, a failure.ProxyAnswer) fai
 		r.Verdict = Denied
 		r.Reason = fmt.Sprintf("%s is not on the egress allowlist of proxy %s (%s)", target.Addr(), proxy.Addr, label)
 		r.Remedy = fmt.Sprintf("Waiting will not change this: add %s to the allowlist, or run where it is allowed.", host)
+		if rd.Dialect == failure.DialectSandbox && rd.Failure != nil {
+			// srt's or Codex's proxy: name the setting (allowedDomains, allowed_domains)
+			r.Remedy = strings.Replace(rd.Failure.Remedy, "the host", host, 1)
+		}
 	case failure.ProxyAuthRequired:
 		r.Verdict = Denied
 		r.Reason = fmt.Sprintf("proxy %s refuses %s without valid proxy credentials (%s)", proxy.Addr, target.Addr(), label)

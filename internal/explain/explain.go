@@ -457,7 +457,7 @@ func (e *explainer) job(ctx context.Context, j *github.WorkflowJob, attempt int)
 
 // row classifies one failed step's output.
 func (e *explainer) row(j *github.WorkflowJob, step string, idx int, text string, split *Split, attempt int, target string) *report.Step {
-	r := stepRow(failedJob{Name: j.GetName(), Conclusion: j.GetConclusion(), Target: target,
+	r := stepRow(failedJob{Name: j.GetName(), Conclusion: j.GetConclusion(), Target: target, Ended: j.GetCompletedAt().Time, Now: e.clk.Now(),
 		Outputs: map[string]any{"job": j.GetName(), "job_id": j.GetID(), "step": step, "attempt": attempt}},
 		step, text, split.Groups[idx])
 	if split.Size > int64(e.o.Tail) {
@@ -477,6 +477,9 @@ type failedJob struct {
 	Target string
 	// Outputs are the row's outputs (the step's name is added).
 	Outputs map[string]any
+	// Ended is when the job ended, and Now the explainer's time: a spent
+	// limit's reset is judged between them. Zero when not known (a log file).
+	Ended, Now time.Time
 }
 
 // stepRow classifies one failed step's output (text, its tail), the one
@@ -486,6 +489,11 @@ type failedJob struct {
 func stepRow(j failedJob, step, text string, groups []string) *report.Step {
 	tool := guessTool(step, groups)
 	fl := failure.FromText(tool, text, ExitCodeOf(text))
+	if !j.Ended.IsZero() {
+		// a spent limit is judged against now: a reset already past (the wait
+		// the log states, counted from when the job ended) makes a re-run useful
+		fl = failure.ResetPassed(fl, j.Ended, j.Now)
+	}
 	if j.Conclusion == "timed_out" && step == "" {
 		fl = failure.New(failure.Transient, failure.CodeTimeout, "the job hit its timeout-minutes", "raise the job's timeout-minutes, or find what made it slow; a re-run may pass", "conclusion: timed_out")
 	}

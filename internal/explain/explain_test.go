@@ -344,3 +344,25 @@ func TestExplain20Jobs(t *testing.T) {
 		t.Errorf("rows = %d", len(res.Report.Steps))
 	}
 }
+
+// TestExplainJudgesAResetAgainstNow: a limit the log says resets 30 minutes
+// after the job ended has reset by now (an hour later): a re-run may pass;
+// one that resets in a day has not.
+func TestExplainJudgesAResetAgainstNow(t *testing.T) {
+	g := newFake(t)
+	g.jobs = []fJob{jobOf(1, "deploy", "Error! Rate limit exceeded error. Try again in 30 minutes, or upgrade your plan")}
+	res := g.explain(t, Options{})
+	if len(res.Report.Steps) == 0 {
+		t.Fatal("no steps")
+	}
+	st := res.Report.Steps[0]
+	if st.Class != failure.Transient || !strings.Contains(st.Reason, "has passed since") || res.ExitCode != exitcode.Transient {
+		t.Errorf("reset passed: %s %s (%s), exit %d", st.Class, st.Code, st.Reason, res.ExitCode)
+	}
+	g = newFake(t)
+	g.jobs = []fJob{jobOf(1, "deploy", "Error! Builds rate limit exceeded (0 of 100 remaining). Try again in 24h")}
+	res = g.explain(t, Options{})
+	if st := res.Report.Steps[0]; st.Class != failure.Policy || res.ExitCode != exitcode.Policy {
+		t.Errorf("reset ahead: %s %s (%s), exit %d", st.Class, st.Code, st.Reason, res.ExitCode)
+	}
+}

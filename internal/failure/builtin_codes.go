@@ -302,6 +302,7 @@ var builtinCodes = map[Code]bool{
 	"push-too-large":                       true,
 	"quota-exhausted":                      true,
 	"quota-unclear":                        true,
+	"rate-limit-window":                    true,
 	"rate-limited":                         true,
 	"resource-not-accessible":              true,
 	"rsync-daemon-refused":                 true,

@@ -147,7 +147,7 @@ func Classify(in Input) *Failure {
 		if f := sandboxHeader(in.Header, in.Text, ro); f != nil {
 			return f
 		}
-		return envVerdict(fromHTTP(in.Method, in.Status, in.Header, in.Text, now), in.Text, ro)
+		return envVerdict(fromHTTP(in.Method, in.Status, in.Header, in.Text, now, in.MaxElapsed), in.Text, ro)
 	}
 	return classifyTextRun(in.Tool, in.Text, in.ExitCode, in.Method, ro)
 }

@@ -53,8 +53,12 @@ const (
 	CodeProxyUnclear     Code = "proxy-unclear"
 
 	// HTTP answers beyond the bare status (http-NNN, see HTTPCode).
-	CodeRateLimited      Code = "rate-limited"
-	CodeQuotaExhausted   Code = "quota-exhausted"
+	CodeRateLimited    Code = "rate-limited"
+	CodeQuotaExhausted Code = "quota-exhausted"
+	// CodeRateLimitWindow: a rate limit whose reset (or window) is further
+	// away than the step's whole max elapsed: policy, waiting within the
+	// run cannot pass it.
+	CodeRateLimitWindow  Code = "rate-limit-window"
 	CodeBadCredentials   Code = "bad-credentials"
 	CodeNotAccessible    Code = "resource-not-accessible"
 	CodeInsufficientPerm Code = "insufficient-permission"

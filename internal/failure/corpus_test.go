@@ -88,7 +88,7 @@ func loadCorpusFile(tb testing.TB, name string) []corpusCase {
 
 // input builds the Input the `retrywise classify` CLI would build for a case.
 func (c corpusCase) input() Input {
-	in := Input{Tool: ToolAuto, ExitCode: NoExitCode}
+	in := Input{Tool: ToolAuto, ExitCode: NoExitCode, MaxElapsed: DefaultMaxElapsed}
 	switch {
 	case strings.HasPrefix(c.Kind, "git-"):
 		in.Tool = ToolGit

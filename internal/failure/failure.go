@@ -112,6 +112,14 @@ type Failure struct {
 	Evidence []string
 	// RetryAfter is the wait the server asked for (Retry-After, X-RateLimit-Reset); zero when none.
 	RetryAfter time.Duration
+	// ResetAt is when a spent limit resets (a rate limit's window, a quota),
+	// when the failure tells it; zero when not known. explain compares it
+	// with now: a reset already past makes a re-run useful.
+	ResetAt time.Time
+	// ResetIn is how long after the failure a spent limit resets, as its
+	// text states it ("try again in 24h"); zero when not stated. explain
+	// adds it to when the job failed.
+	ResetIn time.Duration
 	// Trace says how the failure arose on the way to the server: at the
 	// network level, through a proxy, before the request was sent, as a
 	// refusal of the credentials. It is read once, with the class.

@@ -2,8 +2,10 @@ package failure
 
 import (
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The generic layer: what any tool says the same way, for the tools no
@@ -286,6 +288,63 @@ var (
 	reArrowStatus = LazyRE(`\b(GET|HEAD|POST|PUT|PATCH|DELETE)\s+\S+\s*->\s*(?:([45]\d\d)\b)?\s*$|^\s*->\s*([45]\d\d)\b`)
 )
 
+// errorShapeGroup is the group of reStatusShapes that reads "Error: NNN
+// ...": a bare number after "Error:" is a status only when a colon or the
+// status's reason phrase follows it ("Error: 500 Internal error", "Error:
+// 403: ..."), not a count ("error: 404 bytes of body are still expected").
+const errorShapeGroup = 6
+
+// countNouns are the words that make the number before them a count, a size
+// or a duration, never a status.
+var countNouns = map[string]bool{
+	"b": true, "byte": true, "bytes": true, "kb": true, "kib": true, "mb": true, "mib": true, "gb": true, "gib": true, "tb": true, "k": true, "m": true,
+	"object": true, "objects": true, "file": true, "files": true, "line": true, "lines": true, "item": true, "items": true,
+	"entry": true, "entries": true, "record": true, "records": true, "row": true, "rows": true, "package": true, "packages": true,
+	"char": true, "chars": true, "character": true, "characters": true, "commit": true, "commits": true, "ref": true, "refs": true,
+	"delta": true, "deltas": true, "test": true, "tests": true, "error": false, "errors": true, "warning": true, "warnings": true,
+	"ms": true, "s": true, "sec": true, "secs": true, "second": true, "seconds": true, "minute": true, "minutes": true,
+	"time": true, "times": true, "attempt": true, "attempts": true, "retries": true, "of": true, "more": true, "remaining": true,
+	"blob": true, "blobs": true, "layer": true, "layers": true, "chunk": true, "chunks": true, "part": true, "parts": true,
+}
+
+// CountAfter reports whether rest, the text right after a number that looks
+// like a status, makes the number a count or a size ("404 bytes", "500
+// objects", "413 KiB", "429 of 500", "503%"): the generic status readers
+// never take it for a status.
+func CountAfter(rest string) bool {
+	if strings.HasPrefix(rest, "%") {
+		return true
+	}
+	rest = strings.TrimLeft(rest, " \t")
+	i := 0
+	for i < len(rest) && isLetter(rest[i]) {
+		i++
+	}
+	return i > 0 && countNouns[strings.ToLower(rest[:i])]
+}
+
+// statusWordAfter reports whether rest, the text after "Error: NNN", gives
+// the number HTTP context: a colon, a bracket, or the status's reason
+// phrase ("Internal Server Error", "Not Found", "Client Error").
+func statusWordAfter(code int, rest string) bool {
+	r := strings.TrimLeft(rest, " \t")
+	if r == "" || r[0] == ':' || r[0] == '(' || r[0] == '-' {
+		return true
+	}
+	if PhraseStatus(code, r) {
+		return true
+	}
+	// the reason's first word alone ("500 Internal error", "503 Service
+	// down"): the words of that status's own phrase
+	word := r
+	if i := strings.IndexAny(word, " \t,.;"); i >= 0 {
+		word = word[:i]
+	}
+	name := strings.ToLower(http.StatusText(code))
+	first, _, _ := strings.Cut(name, " ")
+	return first != "" && strings.EqualFold(word, first)
+}
+
 var dotNetStatus = map[string]int{
 	"BadRequest": 400, "Unauthorized": 401, "PaymentRequired": 402, "Forbidden": 403, "NotFound": 404, "MethodNotAllowed": 405,
 	"NotAcceptable": 406, "RequestTimeout": 408, "Conflict": 409, "Gone": 410, "RequestEntityTooLarge": 413, "UnprocessableEntity": 422,
@@ -326,11 +385,18 @@ var genericStatusMatchers = []Matcher{
 	{
 		Gates: []string{"HTTP", "Http", "http", "indicate success", "code", "Code", "CODE", "status", "Status", "rror (", "rror: (", "googleapi", "RESPONSE ", "Client Error", "Server Error", "rror occurred (", "nexpected status", "nexpected response", "rror: 4", "rror: 5", "RROR: 4", "RROR: 5"},
 		RE:    reStatusShapes,
-		Build: func(c *ScanCtx, line string, m []string) (Hit, bool) {
-			for _, g := range m[1:] {
-				if g != "" {
-					return genericStatusHit(c, line, Atoi(g), rankGenericStatus)
+		Build: func(c *ScanCtx, line string, _ []string) (Hit, bool) {
+			ix := reStatusShapes.FindStringSubmatchIndex(line)
+			for g := 1; ix != nil && 2*g+1 < len(ix); g++ {
+				start, end := ix[2*g], ix[2*g+1]
+				if start < 0 {
+					continue
 				}
+				code := Atoi(line[start:end])
+				if CountAfter(line[end:]) || g == errorShapeGroup && !statusWordAfter(code, line[end:]) {
+					return Hit{}, false // "error: 413 bytes of body are still expected"
+				}
+				return genericStatusHit(c, line, code, rankGenericStatus)
 			}
 			return Hit{}, false
 		},
@@ -376,13 +442,70 @@ var (
 	// reWaitStated: a relative wait the service states ("Try again in 11
 	// days", "try again after in 54 minutes", "resets in 4h"); the client's
 	// own backoff ("Retrying in 5s") is not one.
-	reWaitStated = LazyRE(`(?i)(?:\b(?:try again|retry|resets?|available(?: again)?|restored?|unblocked|come back)\b(?:\s+(?:in|after|for))+|\btime to availability:?|\bretry[- ]after:?|\bplease wait(?: for)?)\s+(?:about\s+|approximately\s+|~\s*)?(\d[\d.]*\s*[a-z]*(?:[ ,]+(?:and )?\d[\d.]*\s*[a-z]+)*)`)
+	reWaitStated = LazyRE(`(?i)(?:\b(?:try again|retry|resets?|available(?: again)?|restored?|unblocked|come back)\b(?:\s+(?:in|after|for))+|\btime to availability:?|\bretry[- ]after:?|\bplease wait(?: for)?)\s+(?:about\s+|approximately\s+|~\s*)?((?:\d[\d.]*|` + reNumberWord + `(?:[ -]` + reNumberWord + `)?\s)\s*[a-z]*(?:[ ,]+(?:and )?\d[\d.]*\s*[a-z]+)*)`)
 	// reWaitCalendar: a wait told in calendar words ("next month", "after
 	// the billing cycle", "tomorrow").
 	reWaitCalendar = LazyRE(`(?i)\b(?:try again|retry|resets?|reset|available again|restore access|wait)\b[^\n]{0,60}?\b(next (?:month|week|year|billing (?:cycle|period))|tomorrow|(?:after|at the end of) (?:the |your )?(?:current |next )?billing (?:cycle|period)|(?:the )?(?:beginning|start) of (?:the )?next month)|\b(?:until|till) (?:the )?(next (?:month|billing (?:cycle|period))|next week|tomorrow)`)
 )
 
+// rePeriod: the period a limit counts over ("per six hours", "per day",
+// "5 per 6 hours", "daily"); reLimitWords: the line speaks of a limit.
+var (
+	rePeriod     = LazyRE(`(?i)\bper\s+(?:(\d+|` + reNumberWord + `(?:[ -]` + reNumberWord + `)?)\s+)?(second|sec|minute|min|hour|hr|day|week|month)s?\b|\b(hourly|daily|weekly|monthly)\b`)
+	reLimitWords = LazyRE(`(?i)rate[ -]?limit|\blimit(?:ed|s)?\b|\bquota|too many|throttl|exceeded`)
+)
+
+// periodOf returns the length of the period rePeriod's match m names.
+func periodOf(m []string) time.Duration {
+	switch strings.ToLower(m[3]) {
+	case "hourly":
+		return time.Hour
+	case "daily":
+		return 24 * time.Hour
+	case "weekly":
+		return 7 * 24 * time.Hour
+	case "monthly":
+		return 30 * 24 * time.Hour
+	}
+	unit := strings.ToLower(m[2])
+	if unit == "month" {
+		unit = "30 days"
+	} else {
+		unit = "1 " + unit
+	}
+	d, ok := parseWait(unit)
+	if !ok {
+		return 0
+	}
+	if m[1] != "" {
+		n, ok := parseWait(m[1] + " s")
+		if !ok {
+			return 0
+		}
+		d *= time.Duration(n / time.Second)
+	}
+	return d
+}
+
 var waitMatchers = []Matcher{
+	{
+		// a limit that counts per six hours or per day: the run cannot wait
+		// for its window when it is longer than the run's max elapsed
+		Gates: []string{"per ", "Per ", "PER ", "hourly", "daily", "Daily", "weekly", "monthly"},
+		RE:    rePeriod,
+		Build: func(c *ScanCtx, line string, m []string) (Hit, bool) {
+			if !reLimitWords.MatchString(line) || c.inFrame || notAFailureLine(line) {
+				return Hit{}, false
+			}
+			d := periodOf(m)
+			if d <= c.waitLimit() {
+				return Hit{}, false
+			}
+			return Hit{Class: Policy, Code: CodeRateLimitWindow, Rank: rankGenericWait, ResetIn: d,
+				Reason: fmt.Sprintf("a limit counted %s (%s), longer than the run's max elapsed of %s: it resets within %s", Clip(m[0]), humanWait(d), c.waitLimit(), humanWait(d)),
+				Remedy: fmt.Sprintf("the limit's window (%s) outlasts the run: run again once it has passed (a later scheduled run), or authenticate or raise the limit; retrying within this run cannot succeed", humanWait(d))}, true
+		},
+	},
 	{
 		Gates: []string{"ry again", "etry in", "etry after", "etry for", "eset in", "esets in", "eset after", "esets after", "vailable again", "vailable in", "vailable after", "estored in", "nblocked in", "ome back in", "RY AGAIN", "ime to availability", "etry-After", "etry-after", "lease wait"},
 		RE:    reWaitStated,
@@ -395,7 +518,9 @@ var waitMatchers = []Matcher{
 			if !ok || d <= c.waitLimit() {
 				return Hit{}, false
 			}
-			return waitHit(c, line, "in "+humanWait(d)), true
+			h := waitHit(c, line, "in "+humanWait(d))
+			h.ResetIn = d
+			return h, true
 		},
 	},
 	{

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/base64"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -297,5 +298,94 @@ func TestProcessCarriesEnvironment(t *testing.T) {
 	p.Text, p.Env, p.MaxElapsed = "Error! Builds rate limit exceeded. Try again in 20m", nil, time.Hour
 	if f := FromProcess(p); f.Class != Transient {
 		t.Errorf("a 20m wait in an hour's run: %s %s, want transient", f.Class, f.Code)
+	}
+}
+
+// TestNoFalseStatuses: a number that looks like a status (a count of bytes
+// or objects, a size, a line number, a port, a version) is never read as
+// one; a status needs HTTP context (a status line, "HTTP", "status" or
+// "code" beside it, or a client's known shape).
+func TestNoFalseStatuses(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		exit       int
+		class      Class // Unknown: anything but an http-NNN code
+	}{
+		{"git: bytes of body still expected", "error: RPC failed; curl 18 transfer closed with outstanding read data remaining\nerror: 413 bytes of body are still expected\nfetch-pack: unexpected disconnect while reading sideband packet\nfatal: early EOF", 128, Transient},
+		{"git: 404 bytes still expected", "error: RPC failed; curl 18 transfer closed with outstanding read data remaining\nerror: 404 bytes of body are still expected\nfatal: early EOF", 128, Transient},
+		{"curl: bytes remaining", "error: RPC failed; curl 18 transfer closed with 404 bytes remaining to read\nfatal: the remote end hung up unexpectedly", 128, Transient},
+		{"fetch-pack: objects", "fetch-pack: unexpected disconnect while reading sideband packet\nerror: 500 objects were not received\nfatal: early EOF", 128, Transient},
+		{"error: N objects", "Error: 502 objects failed to upload", 1, Unknown},
+		{"ERROR: N files", "ERROR: 404 files were skipped", 1, Unknown},
+		{"RESPONSE N bytes", "RESPONSE 404 bytes read", 1, Unknown},
+		{"error: N lines", "error: 503 lines exceed the limit", 1, Unknown},
+		{"size in KiB", "Error: 413 KiB written before the reset", 1, Unknown},
+		{"a line number", "error: main.go:429: undefined: foo", 1, Unknown},
+		{"a port", "Error: dial tcp 10.0.0.1:500: i/o timeout", 1, Transient},
+		{"a version", "Error: version 1.503.0 failed to install", 1, Unknown},
+		{"a tag", "Error: v4.0.3 of the action failed", 1, Unknown},
+		{"code N items", "status: 429 items processed, 3 failed", 1, Unknown},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := FromText(ToolAuto, tc.text, tc.exit)
+			if strings.HasPrefix(string(f.Code), "http-") && f.Code != CodeNotErrorStatus {
+				t.Fatalf("read a count as a status: %s %s (%s)", f.Class, f.Code, f.Reason)
+			}
+			if tc.class != Unknown && f.Class != tc.class {
+				t.Errorf("class = %s (%s: %s), want %s", f.Class, f.Code, f.Reason, tc.class)
+			}
+		})
+	}
+	// the same shapes with a status beside a word of HTTP still read it
+	runTextCases(t, []textCase{
+		{name: "Error: N reason", tool: ToolAuto, text: "Error: 500 Internal error", class: Transient, code: HTTPCode(500)},
+		{name: "Error: N:", tool: ToolAuto, text: "Error: 403: the token lacks a scope", class: Policy, code: HTTPCode(403)},
+		{name: "RESPONSE N: reason", tool: ToolAuto, text: "RESPONSE 404: 404 Not Found\nERROR CODE: ResourceNotFound", class: Absent, code: HTTPCode(404)},
+		{name: "Error code: N (reason)", tool: ToolAuto, text: "Error code: 429 (Too Many Requests)", class: Transient, code: HTTPCode(429)},
+		{name: "HTTP N curl 22", tool: ToolAuto, text: "error: RPC failed; HTTP 413 curl 22 The requested URL returned error: 413\nfatal: the remote end hung up unexpectedly", class: Structural, code: HTTPCode(413)},
+	})
+}
+
+// TestGenericRatePeriods: a rate limit's period or wait in words ("per six
+// hours", "per day", "try again in thirteen hours", "retry after 7200") is
+// judged against the run's max elapsed like any stated wait.
+func TestGenericRatePeriods(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "per six hours", tool: ToolAuto, text: "Error: rate limit exceeded: you can publish 5 packages per six hours", class: Policy, code: CodeRateLimitWindow, reason: "6h"},
+		{name: "per day", tool: ToolAuto, text: "Error: rate limit exceeded: 10 uploads per day", class: Policy, code: CodeRateLimitWindow, reason: "1d"},
+		{name: "per 6 hours", tool: ToolAuto, text: "Error: Too many requests: the limit is 3 releases per 6 hours", class: Policy, code: CodeRateLimitWindow, reason: "6h"},
+		{name: "per minute stays a throttle", tool: ToolAuto, text: "Error: rate limit exceeded: 60 requests per minute", class: Transient, code: CodeRateLimited},
+		{name: "per second stays a throttle", tool: ToolAuto, text: "Error: rate limit exceeded (5 per second)", class: Transient, code: CodeRateLimited},
+		{name: "a period without a limit is not one", tool: ToolAuto, text: "Error: the backup runs twice per day and failed", class: Unknown, code: CodeUnknown},
+		{name: "try again in thirteen hours", tool: ToolAuto, text: "Rate limit exceeded. Try again in thirteen hours.", class: Policy, code: CodeQuotaExhausted, reason: "13h"},
+		{name: "try again in a day", tool: ToolAuto, text: "Too many uploads. Please try again in a day.", class: Policy, code: CodeQuotaExhausted, reason: "1d"},
+		{name: "try again in two minutes", tool: ToolAuto, text: "Rate limit exceeded. Try again in two minutes.", class: Transient, code: CodeRateLimited},
+		{name: "retry after N seconds", tool: ToolAuto, text: "Error: Too Many Requests. Please retry after 7200", class: Policy, code: CodeQuotaExhausted, reason: "2h"},
+	})
+	// with a longer run, six hours is a wait it can make
+	f := Classify(Input{Tool: ToolAuto, Text: "Error: rate limit exceeded: you can publish 5 packages per six hours", ExitCode: 1, MaxElapsed: 8 * time.Hour})
+	if f.Class != Transient {
+		t.Errorf("six hours within an 8h run: %s %s (%s)", f.Class, f.Code, f.Reason)
+	}
+}
+
+// TestGenericThrottleWords: a throttle in any service's words (Cloudflare's
+// "Rate limited. Please wait and consider throttling your request speed",
+// a ThrottlerException, "rate limit surpassed", "a ... rate limit error")
+// is transient; GitHub's primary limit ("API rate limit exceeded for IP",
+// counted per hour) is a window the default run cannot wait for.
+func TestGenericThrottleWords(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "Cloudflare throttle", tool: ToolAuto, text: "  Rate limited. Please wait and consider throttling your request speed [code: 10000]", class: Transient, code: CodeRateLimited},
+		{name: "Cloudflare throttle without the words rate limited", tool: ToolAuto, text: "  Please wait and consider throttling your request speed [code: 971]", class: Transient, code: CodeRateLimited},
+		{name: "ThrottlerException", tool: ToolAuto, text: "Failed to create function: Too Many Requests (429): ThrottlerException: Too Many Requests", class: Transient, code: CodeRateLimited},
+		{name: "rate limit surpassed", tool: ToolAuto, text: " ›   Error: API Request rate limit surpassed for application", class: Transient, code: CodeRateLimited},
+		{name: "a rate limit error", tool: ToolAuto, text: "We ran into a Netlify rate limit error, please try again in a bit.", class: Transient, code: CodeRateLimited},
+		{name: "GitHub's unauthenticated hourly limit", tool: ToolAuto, text: "batch response: API rate limit exceeded for 203.0.113.7. (But here's the good news: Authenticated requests get a higher rate limit. Check out the documentation for more details.)", class: Policy, code: CodeRateLimitWindow, remedy: "authenticate"},
+		{name: "GitHub's secondary limit stays a wait", tool: ToolAuto, text: "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.", class: Transient, code: CodeRateLimited},
+	})
+	f := Classify(Input{Tool: ToolAuto, Text: "API rate limit exceeded for 203.0.113.7.", ExitCode: 1, MaxElapsed: 2 * time.Hour})
+	if f.Class != Transient {
+		t.Errorf("an hour's window within a 2h run: %s %s", f.Class, f.Code)
 	}
 }

@@ -20,6 +20,9 @@ type Response struct {
 	Header http.Header // may be nil
 	Body   []byte
 	Now    time.Time // zero → time.Now()
+	// MaxElapsed is the step's whole max elapsed, against which a rate
+	// limit's wait is judged (JudgeWait); zero means DefaultMaxElapsed.
+	MaxElapsed time.Duration
 }
 
 // FromHTTP classifies an HTTP response (status, headers, body).
@@ -31,7 +34,7 @@ func FromHTTP(r Response) *Failure {
 	if r.Status == 0 {
 		return classifyText(ToolHTTP, string(r.Body), NoExitCode, r.Method)
 	}
-	return fromHTTP(r.Method, r.Status, r.Header, string(r.Body), now)
+	return fromHTTP(r.Method, r.Status, r.Header, string(r.Body), now, r.MaxElapsed)
 }
 
 const (
@@ -47,8 +50,10 @@ const RemedyRateLimitOverCap = "rate limited for longer than retry-after-cap all
 
 // fromHTTP classifies an answer; its trace is the answer's status, and a
 // proxy's mark when a proxy wrote the answer (X-Squid-Error, x-deny-reason).
-func fromHTTP(method string, status int, h http.Header, body string, now time.Time) *Failure {
+func fromHTTP(method string, status int, h http.Header, body string, now time.Time, budget time.Duration) *Failure {
 	f := classifyAnswer(method, status, h, body, now)
+	hw, ok := ReadWait(h, now)
+	f = JudgeWait(f, hw, ok, budget, now)
 	f.Trace = Trace{Status: status}
 	if headerGet(h, "X-Squid-Error") != "" || (status == 403 && headerGet(h, "X-Deny-Reason") != "") {
 		f.Trace.Proxy = true
@@ -314,9 +319,14 @@ var (
 	reStatusWord    = LazyRE(`(?i)\bstatus(?:[ _]code)?[ :=]+([45]\d\d)\b`)
 	reCodePhrase    = LazyRE(`\b([45]\d\d)(?:\s*[-:]\s*|\s+)([A-Za-z][A-Za-z' -]*[A-Za-z])`)
 	// ReRateLimit matches a rate limit's words, whoever prints them.
-	ReRateLimit   = LazyRE(`(?i)API rate limit exceeded|secondary rate limit|rate limit exceeded|abuse detection|exceeded a (?:secondary )?rate limit|rate limit reached|reached your (?:\w+ )?rate limit|toomanyrequests`)
-	reGraphQLType = LazyRE(`"type"\s*:\s*"([A-Z_]+)"`)
-	reSquidCode   = LazyRE(`\bERR_[A-Z_]+\b`)
+	ReRateLimit = LazyRE(`(?i)API rate limit exceeded|secondary rate limit|rate limit exceeded|abuse detection|exceeded a (?:secondary )?rate limit|rate limit reached|reached your (?:\w+ )?rate limit|toomanyrequests|\brate[- ]limited\b|rate limit (?:surpassed|error)|consider throttling your request|ThrottlerException`)
+	// reGitHubPrimary: GitHub's unauthenticated primary rate limit in its own
+	// words ("API rate limit exceeded for 203.0.113.7. (But here's the good
+	// news: Authenticated requests get a higher rate limit ...)"): 60
+	// requests an hour per address; the fix is a token, not a wait.
+	reGitHubPrimary = LazyRE(`API rate limit exceeded for (?:IP )?(?:\d{1,3}\.){3}\d{1,3}\b|Authenticated requests get a higher rate limit`)
+	reGraphQLType   = LazyRE(`"type"\s*:\s*"([A-Z_]+)"`)
+	reSquidCode     = LazyRE(`\bERR_[A-Z_]+\b`)
 )
 
 // StatusHit is the hit of an HTTP status quoted in tool output.
@@ -402,7 +412,13 @@ var httpTextMatchers = []Matcher{
 	{
 		Gates: []string{"status", "Status", "STATUS"},
 		RE:    reStatusWord,
-		Build: func(c *ScanCtx, _ string, m []string) (Hit, bool) { return StatusHit(c, Atoi(m[1]), RankStatusTxt) },
+		Build: func(c *ScanCtx, line string, _ []string) (Hit, bool) {
+			ix := reStatusWord.FindStringSubmatchIndex(line)
+			if ix == nil || CountAfter(line[ix[3]:]) {
+				return Hit{}, false // "status: 429 items processed"
+			}
+			return StatusHit(c, Atoi(line[ix[2]:ix[3]]), RankStatusTxt)
+		},
 	},
 	{
 		Gates: []string{"Forbidden", "Not Found", "Unauthorized", "Bad Request", "Unprocessable", "Too Many Requests", "Server Error", "Bad Gateway", "Unavailable", "Timeout", "Time-out", "Gone", "Too Large", "Not Implemented", "Conflict", "Proxy Authentication", "Client Error", "Precondition"},
@@ -418,9 +434,17 @@ var httpTextMatchers = []Matcher{
 		},
 	},
 	{
-		Gates: []string{"ate limit", "RATE LIMIT", "abuse detection", "toomanyrequests"},
+		Gates: []string{"ate limit", "RATE LIMIT", "abuse detection", "toomanyrequests", "ate-limit", "ate-Limit", "onsider throttling your request", "ThrottlerException"},
 		RE:    ReRateLimit,
-		Build: func(_ *ScanCtx, _ string, m []string) (Hit, bool) {
+		Build: func(c *ScanCtx, line string, m []string) (Hit, bool) {
+			if !c.answer && reGitHubPrimary.MatchString(line) && !strings.Contains(line, "secondary") && time.Hour > c.waitLimit() {
+				// GitHub's unauthenticated limit resets hourly: in text, with no reset
+				// header, a window longer than the run (an answer's own
+				// X-RateLimit-Reset is judged from the headers instead)
+				return Hit{Class: Policy, Code: CodeRateLimitWindow, Rank: RankRateLimit, ResetIn: time.Hour,
+					Reason: fmt.Sprintf("GitHub's unauthenticated rate limit is spent (%q): it resets within the hour, longer than the run's max elapsed of %s", Clip(m[0]), c.waitLimit()),
+					Remedy: "GitHub's primary limit resets hourly: authenticate (a token has 5,000 requests an hour, not 60), or run again after the reset; retrying within this run cannot succeed"}, true
+			}
 			return Hit{Class: Transient, Code: CodeRateLimited, Rank: RankRateLimit, Reason: "rate limit exceeded", Remedy: RemedyRateLimit}, true
 		},
 	},

@@ -85,6 +85,9 @@ const (
 	DialectProxyStatus = "Proxy-Status"
 	DialectCorporate   = "corporate proxy"
 	DialectBare        = "bare status"
+	// DialectSandbox is an agent sandbox's proxy: srt's or Codex's
+	// "x-proxy-error: blocked-by-*" and their own bodies.
+	DialectSandbox = "agent sandbox"
 )
 
 // ProxyReading is ReadProxyAnswer's verdict on one answer.
@@ -116,6 +119,8 @@ func (r ProxyReading) Label(a ProxyAnswer) string {
 		return r.Dialect + " " + strconv.Itoa(a.Status) + " " + Clip(r.Code)
 	case r.Dialect == DialectGateway:
 		return "x-deny-reason: " + Clip(r.Code)
+	case r.Dialect == DialectSandbox:
+		return sandboxName(a.Body) + "x-proxy-error: " + Clip(r.Code)
 	case r.Dialect == DialectProxyStatus:
 		return "Proxy-Status error=" + Clip(r.Code)
 	}
@@ -237,6 +242,25 @@ func ReadProxyAnswer(a ProxyAnswer) ProxyReading {
 		}
 	}
 
+	if v, ok := sandboxRefusal(a); ok {
+		// srt's or Codex's proxy: the refusal names the setting that changes it
+		x := proxyErrorHit(string(boundedBody(a.Body)), v, runOpts{})
+		r := ProxyReading{Verdict: ProxyDenied, Dialect: DialectSandbox, Code: v}
+		var ev []string
+		if h := headerGet(a.Header, "X-Proxy-Error"); h != "" {
+			ev = append(ev, headerEvidence("X-Proxy-Error", h))
+		}
+		if b := bodyEvidence(string(boundedBody(a.Body))); len(b) > 0 {
+			ev = append(ev, b[0])
+		}
+		r.Failure = New(Policy, CodeSandboxDenied, x.Reason, x.Remedy, append([]string{st}, ev...)...)
+		r.Failure.Trace = Trace{Network: connect, Proxy: true, NotSent: connect, ConnectStatus: a.Status}
+		if !connect {
+			r.Failure.Trace = Trace{Proxy: true, Status: a.Status}
+		}
+		return r
+	}
+
 	if v := headerGet(a.Header, "X-Deny-Reason"); v != "" && (a.Status == 403 || a.Status == 407 || a.Status == 451) {
 		return mk(ProxyDenied, DialectGateway, strings.TrimSpace(v), false, "the egress gateway denies the target: "+Clip(v), remedyAllowlist, headerEvidence("x-deny-reason", v))
 	}
@@ -348,4 +372,42 @@ func OddConnectSuccess(desc string) *Failure {
 	f := New(Unknown, CodeProxyConnect, desc, "the proxy answered CONNECT with an unusual success status", desc)
 	f.Trace = Trace{Network: true, Proxy: true, NotSent: true}
 	return f
+}
+
+// sandboxRefusal reports whether a is an agent sandbox's refusal (srt's or
+// Codex's proxy): its x-proxy-error: blocked-by-* header, or, on a 403, its
+// own body; value is the header's word ("blocked-by-allowlist").
+func sandboxRefusal(a ProxyAnswer) (string, bool) {
+	if v := strings.ToLower(strings.TrimSpace(headerGet(a.Header, "X-Proxy-Error"))); strings.HasPrefix(v, "blocked-by-") {
+		return v, true
+	}
+	if a.Status != 403 {
+		return "", false
+	}
+	b := string(boundedBody(a.Body))
+	if strings.Contains(b, "Connection blocked by network allowlist") || strings.Contains(b, "CODEX_NETWORK_POLICY_DECISION") || strings.Contains(b, "Codex blocked this request") {
+		return "blocked-by-allowlist", true
+	}
+	return "", false
+}
+
+// sandboxName names the sandbox a refusal's body comes from ("srt ",
+// "Codex "), or "".
+func sandboxName(body []byte) string {
+	b := string(boundedBody(body))
+	switch {
+	case strings.Contains(b, "CODEX_NETWORK_POLICY_DECISION") || strings.Contains(b, "Codex blocked"):
+		return "Codex "
+	case strings.Contains(b, "network allowlist"):
+		return "srt "
+	}
+	return ""
+}
+
+// boundedBody is the start of a proxy's body that is read for its words (8 KiB).
+func boundedBody(b []byte) []byte {
+	if len(b) > 8<<10 {
+		return b[:8<<10]
+	}
+	return b
 }

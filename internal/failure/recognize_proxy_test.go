@@ -43,6 +43,11 @@ func TestReadProxyAnswer(t *testing.T) {
 		{name: "Proxy-Status DNS error", a: ProxyAnswer{Status: 502, Header: http.Header{"Proxy-Status": {`gw; error=dns_error; rcode=NXDOMAIN`}}}, verdict: ProxyUpstreamFailed, class: Transient, code: "dns_error"},
 		{name: "Proxy-Status TLS inspection certificate", a: ProxyAnswer{Status: 502, Header: http.Header{"Proxy-Status": {`gw; error=tls_certificate_error`}}}, verdict: ProxyUnclear, class: Unknown},
 		{name: "Proxy-Status without error is ignored", a: ProxyAnswer{Status: 503, Header: http.Header{"Proxy-Status": {`gw; received-status=503`}}}, verdict: ProxyUpstreamFailed, class: Transient, dialect: DialectBare},
+		// agent sandboxes' proxies, their exact CONNECT denials (srt's http-proxy.ts, Codex's responses.rs)
+		{name: "srt CONNECT denial", a: ProxyAnswer{Status: 403, Reason: "Forbidden", Header: http.Header{"Content-Type": {"text/plain"}, "X-Proxy-Error": {"blocked-by-allowlist"}}, Body: []byte("Connection blocked by network allowlist")}, verdict: ProxyDenied, class: Policy, dialect: DialectSandbox, code: "blocked-by-allowlist", label: "srt x-proxy-error: blocked-by-allowlist"},
+		{name: "Codex CONNECT denial", a: ProxyAnswer{Status: 403, Reason: "Forbidden", Header: http.Header{"x-proxy-error": {"blocked-by-allowlist"}}, Body: []byte(`CODEX_NETWORK_POLICY_DECISION {"decision":"deny","reason":"not_allowed","source":"baseline_policy","protocol":"https_connect","host":"blocked.example","port":443}` + "\nCodex blocked this request: domain not in allowlist (this is not a denylist block).\n")}, verdict: ProxyDenied, class: Policy, dialect: DialectSandbox, code: "blocked-by-allowlist", label: "Codex x-proxy-error: blocked-by-allowlist"},
+		{name: "Codex denylist", a: ProxyAnswer{Status: 403, Header: http.Header{"X-Proxy-Error": {"blocked-by-denylist"}}}, verdict: ProxyDenied, class: Policy, dialect: DialectSandbox, code: "blocked-by-denylist"},
+		{name: "srt body without the header", a: ProxyAnswer{Status: 403, Body: []byte("Connection blocked by network allowlist")}, verdict: ProxyDenied, class: Policy, dialect: DialectSandbox},
 		// corporate reason phrases
 		{name: "URLBlocked", a: ProxyAnswer{Status: 403, Reason: "URLBlocked"}, verdict: ProxyDenied, class: Policy, dialect: DialectCorporate, code: "URLBlocked", label: "corporate proxy 403 URLBlocked"},
 		{name: "Websense tunnel forbidden", a: ProxyAnswer{Status: 403, Reason: "Tunnel or SSL Forbidden", Header: http.Header{"Via": {"1.1 WCG1"}}}, verdict: ProxyDenied, class: Policy, dialect: DialectCorporate, code: "Tunnel or SSL Forbidden"},
@@ -76,6 +81,15 @@ func TestReadProxyAnswer(t *testing.T) {
 					t.Errorf("allowed answer has a failure: %v", r.Failure)
 				}
 				return
+			}
+			if tc.dialect == DialectSandbox {
+				want := "allowedDomains"
+				if strings.Contains(string(tc.a.Body), "CODEX") {
+					want = "allowed_domains"
+				}
+				if r.Failure == nil || r.Failure.Code != CodeSandboxDenied || !strings.Contains(r.Failure.Remedy, want) {
+					t.Errorf("sandbox denial: %+v, want %s naming %s", r.Failure, CodeSandboxDenied, want)
+				}
 			}
 			if r.Failure == nil || r.Failure.Class != tc.class {
 				t.Fatalf("failure %v, want class %s", r.Failure, tc.class)

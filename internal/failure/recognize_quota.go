@@ -82,7 +82,7 @@ var (
 	// reWaitIn: a relative reset ("try again in 5 days 22 hours", "Please
 	// retry in 24.58s", "resets in 4hr 29min"); the client's own backoff
 	// ("Retrying in 1 seconds") is not the server's word.
-	reWaitIn = LazyRE(`(?i)\b(?:try again|retry|resets?|available again) (?:in|after) (\d[\d.]*\s*[a-z]+(?:[ ,]+(?:and )?\d[\d.]*\s*[a-z]+)*)|resets_in_seconds\\?"?\s*:\s*(\d+)|retryDelay\\?"?\s*:\s*\\?"(\d+(?:\.\d+)?)s`)
+	reWaitIn = LazyRE(`(?i)\b(?:try again|retry|resets?|available again) (?:in|after) ((?:\d[\d.]*|` + reNumberWord + `(?:[ -]` + reNumberWord + `)?\s)\s*[a-z]+(?:[ ,]+(?:and )?\d[\d.]*\s*[a-z]+)*)|resets_in_seconds\\?"?\s*:\s*(\d+)|retryDelay\\?"?\s*:\s*\\?"(\d+(?:\.\d+)?)s`)
 	// reResetAt: an absolute reset ("Try again at Jul 5th, 2026 8:19 PM",
 	// "resets 4:50am (Europe/Rome)", "usage limit reached|1762952400").
 	reResetAt = LazyRE(`(?i)\b(?:try again at|resets? at|resets|will reset at|limit will reset at)\s+([0-9A-Za-z][^·∙\n"|]{0,60})|limit reached\|(\d{9,11})`)
@@ -153,36 +153,45 @@ func startsMonth(s string) bool {
 }
 
 // parseWait parses a spoken or Go-style duration: "5 days 22 hours 11",
-// "24.580001s", "1m30s", "4hr 29min", "20 seconds". A trailing number with no
-// unit is ignored; ok is false when no part has a unit.
+// "24.580001s", "1m30s", "4hr 29min", "20 seconds", "thirteen hours", "a
+// day". A trailing number with no unit is ignored; ok is false when no part
+// has a unit.
 func parseWait(s string) (time.Duration, bool) {
 	var total float64
 	found := false
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c == ' ' || c == ',' {
+		if c == ' ' || c == ',' || c == '-' {
 			i++
 			continue
 		}
+		var n float64
+		j := i
 		if c < '0' || c > '9' {
-			w := i
-			for i < len(s) && isLetter(s[i]) {
-				i++
+			for j < len(s) && isLetter(s[j]) {
+				j++
 			}
-			if strings.EqualFold(s[w:i], "and") {
+			w := strings.ToLower(s[i:j])
+			if w == "and" {
+				i = j
 				continue
 			}
-			break
+			v, ok := numberWords[w]
+			if !ok {
+				break
+			}
+			n = v
+		} else {
+			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.') {
+				j++
+			}
+			v, err := strconv.ParseFloat(s[i:j], 64)
+			if err != nil {
+				break
+			}
+			n = v
 		}
-		j := i
-		for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.') {
-			j++
-		}
-		n, err := strconv.ParseFloat(s[i:j], 64)
-		if err != nil {
-			break
-		}
-		for j < len(s) && s[j] == ' ' {
+		for j < len(s) && (s[j] == ' ' || s[j] == '-') {
 			j++
 		}
 		k := j
@@ -191,7 +200,22 @@ func parseWait(s string) (time.Duration, bool) {
 		}
 		unit := waitUnit(strings.ToLower(s[j:k]))
 		if unit == 0 {
-			break
+			if v, ok := numberWords[strings.ToLower(s[j:k])]; ok && n >= 20 && v < 10 {
+				// "twenty four hours": the tens and the units
+				n += v
+				j = k
+				for j < len(s) && (s[j] == ' ' || s[j] == '-') {
+					j++
+				}
+				k = j
+				for k < len(s) && isLetter(s[k]) {
+					k++
+				}
+				unit = waitUnit(strings.ToLower(s[j:k]))
+			}
+			if unit == 0 {
+				break
+			}
 		}
 		total += n * float64(unit)
 		found = true
@@ -202,6 +226,17 @@ func parseWait(s string) (time.Duration, bool) {
 	}
 	return time.Duration(total).Truncate(time.Millisecond), true
 }
+
+// numberWords are the numbers a service spells out in a wait or a period
+// ("try again in thirteen hours", "per six hours", "in a day").
+var numberWords = map[string]float64{
+	"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+	"eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+	"nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90,
+}
+
+// reNumberWord is numberWords as a regular expression's alternative.
+const reNumberWord = `(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|ninety)`
 
 // humanWait renders a reset for a reason: "5d22h11m", "4h29m", "24.58s".
 func humanWait(d time.Duration) string {
@@ -278,13 +313,15 @@ func quotaVerdict(c *ScanCtx, line, what string, rank int) Hit {
 		return Hit{Class: Transient, Code: CodeRateLimited, Rank: rank, Reason: "rate limit exceeded: " + what + " (a per-minute quota)", Remedy: RemedyRateLimit}
 	}
 	reason := "quota exhausted: " + what
+	var resetIn time.Duration
 	switch at := quotaResetAt(ctx); {
 	case hasWait:
 		reason += " (resets in " + humanWait(wait) + ")"
+		resetIn = wait
 	case at != "":
 		reason += " (resets " + at + ")"
 	}
-	return Hit{Class: Policy, Code: CodeQuotaExhausted, Rank: rank, Reason: reason, Remedy: remedy}
+	return Hit{Class: Policy, Code: CodeQuotaExhausted, Rank: rank, Reason: reason, Remedy: remedy, ResetIn: resetIn}
 }
 
 var quotaOwnMatchers = []Matcher{

@@ -64,10 +64,13 @@ type Hit struct {
 	Reason     string
 	Remedy     string
 	RetryAfter time.Duration
-	Extra      []string // further evidence lines (GH013 rules), substrings of the text
-	line       string   // the evidence line, filled in by the scanner
-	pos        int      // offset of the line in the text
-	synthetic  bool     // not from a line of the text (the exit status)
+	// ResetIn is how long after the text was written a spent limit resets,
+	// as the text states it (Failure.ResetIn); zero when not stated.
+	ResetIn   time.Duration
+	Extra     []string // further evidence lines (GH013 rules), substrings of the text
+	line      string   // the evidence line, filled in by the scanner
+	pos       int      // offset of the line in the text
+	synthetic bool     // not from a line of the text (the exit status)
 }
 
 // Matcher recognises one kind of failure on a line.
@@ -450,7 +453,7 @@ func (c *ScanCtx) resolve(hits []Hit) (*Failure, bool) {
 		return nil, false
 	}
 	b := hits[best]
-	f := &Failure{Class: b.Class, Code: b.Code, Reason: b.Reason, Remedy: b.Remedy, RetryAfter: b.RetryAfter,
+	f := &Failure{Class: b.Class, Code: b.Code, Reason: b.Reason, Remedy: b.Remedy, RetryAfter: b.RetryAfter, ResetIn: b.ResetIn,
 		Trace: traceOf(hits, b, c.Facts)}
 	add := func(s string) {
 		if s == "" || len(f.Evidence) >= maxEvidenceLines {
@@ -470,6 +473,9 @@ func (c *ScanCtx) resolve(hits []Hit) (*Failure, bool) {
 	for i, h := range hits {
 		if i == best || h.Class != b.Class || h.synthetic {
 			continue
+		}
+		if f.ResetIn == 0 {
+			f.ResetIn = h.ResetIn // the wait a line of the same verdict states
 		}
 		add(h.line)
 		for _, e := range h.Extra {

@@ -22,6 +22,14 @@ import (
 // as a Go error. go-github's own refusal to call before a reset never
 // applies: GET /rate_limit, the only call retrywise makes, is exempt from it.
 func Classify(err error, now time.Time) *failure.Failure {
+	return ClassifyFor(err, now, 0)
+}
+
+// ClassifyFor is Classify for a step whose whole max elapsed is maxElapsed
+// (0 means failure.DefaultMaxElapsed): a rate limit whose reset, measured
+// from the answer's Date, is further away than that is policy
+// (failure.JudgeWait, code rate-limit-window), not a wait.
+func ClassifyFor(err error, now time.Time, maxElapsed time.Duration) *failure.Failure {
 	var (
 		rle   *github.RateLimitError
 		abuse *github.AbuseRateLimitError
@@ -30,14 +38,14 @@ func Classify(err error, now time.Time) *failure.Failure {
 	switch {
 	case errors.As(err, &rle):
 		ev := append(statusEvidence(rle.Response), "X-RateLimit-Remaining: 0", rle.Message)
-		f := failure.GitHubRateLimit(rle.Rate.Limit, rle.Rate.Reset.Time, now, nonEmpty(ev)...)
+		f := failure.GitHubRateLimit(rle.Rate.Limit, rle.Rate.Reset.Time, served(rle.Response, now), nonEmpty(ev)...)
 		f.Err = err
-		return f
+		return judge(f, rle.Response, now, maxElapsed)
 	case errors.As(err, &abuse):
 		ev := nonEmpty(append(statusEvidence(abuse.Response), abuse.Message))
 		f := failure.GitHubSecondaryRateLimit(secondaryWait(abuse, now), ev...)
 		f.Err = err
-		return f
+		return judge(f, abuse.Response, now, maxElapsed)
 	case errors.As(err, &er) && er.Response != nil:
 		r := er.Response
 		method := ""
@@ -52,11 +60,33 @@ func Classify(err error, now time.Time) *failure.Failure {
 		if len(body) == 0 {
 			body = []byte(er.Message)
 		}
-		f := failure.FromHTTP(failure.Response{Method: method, Status: r.StatusCode, Header: r.Header, Body: body, Now: now})
+		f := failure.FromHTTP(failure.Response{Method: method, Status: r.StatusCode, Header: r.Header, Body: body, Now: now, MaxElapsed: maxElapsed})
 		f.Err = err
 		return f
 	}
 	return failure.FromError(err)
+}
+
+// served returns the answer's Date (the server's clock, which a reset is
+// measured against), else now.
+func served(r *http.Response, now time.Time) time.Time {
+	if r != nil {
+		if d, err := http.ParseTime(r.Header.Get("Date")); err == nil {
+			return d
+		}
+	}
+	return now
+}
+
+// judge decides a rate limit by its wait against the step's max elapsed
+// (failure.JudgeWait), with the wait the answer's headers give.
+func judge(f *failure.Failure, r *http.Response, now time.Time, maxElapsed time.Duration) *failure.Failure {
+	var h http.Header
+	if r != nil {
+		h = r.Header
+	}
+	hw, ok := failure.ReadWait(h, now)
+	return failure.JudgeWait(f, hw, ok, maxElapsed, now)
 }
 
 // secondaryWait is the wait a secondary rate limit asks for, measured from

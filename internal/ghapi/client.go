@@ -57,14 +57,19 @@ type Options struct {
 	Token string
 	// UserAgent is sent with every request; "" keeps go-github's.
 	UserAgent string
-	// Clock gives the time that rate-limit resets are measured from; nil means the wall clock.
+	// Clock gives the time that rate-limit resets are measured from (when
+	// the answer has no Date header); nil means the wall clock.
 	Clock clock.Clock
+	// MaxElapsed is the step's whole max elapsed: a rate limit whose reset is
+	// further away is policy (failure.JudgeWait); 0 means failure.DefaultMaxElapsed.
+	MaxElapsed time.Duration
 }
 
 // Client is a GitHub API client; it is safe for concurrent use.
 type Client struct {
-	gh  *github.Client
-	clk clock.Clock
+	gh         *github.Client
+	clk        clock.Clock
+	maxElapsed time.Duration
 }
 
 // New returns a client for the API at opts.BaseURL.
@@ -89,7 +94,7 @@ func New(opts Options) (*Client, error) {
 	if clk == nil {
 		clk = clock.Real{}
 	}
-	return &Client{gh: gh, clk: clk}, nil
+	return &Client{gh: gh, clk: clk, maxElapsed: opts.MaxElapsed}, nil
 }
 
 // apiHTTPClient returns a copy of hc (nil: a client of Go's default
@@ -314,7 +319,7 @@ type Quota map[Resource]Rate
 func (c *Client) Quota(ctx context.Context) (Quota, error) {
 	rl, _, err := c.gh.RateLimit.Get(ctx)
 	if err != nil {
-		return nil, Classify(err, c.clk.Now())
+		return nil, ClassifyFor(err, c.clk.Now(), c.maxElapsed)
 	}
 	q := Quota{}
 	add := func(r Resource, v *github.Rate) {

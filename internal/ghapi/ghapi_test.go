@@ -109,13 +109,15 @@ func TestClassify(t *testing.T) {
 			w.WriteHeader(http.StatusTooManyRequests)
 			fmt.Fprint(w, `{"message":"Too Many Requests"}`)
 		}, failure.Transient, 7 * time.Second, "rate limited (HTTP 429", nil},
+		// an hour's wait is over the default max elapsed: policy, the reset named
 		{"403 primary rate limit", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Date", t0.Format(http.TimeFormat))
 			w.Header().Set("X-RateLimit-Remaining", "0")
 			w.Header().Set("X-RateLimit-Limit", "60")
 			w.Header().Set("X-RateLimit-Reset", fmt.Sprint(reset.Unix()))
 			w.WriteHeader(http.StatusForbidden)
 			fmt.Fprint(w, `{"message":"API rate limit exceeded for 127.0.0.1."}`)
-		}, failure.Transient, time.Hour, "GitHub API rate limit of 60 exhausted until 2026-11-30T11:00:00Z",
+		}, failure.Policy, time.Hour, "GitHub API rate limit of 60 exhausted until 2026-11-30T11:00:00Z; the limit resets at 2026-11-30 11:00:00 UTC (in 1h)",
 			[]string{"HTTP 403 Forbidden", "X-RateLimit-Remaining: 0", "API rate limit exceeded for 127.0.0.1."}},
 		{"403 secondary rate limit", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "42")
@@ -162,19 +164,20 @@ func TestClassify(t *testing.T) {
 // exempt from go-github's self-imposed refusal, so every retry reaches the
 // server and is classified from GitHub's real answer (not a local refusal).
 func TestQuotaIsReadAgainAfterARateLimit(t *testing.T) {
-	reset := t0.Add(30 * time.Minute)
+	reset := t0.Add(10 * time.Minute)
 	for _, tt := range []struct {
 		name  string
 		write func(w http.ResponseWriter)
 		wait  time.Duration
 	}{
 		{"primary", func(w http.ResponseWriter) {
+			w.Header().Set("Date", t0.Format(http.TimeFormat)) // the reset is measured from the answer's Date
 			w.Header().Set("X-RateLimit-Remaining", "0")
 			w.Header().Set("X-RateLimit-Limit", "5000")
 			w.Header().Set("X-RateLimit-Reset", fmt.Sprint(reset.Unix()))
 			w.WriteHeader(http.StatusForbidden)
 			fmt.Fprint(w, `{"message":"API rate limit exceeded for user ID 1."}`)
-		}, 30 * time.Minute},
+		}, 10 * time.Minute},
 		{"secondary", func(w http.ResponseWriter) {
 			w.Header().Set("Retry-After", "600")
 			w.WriteHeader(http.StatusForbidden)
@@ -297,9 +300,41 @@ func TestSecondaryRateLimitWaitsOnTheInjectedClock(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := &github.AbuseRateLimitError{Response: &http.Response{StatusCode: 403, Header: tt.header}, Message: "You have exceeded a secondary rate limit", RetryAfter: &wall}
-			f := Classify(err, now)
+			f := ClassifyFor(err, now, 48*time.Hour) // a step long enough to wait 42h: the wait itself is tested
 			if f.Code != failure.CodeGitHubSecondary || f.RetryAfter != tt.want {
 				t.Errorf("code %s, RetryAfter %v; want %s, %v", f.Code, f.RetryAfter, failure.CodeGitHubSecondary, tt.want)
+			}
+		})
+	}
+}
+
+// TestRateLimitJudgedAgainstMaxElapsed: a GitHub rate limit's reset is
+// measured from the answer's Date (the server's clock, here two hours behind
+// the caller's) and judged against the step's whole max elapsed: within it
+// a wait, beyond it policy (rate-limit-window) naming the reset.
+func TestRateLimitJudgedAgainstMaxElapsed(t *testing.T) {
+	served := t0.Add(-2 * time.Hour)
+	for _, tt := range []struct {
+		name       string
+		resetIn    time.Duration
+		maxElapsed time.Duration
+		class      failure.Class
+		code       failure.Code
+		wait       time.Duration
+	}{
+		{"ten minutes by the server's clock", 10 * time.Minute, 0, failure.Transient, failure.CodeGitHubRateLimit, 10 * time.Minute},
+		{"fifty minutes: over the default max elapsed", 50 * time.Minute, 0, failure.Policy, failure.CodeRateLimitWindow, 50 * time.Minute},
+		{"fifty minutes within a one-hour step", 50 * time.Minute, time.Hour, failure.Transient, failure.CodeGitHubRateLimit, 50 * time.Minute},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := http.Header{"Date": {served.Format(http.TimeFormat)}, "X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Limit": {"60"}, "X-Ratelimit-Reset": {fmt.Sprint(served.Add(tt.resetIn).Unix())}}
+			err := &github.RateLimitError{Response: &http.Response{StatusCode: 403, Header: h}, Message: "API rate limit exceeded", Rate: github.Rate{Limit: 60, Reset: github.Timestamp{Time: served.Add(tt.resetIn)}}}
+			f := ClassifyFor(err, t0, tt.maxElapsed)
+			if f.Class != tt.class || f.Code != tt.code || f.RetryAfter != tt.wait {
+				t.Errorf("%s %s RetryAfter %v (%s); want %s %s %v", f.Class, f.Code, f.RetryAfter, f.Reason, tt.class, tt.code, tt.wait)
+			}
+			if f.Class == failure.Policy && !strings.Contains(f.Reason, served.Add(tt.resetIn).UTC().Format("2006-01-02 15:04:05 UTC")) {
+				t.Errorf("reason %q does not name the reset", f.Reason)
 			}
 		})
 	}

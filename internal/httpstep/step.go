@@ -75,6 +75,9 @@ type Options struct {
 	Breaker *breaker.Breaker
 	// Clock gives the time for Retry-After dates and X-RateLimit-Reset; nil means the wall clock.
 	Clock clock.Clock
+	// MaxElapsed is the step's whole max elapsed: a rate limit whose reset is
+	// further away is policy (failure.JudgeWait); 0 means failure.DefaultMaxElapsed.
+	MaxElapsed time.Duration
 	// UserAgent is sent when Header has none; "" means "retrywise".
 	UserAgent string
 }
@@ -227,7 +230,7 @@ func (s *Step) do(ctx context.Context) (f *failure.Failure, neutral bool) {
 	if tf := failure.TeamVerdict(failure.Input{Rules: s.opts.Team, Ctx: ctx, Tool: failure.ToolHTTP, Status: resp.StatusCode, Method: s.method, Text: string(b), ExitCode: failure.NoExitCode}); tf != nil {
 		f = tf
 	} else {
-		f = failure.FromHTTP(failure.Response{Method: s.method, Status: resp.StatusCode, Header: resp.Header, Body: b, Now: s.clk.Now()})
+		f = failure.FromHTTP(failure.Response{Method: s.method, Status: resp.StatusCode, Header: resp.Header, Body: b, Now: s.clk.Now(), MaxElapsed: s.opts.MaxElapsed})
 	}
 	if f.Class == failure.Absent {
 		s.absent()

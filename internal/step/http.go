@@ -306,7 +306,7 @@ func (c *HTTPConfig) run(ctx context.Context, x *exe) (*report.Step, *Error) {
 		Method: method, URL: rawURL, Header: headers, Body: body, Timeout: c.Timeout,
 		Client: httpstep.NewClientSecrets(tr, !c.NoFollow, io.Red.Masks), Expect: c.expect, Fields: c.fields,
 		Stdout: stdout, OutputFile: outputFile, MaxBody: c.maxBody, RetryUnsafe: c.RetryUnsafe,
-		Breaker: br, Clock: clk, UserAgent: x.svc.UserAgent, Team: c.teamRules(x.svc),
+		Breaker: br, Clock: clk, UserAgent: x.svc.UserAgent, Team: c.teamRules(x.svc), MaxElapsed: c.pol.MaxElapsed,
 	})
 	if err != nil {
 		return nil, &Error{exitcode.Config, err.Error()}

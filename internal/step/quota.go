@@ -99,7 +99,7 @@ func (c *QuotaConfig) run(ctx context.Context, x *exe) (*report.Step, *Error) {
 	tr := transport(io.Env)
 	defer tr.CloseIdleConnections()
 	clk := x.clock()
-	gh, err := ghapi.New(ghapi.Options{HTTPClient: httpstep.NewClient(tr, true), BaseURL: env["GITHUB_API_URL"], Token: token, UserAgent: x.svc.UserAgent, Clock: clk})
+	gh, err := ghapi.New(ghapi.Options{HTTPClient: httpstep.NewClient(tr, true), BaseURL: env["GITHUB_API_URL"], Token: token, UserAgent: x.svc.UserAgent, Clock: clk, MaxElapsed: c.pol.MaxElapsed})
 	if err != nil {
 		return nil, &Error{exitcode.Config, err.Error()}
 	}

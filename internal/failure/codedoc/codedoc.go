@@ -52,6 +52,7 @@ var Docs = []Doc{
 	{"proxy-connect-failed", "unknown", "a CONNECT answer that says nothing more (Go's bare reason phrase)"},
 	{"proxy-unclear", "unknown", "the probe could not read the proxy's answer"},
 	{"rate-limited", "transient", "a rate limit, named in the body or headers"},
+	{"rate-limit-window", "policy", "a rate limit whose reset or window (Retry-After, X-RateLimit-Reset, the IETF RateLimit fields, `x-*-limit-24hour-*`, `w=`) is further away than the step's whole max elapsed: the reason names the reset, the remedy when to run again"},
 	{"quota-exhausted", "policy", "a quota spent for a period (a daily or monthly cap, \"try again in 5 days\", billing): decided for longer than a run lasts"},
 	{"auth-rejected", "policy", "generic layer: credentials missing, invalid, expired or revoked in any tool's words (`unauthorized`, `authentication failed`, `Permission denied (publickey)`, `InvalidClientTokenId`, `ExpiredToken`, `SignatureDoesNotMatch`, `bad credentials`)"},
 	{"permission-denied", "policy", "generic layer: valid credentials without the permission (`AccessDenied`, `not authorized to perform`, `insufficient scope`, `PERMISSION_DENIED`, `Permission '…' denied`)"},
