@@ -23,9 +23,13 @@ func repoRoot(t testing.TB) string {
 func scratchCheckout(t *testing.T) (dir, binDir string) {
 	t.Helper()
 	dir, binDir = t.TempDir(), t.TempDir()
-	script, err := os.ReadFile(filepath.Join(repoRoot(t), "scripts", "act-images"))
+	path := filepath.Join(repoRoot(t), "scripts", "act-images")
+	script, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode()&0o111 == 0 {
+		t.Fatalf("%s is not executable: the docs run it as a command", path)
 	}
 	os.MkdirAll(filepath.Join(dir, "scripts"), 0o755)
 	os.MkdirAll(filepath.Join(dir, "ca-certificates"), 0o755)
