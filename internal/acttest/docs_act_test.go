@@ -202,3 +202,28 @@ func TestImagesTrustTheBundle(t *testing.T) {
 		t.Errorf("go in the build stage did not trust the proxy on 127.0.0.1 (asked %q):\n%s", asked, out)
 	}
 }
+
+// TestActImagesRealBrokenBuild: a Dockerfile whose RUN fails, built by
+// scripts/act-images with podman: the output holds the builder's own error
+// line, not only an exit status. (The job image is the cached one: the same
+// bundle, so the same layers and the same image under its name.)
+func TestActImagesRealBrokenBuild(t *testing.T) {
+	dir, _ := scratchCheckout(t)
+	broken := "FROM debian:bookworm-slim\nRUN echo \"E: Unable to locate package retrywise-does-not-exist\" >&2; exit 100\n"
+	if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(dir, "scripts", "act-images"), "--engine", "podman")
+	b, err := cmd.CombinedOutput()
+	out := string(b)
+	if err == nil {
+		t.Fatalf("a broken build exited 0:\n%s", out)
+	}
+	for _, want := range []string{"building act-retrywise-retrywise-v1-dockeraction:latest failed (podman build exited", "  | E: Unable to locate package retrywise-does-not-exist"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+}
