@@ -125,6 +125,12 @@ func TestDocsActSection(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("the log:\n%s", log)
+		return
+	}
+	for _, l := range lines(log, "") {
+		if strings.HasPrefix(l, "### ") || strings.HasPrefix(l, "scripts/act-images:") || strings.Contains(l, "Job succeeded") {
+			t.Log(l)
+		}
 	}
 }
 
