@@ -16,6 +16,11 @@ FROM golang:1.26-bookworm AS build
 ARG GOPROXY=https://proxy.golang.org,direct GOSUMDB=sum.golang.org GONOSUMDB= GOFLAGS=
 WORKDIR /src
 COPY go.mod go.sum ./
+# A corporate CA (ca-certificates/*.crt, none in the repository; see its
+# README.md): go reads every PEM file of SSL_CERT_DIR, so the module
+# download trusts it behind a TLS-inspecting proxy. This stage only.
+COPY ca-certificates/ /usr/local/share/ca-certificates/
+ENV SSL_CERT_DIR=/usr/local/share/ca-certificates:/etc/ssl/certs
 RUN go mod download
 COPY . .
 # The version `retrywise version` prints (main.version), e.g. v1.2.3; empty
@@ -33,5 +38,9 @@ FROM debian:bookworm-slim
 RUN apt-get update \
 	&& apt-get install -y --no-install-recommends bash ca-certificates curl git openssh-client \
 	&& rm -rf /var/lib/apt/lists/*
+# The same corporate CA, for git and curl: added to the system bundle only
+# when ca-certificates/ holds one.
+COPY ca-certificates/ /usr/local/share/ca-certificates/
+RUN if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then update-ca-certificates; fi
 COPY --from=build /out/retrywise /usr/local/bin/retrywise
 ENTRYPOINT ["/usr/local/bin/retrywise"]

@@ -17,7 +17,15 @@
 #   RETRYWISE_VERSION        the release, stamped into host/action.yml by
 #                            scripts/release-action (1.2.3); empty on main
 #   RETRYWISE_DOWNLOAD_BASE  where releases are: BASE/vVERSION/ASSET; default
-#                            $GITHUB_SERVER_URL/$GITHUB_ACTION_REPOSITORY/releases/download
+#                            $GITHUB_SERVER_URL/$GITHUB_ACTION_REPOSITORY/releases/download;
+#                            a mirror of the release assets, verified against
+#                            its SHA256SUMS as the default is
+#   RETRYWISE_BINARY         under act only (ACT=true): an absolute path to a
+#                            retrywise binary inside the job's container, used
+#                            as it is (no download, no build, no setup-go). On
+#                            a runner it is ignored with a warning: an earlier
+#                            step could have replaced that file with one that
+#                            reads the token.
 #   RETRYWISE_SOURCE         the action's source (the folder with go.mod);
 #                            default the folder above this script
 #   RUNNER_TOOL_CACHE        the cache (default $HOME/.cache/retrywise-tools)
@@ -53,7 +61,26 @@ sha256() {
 	if command -v sha256sum >/dev/null 2>&1; then sha256sum "$1" | cut -d' ' -f1; else shasum -a 256 "$1" | cut -d' ' -f1; fi
 }
 
+# local_binary: under act, RETRYWISE_BINARY names the binary to use; it
+# returns 1 when there is none to use (none named, or not under act).
+local_binary() {
+	local bin=${RETRYWISE_BINARY:-}
+	[ -n "$bin" ] || return 1
+	if [ "${ACT:-}" != true ]; then
+		echo "::warning title=retrywise/host install::RETRYWISE_BINARY is ignored outside act (ACT=true): on a runner an earlier step could replace that file with one that reads the token; installing the release instead"
+		return 1
+	fi
+	case "$bin" in
+	/*) ;;
+	*) fail "RETRYWISE_BINARY=$bin: under act it must be an absolute path inside the job's container" ;;
+	esac
+	[ -f "$bin" ] && [ -x "$bin" ] || fail "RETRYWISE_BINARY=$bin is not an executable file in the job's container (under act: a path the container sees, e.g. one mounted with --container-options \"-v DIR:DIR:ro\")"
+	say "under act: RETRYWISE_BINARY=$bin, used as it is (no download, no build)"
+	output "bin=$bin"
+}
+
 fetch() {
+	local_binary && return
 	if [ -z "$version" ]; then
 		say "no release version stamped into host/action.yml (a branch or a commit, not a release tag): building from the action's source"
 		output build=true
@@ -67,6 +94,7 @@ fetch() {
 		return
 	fi
 	local base=${RETRYWISE_DOWNLOAD_BASE:-${GITHUB_SERVER_URL:-https://github.com}/${GITHUB_ACTION_REPOSITORY:-retrywise/retrywise}/releases/download}
+	base=${base%/}
 	local tag=v$version asset=retrywise-v$version-$os-$arch
 	tmp=$(mktemp -d "${RUNNER_TEMP:-/tmp}/retrywise-install.XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT

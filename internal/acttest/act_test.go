@@ -48,14 +48,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func repoRoot(t testing.TB) string {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
-
 // api is the stand-in API on 127.0.0.1: every path answers 503 the first
 // time and 200 (or what answer says) after.
 type api struct {
@@ -178,7 +170,7 @@ func act(t *testing.T, dir, workflow string, vars ...string) actRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = cmd.Wait()
+	cmd.Wait() // a non-zero exit is r.code, a timeout ctx.Err()
 	pw.Close()
 	<-done
 	r.elapsed, r.log = time.Since(start), b.String()

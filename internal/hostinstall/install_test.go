@@ -219,3 +219,97 @@ func TestInstallTimeOfAReleaseSizedBinary(t *testing.T) {
 	}
 	t.Logf("host install of an 18 MiB binary from 127.0.0.1: %v", r.elapsed)
 }
+
+// TestInstallLocalBinaryOnlyUnderAct: RETRYWISE_BINARY is taken (no
+// download, no build, so no setup-go) only under act (ACT=true); on a runner
+// an earlier step could swap that file for one that reads the token, so
+// there it is ignored with a warning and the release is installed as
+// usual, verified against SHA256SUMS.
+func TestInstallLocalBinaryOnlyUnderAct(t *testing.T) {
+	good := fakeBinary("release-1.2.3")
+	assets := map[string][]byte{"retrywise-v1.2.3-linux-amd64": good}
+	rel := release{"SHA256SUMS": sums(assets), "retrywise-v1.2.3-linux-amd64": good}
+	srv := newServer(t, map[string]release{"v1.2.3": rel})
+	local := filepath.Join(t.TempDir(), "retrywise")
+	if err := os.WriteFile(local, fakeBinary("local"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	notExec := filepath.Join(t.TempDir(), "retrywise")
+	os.WriteFile(notExec, fakeBinary("x"), 0o644)
+	for _, tt := range []struct {
+		name     string
+		act      string // ACT's value; "-" leaves it unset
+		binary   string
+		version  string
+		wantBin  string // "local", "release" or "" (a failure)
+		wantLog  string
+		requests bool // whether the release server is asked
+	}{
+		{"under act, a release stamped", "true", local, "1.2.3", "local", "RETRYWISE_BINARY=" + local, false},
+		{"under act, no release (@main): no build", "true", local, "", "local", "no download, no build", false},
+		{"on a runner: ignored, the release", "-", local, "1.2.3", "release", "::warning title=retrywise/host install::RETRYWISE_BINARY is ignored", true},
+		{"ACT=false: ignored", "false", local, "1.2.3", "release", "RETRYWISE_BINARY is ignored", true},
+		{"ACT=1 is not act's value: ignored", "1", local, "1.2.3", "release", "RETRYWISE_BINARY is ignored", true},
+		{"under act, missing file", "true", local + ".missing", "1.2.3", "", "is not an executable file", false},
+		{"under act, not executable", "true", notExec, "1.2.3", "", "is not an executable file", false},
+		{"under act, relative path", "true", "bin/retrywise", "1.2.3", "", "absolute path", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cache := t.TempDir()
+			env := []string{"RETRYWISE_VERSION=" + tt.version, "RETRYWISE_DOWNLOAD_BASE=" + srv.URL, "RUNNER_TOOL_CACHE=" + cache, "RETRYWISE_BINARY=" + tt.binary, "ACT="}
+			if tt.act != "-" {
+				env = append(env, "ACT="+tt.act)
+			}
+			n := srv.requests.Load()
+			r := install(t, "fetch", env...)
+			if asked := srv.requests.Load() != n; asked != tt.requests {
+				t.Errorf("release server asked: %v, want %v", asked, tt.requests)
+			}
+			if !strings.Contains(r.log, tt.wantLog) {
+				t.Errorf("log does not say %q:\n%s", tt.wantLog, r.log)
+			}
+			switch tt.wantBin {
+			case "local":
+				if r.err != nil || r.out["bin"] != tt.binary || r.out["build"] != "" {
+					t.Errorf("%v, outputs %v, want bin=%s\n%s", r.err, r.out, tt.binary, r.log)
+				}
+			case "release":
+				if r.err != nil || r.out["bin"] == "" || r.out["bin"] == tt.binary || runBin(t, r.out["bin"]) != "release-1.2.3" {
+					t.Errorf("%v, outputs %v, want the verified release\n%s", r.err, r.out, r.log)
+				}
+			default:
+				if r.err == nil || r.out["bin"] != "" || r.out["build"] != "" || !strings.Contains(r.log, "::error") {
+					t.Errorf("%v, outputs %v, want a failure with ::error and no outputs\n%s", r.err, r.out, r.log)
+				}
+			}
+		})
+	}
+}
+
+// TestInstallFromAMirror: RETRYWISE_DOWNLOAD_BASE names a mirror of the
+// release assets (under act or behind a firewall); its download is checked
+// against the mirror's SHA256SUMS as the normal one is, and a tampered
+// asset on the mirror is refused.
+func TestInstallFromAMirror(t *testing.T) {
+	good := fakeBinary("mirrored")
+	assets := map[string][]byte{"retrywise-v1.2.3-linux-amd64": good}
+	for _, tt := range []struct {
+		name  string
+		asset []byte
+		ok    bool
+	}{{"good copy", good, true}, {"tampered copy", fakeBinary("evil"), false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			mirror := newServer(t, map[string]release{"v1.2.3": {"SHA256SUMS": sums(assets), "retrywise-v1.2.3-linux-amd64": tt.asset}})
+			r := install(t, "fetch", "ACT=true", "RETRYWISE_VERSION=1.2.3", "RETRYWISE_DOWNLOAD_BASE="+mirror.URL+"/", "RUNNER_TOOL_CACHE="+t.TempDir(), "GITHUB_SERVER_URL=http://127.0.0.1:1")
+			if tt.ok {
+				if r.err != nil || r.out["bin"] == "" || runBin(t, r.out["bin"]) != "mirrored" || !strings.Contains(r.log, "verified") {
+					t.Errorf("%v %v\n%s", r.err, r.out, r.log)
+				}
+				return
+			}
+			if r.err == nil || r.out["bin"] != "" || !strings.Contains(r.log, "checksum mismatch") {
+				t.Errorf("a tampered mirror copy: %v %v\n%s", r.err, r.out, r.log)
+			}
+		})
+	}
+}
