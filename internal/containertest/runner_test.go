@@ -200,13 +200,16 @@ func loadAction(t testing.TB) actionFile {
 var exprRef = regexp.MustCompile(`\$\{\{\s*([^}]*?)\s*\}\}`)
 
 // evaluate replaces the ${{ inputs.X }} and ${{ github.X }} expressions in s
-// with their values, as the runner does for defaults, args and env; any
-// other expression fails the test.
+// with their values, and ${{ toJSON(matrix) }} with null (no matrix), as the
+// runner does for defaults, args and env; any other expression fails the
+// test.
 func evaluate(t testing.TB, s string, inputs, github map[string]string) string {
 	t.Helper()
 	return exprRef.ReplaceAllStringFunc(s, func(m string) string {
 		e := exprRef.FindStringSubmatch(m)[1]
 		switch {
+		case e == "toJSON(matrix)":
+			return "null" // a job without a matrix, as these steps are
 		case strings.HasPrefix(e, "inputs."):
 			return inputs[strings.TrimPrefix(e, "inputs.")]
 		case strings.HasPrefix(e, "github."):
