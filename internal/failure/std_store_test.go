@@ -70,3 +70,20 @@ func TestStdShellAndPackageKinds(t *testing.T) {
 		{name: "MySQL 1049 unknown database", tool: ToolAuto, exit: 2, text: "mysqldump: Got error: 1049: Unknown database 'prod' when selecting the database", class: Structural, code: CodeSQLSyntax},
 	})
 }
+
+// TestStdSMTPDeferredByACheck: a 4yz deferral whose text names a check the
+// sender must pass (reverse DNS, a blocklist, the sender's reputation)
+// defers for as long as that is so: policy, not a wait within the run.
+// Greylisting and a busy server stay transient.
+func TestStdSMTPDeferredByACheck(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "421 for missing reverse DNS", tool: ToolAuto, exit: 1, text: "postfix/smtp[812]: 3F2A1: to=<a@example.net>, relay=mx.example.net[192.0.2.5]:25, dsn=4.7.1, status=deferred (host mx.example.net[192.0.2.5] said: 421 4.7.1 Client host rejected: cannot find your reverse hostname, [198.51.100.7] (in reply to RCPT TO command))",
+			class: Policy, code: CodeSMTPPolicy, remedy: "reverse"},
+		{name: "450 listed at a DNSBL", tool: ToolAuto, exit: 1, text: "smtplib.SMTPRecipientsRefused: {'a@example.net': (450, b'4.7.1 Service unavailable; Client host [198.51.100.7] blocked using bl.spamcop.net')}",
+			class: Policy, code: CodeSMTPPolicy},
+		{name: "greylisting stays transient", tool: ToolAuto, exit: 1, text: "smtplib.SMTPDataError: (451, b'4.7.1 Greylisting in action, please come back later')",
+			class: Transient, code: CodeSMTPTransient},
+		{name: "a busy server stays transient", tool: ToolAuto, exit: 1, text: "msmtp: server message: 421 4.3.2 Service not available, closing transmission channel",
+			class: Transient, code: CodeSMTPTransient},
+	})
+}
