@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -20,6 +21,7 @@ func TestGenericFigures(t *testing.T) {
 	per := map[string]*tally{}
 	var all tally
 	perFile := map[string]*tally{}
+	var heldout tally // every held-out file together: the figure that generalises
 	for _, name := range files {
 		fileTally := &tally{}
 		perFile[filepath.Base(name)] = fileTally
@@ -30,7 +32,11 @@ func TestGenericFigures(t *testing.T) {
 				per[c.Tool] = tl
 			}
 			f := Classify(c.input())
-			for _, x := range []*tally{tl, &all, fileTally} {
+			tallies := []*tally{tl, &all, fileTally}
+			if strings.Contains(filepath.Base(name), "heldout") {
+				tallies = append(tallies, &heldout)
+			}
+			for _, x := range tallies {
 				x.cases++
 				if f.Class.String() == c.Class {
 					x.class++
@@ -65,5 +71,6 @@ func TestGenericFigures(t *testing.T) {
 		tl := perFile[k]
 		t.Logf("file %-28s %3d cases: decisions %s, classes %s, wasted retries %d", k, tl.cases, pct(tl.decision, tl.cases), pct(tl.class, tl.cases), tl.wasted)
 	}
+	t.Logf("%-10s %3d cases: decisions %s, classes %s, wasted retries %d", "HELDOUT", heldout.cases, pct(heldout.decision, heldout.cases), pct(heldout.class, heldout.cases), heldout.wasted)
 	t.Logf("%-10s %3d cases: decisions %s, classes %s, wasted retries %d", "ALL", all.cases, pct(all.decision, all.cases), pct(all.class, all.cases), all.wasted)
 }

@@ -15,7 +15,10 @@ import (
 // A bare three-digit number is never read as SMTP without that context: a
 // 550 in a byte count is not a reply.
 //
-//   - 4yz and 4.x.x: transient (smtp-transient).
+//   - 4yz and 4.x.x: transient (smtp-transient), unless the text names a
+//     check the sending host fails (no reverse DNS/PTR, a blocklist
+//     listing, its reputation): that deferral lasts until it changes,
+//     policy (smtp-policy).
 //   - 530, 534, 535, 538 and 5.7.8/5.7.9/5.7.14 (authentication): policy
 //     (smtp-auth).
 //   - other 5.7.x, and a 5yz whose text says access denied, relaying
@@ -40,14 +43,18 @@ const (
 )
 
 const (
-	remedySMTPTransient = "the mail server deferred the message (a 4yz reply: greylisting, a sending limit, a busy server): retrying after a backoff; if it never clears, read the server's text (a reverse-DNS or reputation check defers forever)"
-	remedySMTPAuth      = "the mail server refuses the login: set valid SMTP credentials in the job's secrets (an app password where the provider requires one, the full address as user name); retrying cannot succeed"
-	remedySMTPPolicy    = "the mail server refuses by policy (relaying without authentication, a blocklisted sender IP, SPF/DKIM/DMARC, spam filtering): authenticate, send through the provider's relay, or fix the sender's domain and IP reputation; retrying cannot succeed"
-	remedySMTPAddress   = "an address is wrong or unknown: fix the recipient or sender address (a full address with a domain); resending fails the same way"
-	remedySMTPRejected  = "the mail server rejects the message permanently: read its text and fix the message or the configuration; resending it unchanged fails the same way"
+	remedySMTPTransient  = "the mail server deferred the message (a 4yz reply: greylisting, a sending limit, a busy server): retrying after a backoff; if it never clears, read the server's text (a reverse-DNS or reputation check defers forever)"
+	remedySMTPAuth       = "the mail server refuses the login: set valid SMTP credentials in the job's secrets (an app password where the provider requires one, the full address as user name); retrying cannot succeed"
+	remedySMTPPolicy     = "the mail server refuses by policy (relaying without authentication, a blocklisted sender IP, SPF/DKIM/DMARC, spam filtering): authenticate, send through the provider's relay, or fix the sender's domain and IP reputation; retrying cannot succeed"
+	remedySMTPAddress    = "an address is wrong or unknown: fix the recipient or sender address (a full address with a domain); resending fails the same way"
+	remedySMTPDeferCheck = "the mail server defers the message because the sending host fails a check (no reverse DNS/PTR for its IP, a DNS blocklist listing, the IP's or domain's reputation): it defers until that changes, not within a run; give the IP a PTR record matching its HELO name, get it delisted, or send through the provider's relay"
+	remedySMTPRejected   = "the mail server rejects the message permanently: read its text and fix the message or the configuration; resending it unchanged fails the same way"
 )
 
 var (
+	// reSMTPDeferCheck: the words of a 4yz deferral for a check the
+	// sending host fails (reverse DNS, a blocklist, reputation).
+	reSMTPDeferCheck = LazyRE(`(?i)reverse (?:dns|hostname|lookup|name)|\brDNS\b|\bPTR\b|(?:block|black|deny)[ -]?listed|blocked using \S|listed (?:at|on|in|by) \S+\.\w|\b(?:RBL|DNSBL)\b|spamhaus|spamcop|(?:IP|sender|domain) reputation`)
 	// reSMTPEnhanced: a reply with its enhanced code, of the same class.
 	reSMTPEnhanced = LazyRE(`(?:^|[^\w.])([245]\d\d)(?:[ -]+#?|, b['"])([245])\.(\d{1,3})\.(\d{1,3})\b`)
 	// reSMTPPython: smtplib's (code, b'message') without an enhanced code.
@@ -92,6 +99,12 @@ func smtpHit(reply, ec, es, ed int, line string) (Hit, bool) {
 	}
 	h := Hit{Rank: rankStdCode}
 	switch {
+	case kind == 4 && reSMTPDeferCheck.MatchString(line):
+		// a deferral for a check the sender fails (reverse DNS, a
+		// blocklist, reputation) lasts as long as that is so
+		h.Class, h.Code, h.Remedy = Policy, CodeSMTPPolicy, remedySMTPDeferCheck
+		h.Reason = "the mail server defers it for a check the sender fails (SMTP " + code + ")"
+		return h, true
 	case kind == 4:
 		h.Class, h.Code, h.Remedy = Transient, CodeSMTPTransient, remedySMTPTransient
 		h.Reason = "the mail server deferred it (SMTP " + code + ", a temporary failure)"

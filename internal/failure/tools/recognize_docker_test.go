@@ -118,7 +118,8 @@ func TestDockerRecognisers(t *testing.T) {
 		// near misses: not the registry's words
 		{name: "permission denied colon: a file's, not the daemon's", tool: failure.ToolAuto, text: "open /home/runner/.docker/config.json: Permission denied: cannot read", class: failure.Policy, code: failure.CodeErrnoAccess},
 		{name: "access denied colon", tool: failure.ToolAuto, text: "Error: Access denied: you do not own this project", class: failure.Unknown, code: failure.CodeUnknown},
-		{name: "shell command not found", tool: failure.ToolAuto, text: "/bin/sh: 1: make: not found", class: failure.Unknown, code: failure.CodeUnknown},
+		// the shell's own "not found" (exit 127), not a registry's: no such command
+		{name: "shell command not found", tool: failure.ToolAuto, text: "/bin/sh: 1: make: not found", class: failure.Structural, code: failure.CodeExecCannotStart},
 		{name: "schema1 fallback warning", tool: failure.ToolAuto, text: "level=warning msg=\"failed to upload schema2 manifest: manifest invalid: manifest invalid - falling back to schema1\"", class: failure.Unknown, code: failure.CodeUnknown},
 		{name: "blob unknown on pull", tool: failure.ToolAuto, text: "1.0: Pulling from acme/app\nerror pulling image configuration: blob unknown: blob unknown to registry", class: failure.Unknown, code: failure.CodeUnknown},
 		{name: "cache key that needed a pull", tool: failure.ToolAuto, text: "ERROR: failed to solve: failed to compute cache key: failed to copy: read tcp 172.17.0.2:40044->104.16.99.1:443: read: connection reset by peer",

@@ -1,0 +1,82 @@
+package failure
+
+// More standards a cron job's tools print, read by kind with the codes the
+// layer already has:
+//
+//   - the object stores' error codes (S3 and its clones as aws, rclone,
+//     s3cmd, restic and the SDKs print them; Azure Storage's ServiceCode;
+//     GCS's reasons through the HTTP status): a request signed at a time
+//     too far from the server's (RequestTimeTooSkewed, an expired SigV4
+//     signature) is structural, the machine's clock must change; S3's
+//     RequestTimeout and Azure's OperationTimedOut are timeouts and
+//     ServerBusy a throttle (transient); Azure's ContainerNotFound and
+//     BlobNotFound are absent, as S3's NoSuchBucket; its
+//     AuthorizationPermissionMismatch is a missing permission (policy);
+//   - Redis's error prefixes (the RESP error kinds redis-cli and every
+//     client print): WRONGPASS and NOAUTH are the login's (policy), NOPERM
+//     the ACL's (policy); LOADING, BUSY, TRYAGAIN, CLUSTERDOWN and
+//     MASTERDOWN pass (transient); READONLY (a write sent to a replica)
+//     and MISCONF (the server cannot persist) are structural;
+//   - the DynDNS2 update protocol's return codes (ddclient, inadyn, any
+//     dyndns2 client): badauth (policy), abuse (policy: blocked), nohost,
+//     notfqdn, numhost and badagent (structural: the request must change),
+//     911 and dnserr (the provider's side: transient);
+//   - the shell's "command not found" (exit status 127, POSIX): the
+//     program is not installed or not on the job's PATH (structural).
+
+var storeRows = []phraseRow{
+	// the object stores
+	{gates: []string{"RequestTimeTooSkewed", "equest time and the current time is too large", "Signature expired:", "RequestExpired"},
+		re:    `RequestTimeTooSkewed|(?i:difference between the request time and the current time is too large)|Signature expired: \d{8}T\d{6}Z is now earlier than|\bRequestExpired\b`,
+		class: Structural, code: CodeValidation, rank: rankStdCode, reason: "the request was signed at a time too far from the server's clock",
+		remedy: "the machine's clock is off (the store allows about 15 minutes): sync it (chrony/NTP, systemd-timesyncd; a VM or container host that slept) and run the job again; a retry signs with the same wrong clock"},
+	{gates: []string{"RequestTimeout", "OperationTimedOut", "ocket connection to the server was not read from or written to"},
+		re:    `\(RequestTimeout\)|\bRequestTimeout: |ServiceCode=RequestTimeout|<Code>RequestTimeout</Code>|\bOperationTimedOut\b|(?i:socket connection to the server was not read from or written to within the timeout period)`,
+		class: Transient, code: CodeTimeout, rank: rankStdCode, reason: "the object store timed out the request",
+		remedy: remedyRetryNet},
+	{gates: []string{"ServerBusy"},
+		re:    `\bServerBusy\b`,
+		class: Transient, code: CodeThrottled, rank: rankStdCode, reason: "the object store is busy (throttled)", remedy: remedyThrottled},
+	{gates: []string{"ContainerNotFound", "BlobNotFound", "ShareNotFound", "FilesystemNotFound", "PathNotFound"},
+		re:    `\b(?:ContainerNotFound|BlobNotFound|ShareNotFound|FilesystemNotFound|PathNotFound)\b`,
+		class: Absent, code: CodeNotFound, rank: rankGenericPhrase - 2, reason: "not found", remedy: remedyNotFound},
+	{gates: []string{"AuthorizationPermissionMismatch", "AuthorizationFailure", "AuthorizationResourceTypeMismatch", "InsufficientAccountPermissions"},
+		re:    `\b(?:AuthorizationPermissionMismatch|AuthorizationFailure|AuthorizationResourceTypeMismatch|InsufficientAccountPermissions)\b`,
+		class: Policy, code: CodePermissionDenied, rank: rankStdCode, reason: "the storage account refuses the operation to this identity", remedy: remedyPermission},
+	// Redis
+	{gates: []string{"WRONGPASS", "NOAUTH"},
+		re:    `(?:^|\(error\) |ReplyError: |Error: |ERR |: )(?:WRONGPASS|NOAUTH) [A-Za-z]`,
+		class: Policy, code: CodeAuthRejected, rank: rankStdCode, reason: "Redis refused the login", remedy: remedyAuthRejected},
+	{gates: []string{"NOPERM"},
+		re:    `(?:^|\(error\) |ReplyError: |Error: |: )NOPERM [A-Za-z]`,
+		class: Policy, code: CodePermissionDenied, rank: rankStdCode, reason: "Redis's ACL refuses the command", remedy: remedyPermission},
+	{gates: []string{"LOADING Redis", "BUSY Redis", "TRYAGAIN", "CLUSTERDOWN", "MASTERDOWN"},
+		re:    `LOADING Redis is loading|BUSY Redis is busy|(?:^|\(error\) |ReplyError: |Error: |: )(?:TRYAGAIN|CLUSTERDOWN|MASTERDOWN) [A-Za-z]`,
+		class: Transient, code: CodeServiceUnavailable, rank: rankStdCode, reason: "Redis is loading, busy or failing over", remedy: remedyServer},
+	{gates: []string{"READONLY You can't write", "MISCONF Redis"},
+		re:    `READONLY You can't write against a read only (?:replica|slave)|MISCONF Redis is configured to save`,
+		class: Structural, code: CodeValidation, rank: rankStdCode, reason: "Redis refuses writes here",
+		remedy: "a write went to a read-only replica (point the job at the primary) or the server cannot persist its snapshot (its disk or dir: see the server's log); retrying the same write fails the same way"},
+	// the DynDNS2 return codes
+	{gates: []string{"badauth"},
+		re:    `(?:updating [^:\n]+|DDNS server response|server response|ddns[^\n:]*): (?:badauth)\b|DDNS server response: badauth\b`,
+		class: Policy, code: CodeAuthRejected, rank: rankStdCode, reason: "the dynamic DNS provider refused the login (badauth)", remedy: remedyAuthRejected},
+	{gates: []string{"abuse"},
+		re:    `(?:updating [^:\n]+|DDNS server response): abuse\b`,
+		class: Policy, code: CodePermissionDenied, rank: rankStdCode, reason: "the dynamic DNS provider blocks the host for update abuse (abuse)",
+		remedy: "the provider blocked updates of this name (too many or needless updates): unblock it in the account and update only on a change; retrying cannot succeed"},
+	{gates: []string{"nohost", "notfqdn", "numhost", "badagent"},
+		re:    `(?:updating [^:\n]+|DDNS server response): (?:nohost|notfqdn|numhost|badagent)\b`,
+		class: Structural, code: CodeValidation, rank: rankStdCode, reason: "the dynamic DNS provider rejects the update's host or client",
+		remedy: "the host name is not in the account or not fully qualified, or the client is refused: fix the configured name (or the client's version); retrying cannot succeed"},
+	{gates: []string{"911", "dnserr"},
+		re:    `(?:updating [^:\n]+|DDNS server response): (?:911|dnserr)\b`,
+		class: Transient, code: CodeServiceUnavailable, rank: rankStdCode, reason: "the dynamic DNS provider failed on its side", remedy: remedyServer},
+	// the shell
+	{gates: []string{"command not found", ": not found", "exit code 127", "exit status 127", "exited with code 127", "returned 127"},
+		re:    `(?:^|: )(?:line \d+: )?([\w.+-]+): command not found\b|^(?:/bin/|/usr/bin/)?(?:ba|da|z|k)?sh: (?:\d+: |line \d+: )?([\w.+-]+): not found\s*$|(?:exit code|exit status|exited with code|returned) 127\b`,
+		class: Structural, code: CodeExecCannotStart, rank: rankStdWords, reason: "the shell found no such command",
+		remedy: "the program is not installed on the machine the job runs on, or not on cron's short PATH (/usr/bin:/bin): install it, call it by its full path, or set PATH in the crontab or the step's environment; retrying cannot succeed"},
+}
+
+func init() { opsMatchers = append(opsMatchers, phraseMatchers(storeRows)) }
