@@ -124,6 +124,16 @@ func (c *ScanCtx) waitLimit() time.Duration {
 	return DefaultMaxElapsed
 }
 
+// OutlastsRun reports whether a wait of d (a limit's published window, when
+// the answer gives no reset) is longer than the run can wait: its max
+// elapsed, else DefaultMaxElapsed.
+func (c *ScanCtx) OutlastsRun(d time.Duration) bool { return d > c.waitLimit() }
+
+// FromAnswer reports whether the text is the body of an HTTP answer whose
+// status (and headers) the caller gave: its Retry-After, not a published
+// window, is the wait.
+func (c *ScanCtx) FromAnswer() bool { return c.answer }
+
 // LookupMethod returns the HTTP method, inferring it from the text when the
 // caller did not know it; "" means a lookup (GET).
 func (c *ScanCtx) LookupMethod() string {

@@ -209,8 +209,8 @@ var dockerMatchers = []failure.Matcher{
 	{
 		Gates: []string{"toomanyrequests", "REQUESTS"},
 		RE:    reDockerTooMany,
-		Build: func(_ *failure.ScanCtx, line string, m []string) (failure.Hit, bool) {
-			return dockerRateHit(line, m[1]), true
+		Build: func(c *failure.ScanCtx, line string, m []string) (failure.Hit, bool) {
+			return dockerRateHit(c, line, m[1]), true
 		},
 	},
 	{
@@ -459,7 +459,7 @@ func ghcrWriteHit() failure.Hit {
 // ("retry-after: 985.86µs, allowed: 44000/minute"); Docker Hub's pull rate
 // limit gives none and clears as its window moves. A limit the text itself
 // says lasts hours or a day, with no wait given, is a quota spent for now.
-func dockerRateHit(line, msg string) failure.Hit {
+func dockerRateHit(c *failure.ScanCtx, line, msg string) failure.Hit {
 	var wait time.Duration
 	if m := reDockerRetryDur.FindStringSubmatch(msg); m != nil {
 		if d, err := time.ParseDuration(m[1]); err == nil && d > 0 {
@@ -469,6 +469,14 @@ func dockerRateHit(line, msg string) failure.Hit {
 	if wait == 0 && reDockerLongWin.MatchString(line) {
 		return failure.Hit{Class: failure.Policy, Code: failure.CodeQuotaExhausted, Rank: failure.RankTool, Reason: "the registry's pull quota for the period is spent: " + failure.Clip(msg),
 			Remedy: "authenticate the pulls (docker login) or use a mirror/cache, or wait for the window to pass; retrying within the run will not help"}
+	}
+	if wait == 0 && !c.FromAnswer() && strings.Contains(msg, "pull rate limit") && c.OutlastsRun(dockerHubWindow) {
+		// Docker Hub's pull limit counts the pulls of a 6-hour window
+		// (docs.docker.com/docker-hub/usage/pulls): with no reset given,
+		// the window is the wait, and it outlasts the run.
+		return failure.Hit{Class: failure.Policy, Code: failure.CodeRateLimitWindow, Rank: failure.RankTool,
+			Reason: "Docker Hub pull rate limit reached (toomanyrequests): its window is 6h, longer than the step can wait",
+			Remedy: "authenticate the pulls (docker login, docker/login-action) or use a mirror or pull-through cache; else run again after the window (a later scheduled run); retrying within this run cannot succeed"}
 	}
 	remedy := failure.RemedyRateLimit
 	reason := "registry rate limit exceeded (toomanyrequests)"
@@ -480,6 +488,10 @@ func dockerRateHit(line, msg string) failure.Hit {
 	}
 	return failure.Hit{Class: failure.Transient, Code: failure.CodeRateLimited, Rank: failure.RankTool, Reason: reason, Remedy: remedy, RetryAfter: wait}
 }
+
+// dockerHubWindow is the window Docker Hub counts pulls over (6 hours,
+// docs.docker.com/docker-hub/usage/pulls).
+const dockerHubWindow = 6 * time.Hour
 
 // dockerDirection tells whether the line belongs to a push (>0) or a pull
 // (<0), from the request's method, the line's own words, then the nearest

@@ -38,8 +38,8 @@ func TestDockerRecognisers(t *testing.T) {
 		{name: "daemon down", tool: failure.ToolAuto, text: "Cannot connect to the Docker daemon at tcp://docker:2375. Is the docker daemon running?", class: failure.Unknown, code: CodeDockerDaemonDown},
 
 		// rate limits
-		{name: "hub pull rate limit", tool: failure.ToolAuto, text: "Error response from daemon: toomanyrequests: You have reached your pull rate limit. You may increase the limit by authenticating and upgrading: https://www.docker.com/increase-rate-limit",
-			class: failure.Transient, code: failure.CodeRateLimited, reason: "pull rate limit", remedy: "docker login"},
+		{name: "hub pull rate limit: its 6h window outlasts the run", tool: failure.ToolAuto, text: "Error response from daemon: toomanyrequests: You have reached your pull rate limit. You may increase the limit by authenticating and upgrading: https://www.docker.com/increase-rate-limit",
+			class: failure.Policy, code: failure.CodeRateLimitWindow, reason: "window is 6h", remedy: "docker login"},
 		{name: "ghcr retry-after", tool: failure.ToolAuto, text: "POST https://ghcr.io/v2/chainguard-images/git/blobs/uploads/: TOOMANYREQUESTS: retry-after: 10.305464ms, allowed: 2000/minute",
 			class: failure.Transient, code: failure.CodeRateLimited, reason: "retry after", retryAfter: 10305464 * time.Nanosecond},
 		{name: "pull quota for a period", tool: failure.ToolAuto, text: "toomanyrequests: You have reached your pull rate limit of 100 pulls per 6 hours.",
