@@ -455,3 +455,34 @@ func TestAPIErrorDocumentedShapes(t *testing.T) {
 		{name: "xrpc upstream failure", status: 502, method: "GET", body: `{"error":"UpstreamFailure","message":"Upstream Failure"}`, class: Transient},
 	})
 }
+
+// TestSDKExceptionClass: the clients that name one exception class per
+// HTTP status or error word (python-telegram-bot, tweepy, discord.py,
+// prawcore, google.api_core, Mastodon.py) print it with its module path;
+// the class says the kind when nothing stronger does, and never beats a
+// network failure or an explicit status.
+func TestSDKExceptionClass(t *testing.T) {
+	for _, tc := range []struct {
+		text  string
+		class Class
+	}{
+		{"telegram.error.BadRequest: Chat not found", Structural},
+		{"telegram.error.Forbidden: bot was blocked by the user", Policy},
+		{"telegram.error.InvalidToken: The token `x` was rejected by the server.", Policy},
+		{"mastodon.errors.MastodonRatelimitError: Hit rate limit.", Transient},
+		{"prawcore.exceptions.Forbidden: received 403 HTTP response", Policy},
+		{"google.api_core.exceptions.PermissionDenied: Permission denied on resource project x.", Policy},
+		{"google.api_core.exceptions.ServiceUnavailable: failed to connect to all addresses", Transient},
+		// not the kind: a network failure, a status the client states
+		{"java.net.UnknownHostException: api.example.com", Transient},
+		{"tweepy.errors.NotFound: 404 Not Found\n50 - User not found.", Absent},
+	} {
+		f := classifyText(ToolAuto, tc.text, 1, "")
+		if f.Class != tc.class {
+			t.Errorf("%q: got %s %s (%s), want %s", tc.text, f.Class, f.Code, f.Reason, tc.class)
+		}
+		if err := textInvariants(f, tc.text, 1); err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -119,7 +119,7 @@ var phraseRows = []phraseRow{
 	{gates: []string{"ad credentials", "ad Credentials"},
 		re: `(?i)bad credentials`, class: Policy, code: CodeAuthRejected, rank: rankGenericPhrase, reason: "bad credentials", remedy: remedyAuthRejected},
 	{gates: []string{"oken has expired", "oken expired", "oken is expired", "xpired token", "oken was revoked", "oken has been revoked", "nvalid_grant", "ot logged in", "lease log in", "lease login", "lease sign in", "ign up for an account",
-		"oken is invalid", "ey is invalid", "redentials are invalid", "redentials is invalid", "assword is invalid", "oken was invalid", "ust be authenticated", "ust be logged in", "ust be signed in", "ot authenticated", "nauthenticated", "UNAUTHENTICATED",
+		"oken is invalid", "ey is invalid", "oken is not valid", "ey is not valid", "redentials are not valid", "redentials are invalid", "redentials is invalid", "assword is invalid", "oken was invalid", "ust be authenticated", "ust be logged in", "ust be signed in", "ot authenticated", "nauthenticated", "UNAUTHENTICATED",
 		"rovide credentials", "redentials required", "ogin required", "ogin is required", "ailed to authenticate", "nable to locate credentials", "NoCredentialProviders", "o valid credential", "ould not load credentials", "oo many authentication failures", "Load key"},
 		re: `(?i)token (?:has |is |was )?(?:expired|been revoked|revoked)|expired token|invalid_grant|not logged in|please (?:log ?in|sign in)|sign up for an account|(?:token|key|credentials?|password) (?:is|are|was) (?:invalid|expired|revoked|incorrect|not valid)|must be (?:authenticated|logged in|signed in)|\bnot authenticated|\bunauthenticated\b|provide (?:valid )?credentials|(?:credentials|login) (?:is |are )?required|failed to authenticate|unable to locate credentials|NoCredentialProviders|no valid credential|could not load credentials|too many authentication failures|Load key "[^"]*": (?:invalid format|error in libcrypto|bad permissions)`, class: Policy, code: CodeAuthRejected, rank: rankGenericPhrase, reason: "credentials expired or missing", remedy: remedyAuthRejected},
 	// permission
@@ -491,7 +491,7 @@ var waitMatchers = []Matcher{
 	{
 		// a limit that counts per six hours or per day: the run cannot wait
 		// for its window when it is longer than the run's max elapsed
-		Gates: []string{"per ", "Per ", "PER ", "hourly", "daily", "Daily", "weekly", "monthly"},
+		Gates: []string{"per ", "Per ", "PER ", "hourly", "Hourly", "daily", "Daily", "weekly", "Weekly", "monthly", "Monthly", "HOURLY", "DAILY", "WEEKLY", "MONTHLY"},
 		RE:    rePeriod,
 		Build: func(c *ScanCtx, line string, m []string) (Hit, bool) {
 			if !reLimitWords.MatchString(line) || c.inFrame || notAFailureLine(line) {

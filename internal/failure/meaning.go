@@ -118,7 +118,7 @@ var meaningSuffixes = []struct {
 	// *Suspended, *Deactivated, *Disabled or taken down
 	{"denied", mPermission}, {"throttled", mRateLimited},
 	{"timedout", mTransient}, {"suspended", mPermission}, {"deactivated", mPermission}, {"disabled", mPermission},
-	{"takedown", mPermission}, {"permissions", mPermission}, {"loginrequired", mAuth},
+	{"takedown", mPermission}, {"permissions", mPermission}, {"loginrequired", mAuth}, {"ratelimit", mRateLimited},
 }
 
 // credentialQualifiers and credentialNouns read the words that say a
@@ -673,6 +673,9 @@ func (c *ScanCtx) apiHits() []Hit {
 		}
 	}
 	off := max(0, len(c.Text)-maxAPITail)
+	if h, ok := c.sdkClassHit(off); ok {
+		hits = append(hits, h)
+	}
 	for _, read := range []func(string) (string, int){xmlCode, codeLine} {
 		if code, at := read(c.Text[off:]); code != "" {
 			at += off
@@ -831,4 +834,41 @@ func (c *ScanCtx) lineAt(at, fallback int) (string, int) {
 	sp := lineSpan(c.Text, at, at)
 	c.LineEnd = sp.end
 	return c.Text[sp.start:sp.end], sp.start
+}
+
+// reSDKClass is an exception printed with its module path at a line's
+// start (telegram.error.BadRequest:, google.api_core.exceptions.NotFound:,
+// mastodon.errors.MastodonRatelimitError:): the class, group 1.
+var reSDKClass = LazyRE(`(?m)^[ \t]*(?:[a-z_][a-z0-9_]*\.){1,4}([A-Z][A-Za-z0-9]{2,60})(?::|[ \t]*$)`)
+
+// maxSDKClassLines bounds the exception lines the class reader tries.
+const maxSDKClassLines = 4
+
+// sdkClassHit reads the class of an exception a client names after the
+// HTTP status or the error word it stands for (python-telegram-bot's
+// BadRequest and Forbidden, tweepy's and prawcore's, google.api_core's
+// PermissionDenied, Mastodon.py's MastodonRatelimitError), the last one
+// printed, by the table of meanings without its prefix rules (an
+// UnknownHostException is the network's). It ranks below a network
+// failure and an explicit status: the class only names the kind when
+// nothing stronger does.
+func (c *ScanCtx) sdkClassHit(off int) (Hit, bool) {
+	ms := reSDKClass.FindAllStringSubmatchIndex(c.Text[off:], -1)
+	for i := len(ms) - 1; i >= 0 && i >= len(ms)-maxSDKClassLines; i-- {
+		m := ms[i]
+		class := c.Text[off+m[2] : off+m[3]]
+		w := normWord(class)
+		for _, suf := range []string{"error", "exception"} {
+			if t, ok := strings.CutSuffix(w, suf); ok && t != "" {
+				w = t
+				break
+			}
+		}
+		mean, named := meaningLookup(w, false)
+		if mean == mNone {
+			continue
+		}
+		return c.verdictOf(apiRecord{at: off + m[2]}, mean, named, class, off+m[2], RankTransport-1), true
+	}
+	return Hit{}, false
 }
