@@ -403,6 +403,8 @@ func TestGenericPhraseCase(t *testing.T) {
 		{"Error: Weekly limit exceeded for this account", Policy, ""},
 		{"Error: The specified token is not valid. Use `tool login` to generate a new token.", Policy, CodeAuthRejected},
 		{"error: API key is not valid", Policy, CodeAuthRejected},
+		{"Error: Your API key has been revoked.", Policy, CodeAuthRejected},
+		{"Error: the access key has expired", Policy, CodeAuthRejected},
 	} {
 		f := classifyText(ToolAuto, tc.text, 1, "")
 		if f.Class != tc.class || tc.code != "" && f.Code != tc.code {
