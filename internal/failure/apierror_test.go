@@ -486,3 +486,18 @@ func TestSDKExceptionClass(t *testing.T) {
 		}
 	}
 }
+
+// TestAPIErrorBodyStatus: an error object that states its HTTP status
+// ({"error": {"message", "code": 502}}, Google's code, Telegram's
+// error_code) quoted in a log says that status when its words say
+// nothing the table knows; and a throttle's message that counts its limit
+// over a period longer than the run is a window, not a wait.
+func TestAPIErrorBodyStatus(t *testing.T) {
+	runBodyCases(t, []bodyCase{
+		{name: "gateway 502 in a body", method: "POST", logText: `Error: {"error":{"message":"Provider returned error","code":502,"metadata":{"raw":"upstream connect error"}}}`, class: Transient},
+		{name: "401 in a body", method: "POST", logText: `{"error":{"message":"No auth credentials found","code":401}}`, class: Policy},
+		{name: "400 in a body", method: "POST", logText: `{"error":{"message":"x-ai/grok is not a valid model ID","code":400}}`, class: Structural},
+		{name: "throttle per hour", method: "POST", logText: `{"errors":[{"message":"Request not allowed, maximum requests per hour exceeded","type":"TooManyRequestsError"}]}`, class: Policy, code: CodeRateLimitWindow},
+		{name: "throttle per minute", method: "POST", logText: `{"errors":[{"message":"Too many requests, maximum 60 requests per minute","type":"TooManyRequestsError"}]}`, class: Transient},
+	})
+}

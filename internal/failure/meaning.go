@@ -706,7 +706,33 @@ func (c *ScanCtx) recordHit(r apiRecord) (Hit, bool) {
 	if r.hasWait && (r.failed || r.status == 429 || r.message != "") {
 		return c.verdictOf(r, mRateLimited, false, "retry_after "+humanWait(r.wait), r.at, RankTool), true
 	}
+	if r.status != 0 && c.status == 0 && (r.failed || r.message != "") {
+		return c.bodyStatusHit(r)
+	}
 	return Hit{}, false
+}
+
+// bodyStatusHit is the verdict of the HTTP status an error object states
+// ({"error": {"code": 502, "message": ...}}) when its words say nothing
+// the table knows: the status of the answer the log quotes, ranked as a
+// status a tool reports; a 429 goes to the rate-limit verdicts, which read
+// a wait or a period on its line.
+func (c *ScanCtx) bodyStatusHit(r apiRecord) (Hit, bool) {
+	line, pos := c.lineAt(r.at, r.at)
+	var h Hit
+	if r.status == 429 {
+		h = rateHit(c, line, fmt.Sprintf("HTTP 429 %s", r.message), rankGenericStatus)
+	} else {
+		var ok bool
+		if h, ok = StatusHit(c, r.status, rankGenericStatus); !ok {
+			return Hit{}, false
+		}
+		if r.message != "" {
+			h.Reason += " (\"" + Clip(r.message) + "\")"
+		}
+	}
+	h.line, h.pos = EvidenceLineAt(line, 0), pos
+	return h, true
 }
 
 func (c *ScanCtx) meaningHit(r apiRecord, word string, at int, category bool) (Hit, bool) {
