@@ -405,6 +405,8 @@ func TestGenericPhraseCase(t *testing.T) {
 		{"error: API key is not valid", Policy, CodeAuthRejected},
 		{"Error: Your API key has been revoked.", Policy, CodeAuthRejected},
 		{"Error: the access key has expired", Policy, CodeAuthRejected},
+		{`Unexpected error retrieving remote project status: {"message":"Your account does not have the necessary privileges to access this endpoint."}`, Policy, ""},
+		{`{"error":"This action is not allowed"}`, Policy, ""},
 	} {
 		f := classifyText(ToolAuto, tc.text, 1, "")
 		if f.Class != tc.class || tc.code != "" && f.Code != tc.code {

@@ -119,6 +119,7 @@ var meaningSuffixes = []struct {
 	{"denied", mPermission}, {"throttled", mRateLimited},
 	{"timedout", mTransient}, {"suspended", mPermission}, {"deactivated", mPermission}, {"disabled", mPermission},
 	{"takedown", mPermission}, {"permissions", mPermission}, {"loginrequired", mAuth}, {"ratelimit", mRateLimited},
+	{"notallowed", mPermission}, {"notpermitted", mPermission},
 }
 
 // credentialQualifiers and credentialNouns read the words that say a
