@@ -429,3 +429,28 @@ func xmlCode(text string) (string, int) {
 	}
 	return strings.TrimSpace(rest[:j]), i
 }
+
+// codeLine returns the error code of a "Code: X" line and its offset, or
+// "": the Azure SDKs and the az CLI print an error as "(X) message",
+// then "Code: X" and "Message: ..." on lines of their own. The code must
+// be one token (letters, digits, '_', '.').
+func codeLine(text string) (string, int) {
+	i := strings.LastIndex(text, "\nCode: ")
+	if i < 0 {
+		return "", -1
+	}
+	rest := text[i+len("\nCode: "):]
+	if j := strings.IndexByte(rest, '\n'); j >= 0 {
+		rest = rest[:j]
+	}
+	rest = strings.TrimRight(rest, " \r")
+	if rest == "" || len(rest) > 80 {
+		return "", -1
+	}
+	for k := 0; k < len(rest); k++ {
+		if c := rest[k]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.') {
+			return "", -1
+		}
+	}
+	return rest, i + 1
+}

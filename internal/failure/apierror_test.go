@@ -385,3 +385,119 @@ func FuzzAPIRecords(f *testing.F) {
 		FromText(ToolAuto, s, 1)
 	})
 }
+
+// TestMeaningTableDocumentedWords: the documented error words of more API
+// families (the OCI distribution spec's codes, AWS's and Azure's
+// credential and permission codes, OpenAI's account codes, Heroku's error
+// ids, XRPC's and Slack's words) read by the one table; a word that names
+// a credential after "invalid", "expired", "missing" or "revoked" says
+// the credential is bad (policy), not that the request is malformed.
+func TestMeaningTableDocumentedWords(t *testing.T) {
+	for _, tc := range []struct {
+		word  string
+		m     meaning
+		named bool
+	}{
+		// OCI distribution spec
+		{"DENIED", mPermission, false}, {"NAME_UNKNOWN", mNotFound, true}, {"MANIFEST_UNKNOWN", mNotFound, true},
+		{"BLOB_UNKNOWN", mNotFound, true}, {"BLOB_UPLOAD_UNKNOWN", mNotFound, true}, {"MANIFEST_BLOB_UNKNOWN", mNotFound, true},
+		{"NAME_INVALID", mInvalid, false}, {"TAG_INVALID", mInvalid, false}, {"MANIFEST_INVALID", mInvalid, false},
+		{"DIGEST_INVALID", mInvalid, false}, {"SIZE_INVALID", mInvalid, false}, {"BLOB_UPLOAD_INVALID", mInvalid, false},
+		{"UNSUPPORTED", mInvalid, false},
+		// AWS
+		{"MissingAuthenticationToken", mAuth, false}, {"MissingAuthenticationTokenException", mAuth, false},
+		{"IncompleteSignature", mAuth, false}, {"AuthFailure", mAuth, false}, {"OptInRequired", mPermission, false},
+		{"ConditionalCheckFailedException", mInvalid, false}, {"EC2ThrottledException", mRateLimited, false},
+		// Azure
+		{"InvalidAuthenticationToken", mAuth, false}, {"InvalidAuthenticationTokenTenant", mAuth, false},
+		{"ExpiredAuthenticationToken", mAuth, false}, {"AuthorizationPermissionMismatch", mPermission, false},
+		{"AuthorizationFailure", mPermission, false}, {"InsufficientAccountPermissions", mPermission, false},
+		{"AccountIsDisabled", mPermission, false}, {"ReadOnlyDisabledSubscription", mPermission, false},
+		{"ServerBusy", mTransient, false}, {"OperationTimedOut", mTransient, false},
+		// OpenAI
+		{"unsupported_country_region_territory", mPermission, false}, {"account_deactivated", mPermission, false},
+		// Heroku
+		{"verification_required", mPermission, false}, {"suspended", mPermission, false}, {"delinquent", mQuota, false},
+		{"two_factor", mAuth, false},
+		// XRPC
+		{"AuthMissing", mAuth, false}, {"AccountTakedown", mPermission, false}, {"AccountDeactivated", mPermission, false},
+		{"UpstreamFailure", mTransient, false}, {"UpstreamTimeout", mTransient, false}, {"NotEnoughResources", mTransient, false},
+		// Slack
+		{"posting_to_general_channel_denied", mPermission, false}, {"two_factor_setup_required", mPermission, false},
+		{"org_login_required", mAuth, false}, {"no_text", mInvalid, false}, {"too_many_attachments", mTooLarge, false},
+		{"invalid_refresh_token", mAuth, false},
+		// credentials named after invalid, expired, missing, revoked
+		{"invalid_api_key", mAuth, false}, {"expired_api_key", mAuth, false}, {"api_key_expired", mAuth, false},
+		{"missing_credentials", mAuth, false}, {"revoked_token", mAuth, false}, {"invalid_password", mAuth, false},
+		// still what they were
+		{"invalid_parameter", mInvalid, false}, {"missing_field", mInvalid, false}, {"unsupported_value", mInvalid, false},
+		{"invalid_token_count", mInvalid, false}, {"invalid_keyword", mInvalid, false},
+	} {
+		m, named := meaningOf(normWord(tc.word))
+		if m != tc.m || named != tc.named {
+			t.Errorf("%q: %v named=%v, want %v named=%v", tc.word, m, named, tc.m, tc.named)
+		}
+	}
+}
+
+// TestAPIErrorDocumentedShapes: the new words in their APIs' bodies.
+func TestAPIErrorDocumentedShapes(t *testing.T) {
+	runBodyCases(t, []bodyCase{
+		{name: "api gateway missing token", status: 403, method: "POST", body: `{"message":"Missing Authentication Token","__type":"MissingAuthenticationTokenException"}`, class: Policy},
+		{name: "azure invalid token", status: 401, method: "GET", body: `{"error":{"code":"InvalidAuthenticationToken","message":"The access token is invalid."}}`, class: Policy},
+		{name: "azure expired token in a log", method: "GET", logText: `ERROR: (ExpiredAuthenticationToken) The access token expiry UTC time is earlier than current UTC time.` + "\n" + `Code: ExpiredAuthenticationToken`, class: Policy},
+		{name: "oci name unknown on a push", status: 404, method: "PUT", body: `{"errors":[{"code":"NAME_UNKNOWN","message":"repository name not known to registry","detail":{"name":"acme/app"}}]}`, class: Structural},
+		{name: "oci denied", status: 403, method: "PUT", body: `{"errors":[{"code":"DENIED","message":"requested access to the resource is denied"}]}`, class: Policy},
+		{name: "openai region", status: 403, method: "POST", body: `{"error":{"code":"unsupported_country_region_territory","message":"Country, region, or territory not supported","param":null,"type":"request_forbidden"}}`, class: Policy},
+		{name: "heroku suspended", status: 403, method: "POST", body: `{"id":"suspended","message":"This account has been suspended."}`, class: Policy},
+		{name: "heroku delinquent", status: 402, method: "POST", body: `{"id":"delinquent","message":"This account is delinquent."}`, class: Policy},
+		{name: "xrpc takedown", status: 400, method: "POST", body: `{"error":"AccountTakedown","message":"Account has been taken down"}`, class: Policy},
+		{name: "xrpc upstream failure", status: 502, method: "GET", body: `{"error":"UpstreamFailure","message":"Upstream Failure"}`, class: Transient},
+	})
+}
+
+// TestSDKExceptionClass: the clients that name one exception class per
+// HTTP status or error word (python-telegram-bot, tweepy, discord.py,
+// prawcore, google.api_core, Mastodon.py) print it with its module path;
+// the class says the kind when nothing stronger does, and never beats a
+// network failure or an explicit status.
+func TestSDKExceptionClass(t *testing.T) {
+	for _, tc := range []struct {
+		text  string
+		class Class
+	}{
+		{"telegram.error.BadRequest: Chat not found", Structural},
+		{"telegram.error.Forbidden: bot was blocked by the user", Policy},
+		{"telegram.error.InvalidToken: The token `x` was rejected by the server.", Policy},
+		{"mastodon.errors.MastodonRatelimitError: Hit rate limit.", Transient},
+		{"prawcore.exceptions.Forbidden: received 403 HTTP response", Policy},
+		{"google.api_core.exceptions.PermissionDenied: Permission denied on resource project x.", Policy},
+		{"google.api_core.exceptions.ServiceUnavailable: failed to connect to all addresses", Transient},
+		// not the kind: a network failure, a status the client states
+		{"java.net.UnknownHostException: api.example.com", Transient},
+		{"tweepy.errors.NotFound: 404 Not Found\n50 - User not found.", Absent},
+	} {
+		f := classifyText(ToolAuto, tc.text, 1, "")
+		if f.Class != tc.class {
+			t.Errorf("%q: got %s %s (%s), want %s", tc.text, f.Class, f.Code, f.Reason, tc.class)
+		}
+		if err := textInvariants(f, tc.text, 1); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestAPIErrorBodyStatus: an error object that states its HTTP status
+// ({"error": {"message", "code": 502}}, Google's code, Telegram's
+// error_code) quoted in a log says that status when its words say
+// nothing the table knows; and a throttle's message that counts its limit
+// over a period longer than the run is a window, not a wait.
+func TestAPIErrorBodyStatus(t *testing.T) {
+	runBodyCases(t, []bodyCase{
+		{name: "gateway 502 in a body", method: "POST", logText: `Error: {"error":{"message":"Provider returned error","code":502,"metadata":{"raw":"upstream connect error"}}}`, class: Transient},
+		{name: "401 in a body", method: "POST", logText: `{"error":{"message":"No auth credentials found","code":401}}`, class: Policy},
+		{name: "400 in a body", method: "POST", logText: `{"error":{"message":"x-ai/grok is not a valid model ID","code":400}}`, class: Structural},
+		{name: "throttle per hour", method: "POST", logText: `{"errors":[{"message":"Request not allowed, maximum requests per hour exceeded","type":"TooManyRequestsError"}]}`, class: Policy, code: CodeRateLimitWindow},
+		{name: "throttle per minute", method: "POST", logText: `{"errors":[{"message":"Too many requests, maximum 60 requests per minute","type":"TooManyRequestsError"}]}`, class: Transient},
+	})
+}

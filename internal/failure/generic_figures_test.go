@@ -11,7 +11,8 @@ import (
 // TestGenericFigures logs, per family of the generic corpus
 // (testdata/tools/generic-*.jsonl: tools with no recogniser of their own),
 // how many cases get their decision and class, and how many retries are
-// wasted (a retry where the label says stop). TestCorpus asserts them.
+// wasted (a retry where the label says stop), per file and over the held-out
+// files (generic-*heldout*.jsonl) together. TestCorpus asserts them.
 func TestGenericFigures(t *testing.T) {
 	files, err := filepath.Glob("testdata/tools/generic-*.jsonl")
 	if err != nil || len(files) == 0 {
@@ -67,9 +68,19 @@ func TestGenericFigures(t *testing.T) {
 		names = append(names, k)
 	}
 	sort.Strings(names)
+	var heldOut tally
 	for _, k := range names {
 		tl := perFile[k]
 		t.Logf("file %-28s %3d cases: decisions %s, classes %s, wasted retries %d", k, tl.cases, pct(tl.decision, tl.cases), pct(tl.class, tl.cases), tl.wasted)
+		if strings.Contains(k, "heldout") {
+			heldOut.cases += tl.cases
+			heldOut.class += tl.class
+			heldOut.decision += tl.decision
+			heldOut.wasted += tl.wasted
+		}
+	}
+	if heldOut.cases > 0 {
+		t.Logf("%-10s %3d cases: decisions %s, classes %s, wasted retries %d", "HELD-OUT", heldOut.cases, pct(heldOut.decision, heldOut.cases), pct(heldOut.class, heldOut.cases), heldOut.wasted)
 	}
 	t.Logf("%-10s %3d cases: decisions %s, classes %s, wasted retries %d", "HELDOUT", heldout.cases, pct(heldout.decision, heldout.cases), pct(heldout.class, heldout.cases), heldout.wasted)
 	t.Logf("%-10s %3d cases: decisions %s, classes %s, wasted retries %d", "ALL", all.cases, pct(all.decision, all.cases), pct(all.class, all.cases), all.wasted)

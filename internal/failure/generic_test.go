@@ -389,3 +389,28 @@ func TestGenericThrottleWords(t *testing.T) {
 		t.Errorf("an hour's window within a 2h run: %s %s", f.Class, f.Code)
 	}
 }
+
+// TestGenericPhraseCase: a period or a credential's failure reads the
+// same in any case and wording the gates let through ("Monthly product
+// cap", "token is not valid").
+func TestGenericPhraseCase(t *testing.T) {
+	for _, tc := range []struct {
+		text  string
+		class Class
+		code  Code
+	}{
+		{"Error: 429 Too Many Requests\nUsage cap exceeded: Monthly product cap", Policy, CodeRateLimitWindow},
+		{"Error: Weekly limit exceeded for this account", Policy, ""},
+		{"Error: The specified token is not valid. Use `tool login` to generate a new token.", Policy, CodeAuthRejected},
+		{"error: API key is not valid", Policy, CodeAuthRejected},
+		{"Error: Your API key has been revoked.", Policy, CodeAuthRejected},
+		{"Error: the access key has expired", Policy, CodeAuthRejected},
+		{`Unexpected error retrieving remote project status: {"message":"Your account does not have the necessary privileges to access this endpoint."}`, Policy, ""},
+		{`{"error":"This action is not allowed"}`, Policy, ""},
+	} {
+		f := classifyText(ToolAuto, tc.text, 1, "")
+		if f.Class != tc.class || tc.code != "" && f.Code != tc.code {
+			t.Errorf("%q: got %s %s (%s), want %s %s", tc.text, f.Class, f.Code, f.Reason, tc.class, tc.code)
+		}
+	}
+}

@@ -49,6 +49,7 @@ var meaningWords = map[string]meaning{
 	"authenticationrequired": mAuth, "invalidclienttokenid": mAuth, "unrecognizedclient": mAuth, "signaturedoesnotmatch": mAuth,
 	"invalidsignature": mAuth, "accesstokenrequired": mAuth, "tokenrequired": mAuth, "invalidbearertoken": mAuth,
 	"notauthenticated": mAuth, "loginrequired": mAuth, "invalidsession": mAuth, "sessionexpired": mAuth, "accounttokenmismatch": mAuth,
+	"authfailure": mAuth, "incompletesignature": mAuth, "invalidauthenticationtokentenant": mAuth, "twofactor": mAuth,
 	// permission
 	"permissiondenied": mPermission, "forbidden": mPermission, "accessdenied": mPermission, "missingscope": mPermission,
 	"nopermission": mPermission, "notallowed": mPermission, "insufficientpermissions": mPermission, "insufficientscope": mPermission,
@@ -56,6 +57,10 @@ var meaningWords = map[string]meaning{
 	"authorizationfailed": mPermission, "notauthorized": mPermission, "notpermitted": mPermission, "restricted": mPermission,
 	"restrictedaction": mPermission, "accountsuspended": mPermission, "permission": mPermission, "ekmaccessdenied": mPermission,
 	"teamaccessnotgranted": mPermission, "notallowedtokentype": mPermission, "accesstokenscopeinsufficient": mPermission,
+	"denied": mPermission, "optinrequired": mPermission, "authorizationpermissionmismatch": mPermission,
+	"authorizationfailure": mPermission, "accountisdisabled": mPermission, "readonlydisabledsubscription": mPermission,
+	"unsupportedcountryregionterritory": mPermission, "verificationrequired": mPermission, "suspended": mPermission,
+	"twofactorsetuprequired": mPermission, "accessnotconfigured": mPermission,
 	// existence
 	"notfound": mNotFound, "nosuchkey": mNotFound, "nosuchbucket": mNotFound, "nosuchentity": mNotFound, "nosuchresource": mNotFound,
 	"alreadyexists": mExists, "duplicate": mExists, "alreadyreacted": mExists, "nametaken": mExists, "alreadyinchannel": mExists,
@@ -68,6 +73,12 @@ var meaningWords = map[string]meaning{
 	"outofrange": mInvalid, "unprocessableentity": mInvalid, "unimplemented": mInvalid, "invalidarguments": mInvalid,
 	"invalidblocks": mInvalid, "isarchived": mInvalid, "channelisarchived": mInvalid, "methoddeprecated": mInvalid,
 	"invalidjson": mInvalid, "notimplemented": mInvalid, "methodnotallowed": mInvalid, "preconditionfailed": mInvalid,
+	"unsupported": mInvalid, "conditionalcheckfailed": mInvalid, "notext": mInvalid,
+	// the OCI distribution spec's codes (DENIED, UNAUTHORIZED, TOOMANYREQUESTS and UNSUPPORTED are above)
+	"nameunknown": mNotFound, "manifestunknown": mNotFound, "blobunknown": mNotFound, "blobuploadunknown": mNotFound,
+	"manifestblobunknown": mNotFound, "nameinvalid": mInvalid, "taginvalid": mInvalid, "manifestinvalid": mInvalid,
+	"digestinvalid": mInvalid, "sizeinvalid": mInvalid, "blobuploadinvalid": mInvalid, "rangeinvalid": mInvalid,
+	"manifestunverified": mInvalid, "paginationnumberinvalid": mInvalid,
 	// the service
 	"unavailable": mTransient, "serviceunavailable": mTransient, "overloaded": mTransient, "deadlineexceeded": mTransient,
 	"aborted": mTransient, "internal": mTransient, "internalerror": mTransient, "internalservererror": mTransient,
@@ -75,6 +86,7 @@ var meaningWords = map[string]meaning{
 	"gatewaytimeout": mTransient, "badgateway": mTransient, "servicebusy": mTransient, "fatalerror": mTransient,
 	"temporarilyunavailable": mTransient, "tryagainlater": mTransient, "internalfailure": mTransient, "serviceexception": mTransient,
 	"upstreamerror": mTransient, "requesttimeouterror": mTransient, "cancelled": mTransient,
+	"serverbusy": mTransient, "upstreamfailure": mTransient, "upstreamtimeout": mTransient, "notenoughresources": mTransient,
 	// throttling
 	"ratelimited": mRateLimited, "ratelimit": mRateLimited, "ratelimitexceeded": mRateLimited, "toomanyrequests": mRateLimited,
 	"throttled": mRateLimited, "throttling": mRateLimited, "slowdown": mRateLimited, "requestlimitexceeded": mRateLimited,
@@ -83,11 +95,11 @@ var meaningWords = map[string]meaning{
 	"insufficientquota": mQuota, "quotaexceeded": mQuota, "billing": mQuota, "insufficientcredits": mQuota,
 	"insufficientfunds": mQuota, "insufficientbalance": mQuota, "paymentrequired": mQuota, "overquota": mQuota,
 	"usagelimitreached": mQuota, "creditsexhausted": mQuota, "billinghardlimitreached": mQuota, "billingnotactive": mQuota,
-	"quotaexhausted": mQuota, "usagenotincluded": mQuota,
+	"quotaexhausted": mQuota, "usagenotincluded": mQuota, "delinquent": mQuota,
 	// over a stated limit
 	"requesttoolarge": mTooLarge, "payloadtoolarge": mTooLarge, "contextlengthexceeded": mTooLarge, "toolarge": mTooLarge,
 	"entitytoolarge": mTooLarge, "requestentitytoolarge": mTooLarge, "msgtoolong": mTooLarge, "filetoolarge": mTooLarge,
-	"contenttoolarge": mTooLarge, "tokenlimitexceeded": mTooLarge,
+	"contenttoolarge": mTooLarge, "tokenlimitexceeded": mTooLarge, "toomanyattachments": mTooLarge,
 }
 
 // meaningSuffixes read a word the table lacks by its ending: every
@@ -102,6 +114,41 @@ var meaningSuffixes = []struct {
 	{"unavailable", mTransient}, {"ratelimited", mRateLimited}, {"ratelimitexceeded", mRateLimited},
 	{"quotaexceeded", mQuota}, {"tokenexpired", mAuth}, {"tokeninvalid", mAuth}, {"tokenrevoked", mAuth},
 	{"unauthorized", mAuth}, {"invalidauth", mAuth}, {"iscurrentlyloading", mTransient},
+	// Slack's *_denied; AWS's *Throttled; Azure's *TimedOut; accounts
+	// *Suspended, *Deactivated, *Disabled or taken down
+	{"denied", mPermission}, {"throttled", mRateLimited},
+	{"timedout", mTransient}, {"suspended", mPermission}, {"deactivated", mPermission}, {"disabled", mPermission},
+	{"takedown", mPermission}, {"permissions", mPermission}, {"loginrequired", mAuth}, {"ratelimit", mRateLimited},
+	{"notallowed", mPermission}, {"notpermitted", mPermission},
+}
+
+// credentialQualifiers and credentialNouns read the words that say a
+// credential is bad, in either order (invalid_api_key, ApiKeyInvalid,
+// MissingAuthenticationToken, AuthMissing, expired_api_key): policy,
+// before the invalid* and missing* prefixes read them as a malformed
+// request.
+var (
+	credentialQualifiers = []string{"invalid", "expired", "missing", "revoked", "incorrect", "required"}
+	credentialNouns      = []string{"token", "tokenid", "apikey", "accesskey", "secretkey", "accesskeyid", "credentials", "credential", "signature", "password", "secret", "auth", "authentication"}
+)
+
+// credentialWord reports whether w is a qualifier and a credential's noun.
+func credentialWord(w string) bool {
+	for _, q := range credentialQualifiers {
+		rest, ok := strings.CutPrefix(w, q)
+		if !ok {
+			rest, ok = strings.CutSuffix(w, q)
+		}
+		if !ok || rest == "" {
+			continue
+		}
+		for _, n := range credentialNouns {
+			if strings.HasSuffix(rest, n) || strings.HasPrefix(rest, n) && q != "missing" && q != "required" && len(rest) == len(n) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // meaningPrefixes read a family of words by its start: WordPress's
@@ -154,9 +201,17 @@ func meaningLookup(w string, prefixes bool) (m meaning, named bool) {
 	if w == "" {
 		return mNone, false
 	}
+	for _, suf := range []string{"", "error", "exception", "fault"} {
+		if t, ok := strings.CutSuffix(w, suf); ok && t != "" && credentialWord(t) {
+			return mAuth, false // a credential's word, before the invalid* and missing* prefixes
+		}
+	}
 	look := func(w string) meaning {
 		if m, ok := meaningWords[w]; ok {
 			return m
+		}
+		if credentialWord(w) {
+			return mAuth
 		}
 		for _, s := range meaningSuffixes {
 			if strings.HasSuffix(w, s.suffix) {
@@ -340,11 +395,22 @@ func isErrorObject(o *jv) bool {
 			return true
 		}
 	}
-	if o.get("ok").isFalse() || o.get("success").isFalse() || o.get("type").text() == "error" {
+	if o.get("ok").isFalse() || o.get("success").isFalse() || o.get("type").text() == "error" || herokuError(o) {
 		return true
 	}
 	hasMsg := o.get("message") != nil || o.get("detail") != nil || o.get("description") != nil
 	return o.get("code") != nil && hasMsg || o.get("title") != nil && (o.get("status") != nil || o.get("type") != nil) || o.get("retry_after") != nil && hasMsg
+}
+
+// herokuError reports whether o is in Heroku's Platform API error shape:
+// an id word beside a message, and at most a url besides ({"id":
+// "suspended", "message": "..."}).
+func herokuError(o *jv) bool {
+	id := o.get("id").text()
+	if id == "" || strings.ContainsAny(id, " -") || o.get("message").text() == "" || len(o.keys) > 3 {
+		return false
+	}
+	return len(o.keys) == 2 || o.get("url") != nil
 }
 
 // fill reads one error object's fields into r; nested is true for the
@@ -377,6 +443,9 @@ func (r *apiRecord) fill(o *jv, off int, nested bool, depth int) {
 			continue
 		}
 		r.word(v, off)
+	}
+	if herokuError(o) {
+		r.word(o.get("id"), off)
 	}
 	if t := o.get("type").text(); t != "" && t != "error" && t != "about:blank" {
 		n := len(r.words)
@@ -605,10 +674,15 @@ func (c *ScanCtx) apiHits() []Hit {
 		}
 	}
 	off := max(0, len(c.Text)-maxAPITail)
-	if code, at := xmlCode(c.Text[off:]); code != "" {
-		at += off
-		if h, ok := c.meaningHit(apiRecord{at: at}, code, at, false); ok {
-			hits = append(hits, h)
+	if h, ok := c.sdkClassHit(off); ok {
+		hits = append(hits, h)
+	}
+	for _, read := range []func(string) (string, int){xmlCode, codeLine} {
+		if code, at := read(c.Text[off:]); code != "" {
+			at += off
+			if h, ok := c.meaningHit(apiRecord{at: at}, code, at, false); ok {
+				hits = append(hits, h)
+			}
 		}
 	}
 	return hits
@@ -633,7 +707,33 @@ func (c *ScanCtx) recordHit(r apiRecord) (Hit, bool) {
 	if r.hasWait && (r.failed || r.status == 429 || r.message != "") {
 		return c.verdictOf(r, mRateLimited, false, "retry_after "+humanWait(r.wait), r.at, RankTool), true
 	}
+	if r.status != 0 && c.status == 0 && (r.failed || r.message != "") {
+		return c.bodyStatusHit(r)
+	}
 	return Hit{}, false
+}
+
+// bodyStatusHit is the verdict of the HTTP status an error object states
+// ({"error": {"code": 502, "message": ...}}) when its words say nothing
+// the table knows: the status of the answer the log quotes, ranked as a
+// status a tool reports; a 429 goes to the rate-limit verdicts, which read
+// a wait or a period on its line.
+func (c *ScanCtx) bodyStatusHit(r apiRecord) (Hit, bool) {
+	line, pos := c.lineAt(r.at, r.at)
+	var h Hit
+	if r.status == 429 {
+		h = rateHit(c, line, fmt.Sprintf("HTTP 429 %s", r.message), rankGenericStatus)
+	} else {
+		var ok bool
+		if h, ok = StatusHit(c, r.status, rankGenericStatus); !ok {
+			return Hit{}, false
+		}
+		if r.message != "" {
+			h.Reason += " (\"" + Clip(r.message) + "\")"
+		}
+	}
+	h.line, h.pos = EvidenceLineAt(line, 0), pos
+	return h, true
 }
 
 func (c *ScanCtx) meaningHit(r apiRecord, word string, at int, category bool) (Hit, bool) {
@@ -761,4 +861,41 @@ func (c *ScanCtx) lineAt(at, fallback int) (string, int) {
 	sp := lineSpan(c.Text, at, at)
 	c.LineEnd = sp.end
 	return c.Text[sp.start:sp.end], sp.start
+}
+
+// reSDKClass is an exception printed with its module path at a line's
+// start (telegram.error.BadRequest:, google.api_core.exceptions.NotFound:,
+// mastodon.errors.MastodonRatelimitError:): the class, group 1.
+var reSDKClass = LazyRE(`(?m)^[ \t]*(?:[a-z_][a-z0-9_]*\.){1,4}([A-Z][A-Za-z0-9]{2,60})(?::|[ \t]*$)`)
+
+// maxSDKClassLines bounds the exception lines the class reader tries.
+const maxSDKClassLines = 4
+
+// sdkClassHit reads the class of an exception a client names after the
+// HTTP status or the error word it stands for (python-telegram-bot's
+// BadRequest and Forbidden, tweepy's and prawcore's, google.api_core's
+// PermissionDenied, Mastodon.py's MastodonRatelimitError), the last one
+// printed, by the table of meanings without its prefix rules (an
+// UnknownHostException is the network's). It ranks below a network
+// failure and an explicit status: the class only names the kind when
+// nothing stronger does.
+func (c *ScanCtx) sdkClassHit(off int) (Hit, bool) {
+	ms := reSDKClass.FindAllStringSubmatchIndex(c.Text[off:], -1)
+	for i := len(ms) - 1; i >= 0 && i >= len(ms)-maxSDKClassLines; i-- {
+		m := ms[i]
+		class := c.Text[off+m[2] : off+m[3]]
+		w := normWord(class)
+		for _, suf := range []string{"error", "exception"} {
+			if t, ok := strings.CutSuffix(w, suf); ok && t != "" {
+				w = t
+				break
+			}
+		}
+		mean, named := meaningLookup(w, false)
+		if mean == mNone {
+			continue
+		}
+		return c.verdictOf(apiRecord{at: off + m[2]}, mean, named, class, off+m[2], RankTransport-1), true
+	}
+	return Hit{}, false
 }

@@ -1,6 +1,7 @@
 package failure
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -424,6 +425,14 @@ func apiRetryAfter(line string) time.Duration {
 func rateHit(c *ScanCtx, line, what string, rank int) Hit {
 	if rePeriodLong.MatchString(line) {
 		return quotaVerdict(c, line, what, RankAPICode)
+	}
+	if m := rePeriod.FindStringSubmatch(line); m != nil {
+		if d := periodOf(m); d > c.waitLimit() {
+			// a limit counted per hour or per six hours: its window outlasts the run
+			return Hit{Class: Policy, Code: CodeRateLimitWindow, Rank: max(rank, rankGenericWait), ResetIn: d,
+				Reason: fmt.Sprintf("rate limit exceeded: %s, a limit counted %s (%s), longer than the run's max elapsed of %s", Clip(what), Clip(m[0]), humanWait(d), c.waitLimit()),
+				Remedy: fmt.Sprintf("the limit's window (%s) outlasts the run: run again once it has passed (a later scheduled run), or authenticate or raise the limit; retrying within this run cannot succeed", humanWait(d))}
+		}
 	}
 	return Hit{Class: Transient, Code: CodeRateLimited, Rank: rank, Reason: "rate limit exceeded: " + Clip(what), Remedy: RemedyRateLimit, RetryAfter: apiRetryAfter(line)}
 }
