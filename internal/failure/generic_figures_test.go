@@ -68,19 +68,9 @@ func TestGenericFigures(t *testing.T) {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	var heldOut tally
 	for _, k := range names {
 		tl := perFile[k]
 		t.Logf("file %-28s %3d cases: decisions %s, classes %s, wasted retries %d", k, tl.cases, pct(tl.decision, tl.cases), pct(tl.class, tl.cases), tl.wasted)
-		if strings.Contains(k, "heldout") {
-			heldOut.cases += tl.cases
-			heldOut.class += tl.class
-			heldOut.decision += tl.decision
-			heldOut.wasted += tl.wasted
-		}
-	}
-	if heldOut.cases > 0 {
-		t.Logf("%-10s %3d cases: decisions %s, classes %s, wasted retries %d", "HELD-OUT", heldOut.cases, pct(heldOut.decision, heldOut.cases), pct(heldOut.class, heldOut.cases), heldOut.wasted)
 	}
 	t.Logf("%-10s %3d cases: decisions %s, classes %s, wasted retries %d", "HELDOUT", heldout.cases, pct(heldout.decision, heldout.cases), pct(heldout.class, heldout.cases), heldout.wasted)
 	t.Logf("%-10s %3d cases: decisions %s, classes %s, wasted retries %d", "ALL", all.cases, pct(all.decision, all.cases), pct(all.class, all.cases), all.wasted)
