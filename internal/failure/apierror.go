@@ -432,14 +432,19 @@ func xmlCode(text string) (string, int) {
 
 // codeLine returns the error code of a "Code: X" line and its offset, or
 // "": the Azure SDKs and the az CLI print an error as "(X) message",
-// then "Code: X" and "Message: ..." on lines of their own. The code must
+// then "Code: X" and "Message: ..." on lines of their own; the .NET SDK
+// prints "ErrorCode: X". The code must
 // be one token (letters, digits, '_', '.').
 func codeLine(text string) (string, int) {
-	i := strings.LastIndex(text, "\nCode: ")
+	label := "\nCode: "
+	i := strings.LastIndex(text, label)
+	if j := strings.LastIndex(text, "\nErrorCode: "); j > i {
+		i, label = j, "\nErrorCode: " // the Azure .NET SDK's RequestFailedException
+	}
 	if i < 0 {
 		return "", -1
 	}
-	rest := text[i+len("\nCode: "):]
+	rest := text[i+len(label):]
 	if j := strings.IndexByte(rest, '\n'); j >= 0 {
 		rest = rest[:j]
 	}

@@ -109,7 +109,7 @@ func newRunOpts(env []string, maxElapsed time.Duration) runOpts {
 // are read. They are joined on first use, so that a start-up that classifies
 // nothing (--help) does not pay for the copy.
 var allMatchers = sync.OnceValue(func() []Matcher {
-	lists := append([][]Matcher{gitMatchers, pushMatchers, curlMatchers, netMatchers, lowSpeedMatchers, httpTextMatchers, goTextMatchers, quotaMatchers, limitMatchers, phraseMatchers(httpConstRows), genericMatchers, sdkMatchers}, opsMatchers...)
+	lists := append([][]Matcher{gitMatchers, pushMatchers, curlMatchers, netMatchers, lowSpeedMatchers, httpTextMatchers, goTextMatchers, quotaMatchers, limitMatchers, phraseMatchers(httpConstRows), genericMatchers, sdkMatchers, reasonLabelMatchers}, opsMatchers...)
 	return concatMatchers(append(lists, familyMatchers()...)...)
 })
 

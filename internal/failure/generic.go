@@ -120,14 +120,14 @@ var phraseRows = []phraseRow{
 		re: `(?i)bad credentials`, class: Policy, code: CodeAuthRejected, rank: rankGenericPhrase, reason: "bad credentials", remedy: remedyAuthRejected},
 	{gates: []string{"oken has expired", "oken expired", "oken is expired", "xpired token", "oken was revoked", "oken has been revoked", "nvalid_grant", "ot logged in", "lease log in", "lease login", "lease sign in", "ign up for an account",
 		"oken is invalid", "ey is invalid", "oken is not valid", "ey is not valid", "redentials are not valid", "redentials are invalid", "redentials is invalid", "assword is invalid", "oken was invalid", "as been revoked", "ave been revoked", "ey was revoked", "ey has expired", "eys have expired", "ust be authenticated", "ust be logged in", "ust be signed in", "ot authenticated", "nauthenticated", "UNAUTHENTICATED",
-		"rovide credentials", "redentials required", "ogin required", "ogin is required", "ailed to authenticate", "nable to locate credentials", "NoCredentialProviders", "o valid credential", "ould not load credentials", "oo many authentication failures", "Load key"},
-		re: `(?i)token (?:has |is |was )?(?:expired|been revoked|revoked)|expired token|invalid_grant|not logged in|please (?:log ?in|sign in)|sign up for an account|(?:token|key|credentials?|password) (?:is|are|was) (?:invalid|expired|revoked|incorrect|not valid)|(?:api[ _-]?key|access key|secret key|token|credentials?|password)s? (?:has been|have been|was|were|has|have) (?:revoked|expired|deactivated)|must be (?:authenticated|logged in|signed in)|\bnot authenticated|\bunauthenticated\b|provide (?:valid )?credentials|(?:credentials|login) (?:is |are )?required|failed to authenticate|unable to locate credentials|NoCredentialProviders|no valid credential|could not load credentials|too many authentication failures|Load key "[^"]*": (?:invalid format|error in libcrypto|bad permissions)`, class: Policy, code: CodeAuthRejected, rank: rankGenericPhrase, reason: "credentials expired or missing", remedy: remedyAuthRejected},
+		"rovide credentials", "redentials required", "ccess token is required", "pi token is required", "uth token is required", "earer token is required", "ey is required", "ogin required", "ogin is required", "ailed to authenticate", "nable to locate credentials", "NoCredentialProviders", "o valid credential", "ould not load credentials", "oo many authentication failures", "Load key"},
+		re: `(?i)token (?:has |is |was )?(?:expired|been revoked|revoked)|expired token|invalid_grant|not logged in|please (?:log ?in|sign in)|sign up for an account|(?:token|key|credentials?|password) (?:is|are|was) (?:invalid|expired|revoked|incorrect|not valid)|(?:api[ _-]?key|access key|secret key|token|credentials?|password)s? (?:has been|have been|was|were|has|have) (?:revoked|expired|deactivated)|must be (?:authenticated|logged in|signed in)|\bnot authenticated|\bunauthenticated\b|provide (?:valid )?credentials|(?:credentials|login|(?:an |the )?(?:access|api|auth|bearer) token|(?:an |the )?api[ _-]?key) (?:is |are )?required|failed to authenticate|unable to locate credentials|NoCredentialProviders|no valid credential|could not load credentials|too many authentication failures|Load key "[^"]*": (?:invalid format|error in libcrypto|bad permissions)`, class: Policy, code: CodeAuthRejected, rank: rankGenericPhrase, reason: "credentials expired or missing", remedy: remedyAuthRejected},
 	// permission
 	{gates: []string{"ccess denied", "ccess Denied", "ccessDenied", "ACCESS_DENIED", "ccess is denied"},
 		re: `AccessDenied|ACCESS_DENIED|(?i:access (?:is )?denied)(?:[.,)]|\s*\(|\s*$|\s+for\b|\s+to\b|\s+by\b)`, class: Policy, code: CodePermissionDenied, rank: rankGenericPhrase, reason: "access denied", remedy: remedyPermission,
 		unless: `(?i)EACCES|access denied for user '|\.(?:so|dll)\b|/(?:usr|etc|var|home|tmp)/`},
-	{gates: []string{"ot authorized to perform", "ot authorised to perform", "nsufficient scope", "nsufficient_scope", "nsufficient permission", "nsufficient privileges", "PERMISSION_DENIED", "does not have permission", "do not have permission", "not have the necessary", "n't have the necessary", "don't have permission", "ot have the required permission", "ermission denied on", "denied on resource", "ccess forbidden", "AuthorizationFailed", "AuthorizationError"},
-		re: `(?i)not authori[sz]ed to perform|insufficient[ _](?:scopes?|permissions?|privileges)|PERMISSION_DENIED|(?:does|do)(?: not|n't) have (?:the (?:required |necessary )?)?(?:permissions?|privileges)|permission '[^']+' denied|denied on (?:resource|')|access forbidden|Authorization(?:Failed|Error)`, class: Policy, code: CodePermissionDenied, rank: rankGenericPhrase, reason: "permission denied", remedy: remedyPermission},
+	{gates: []string{"ot authorized to perform", "ot authorised to perform", "ot authorized for th", "ot authorised for th", "nsufficient scope", "nsufficient_scope", "nsufficient permission", "nsufficient privileges", "PERMISSION_DENIED", "does not have permission", "do not have permission", "not have the necessary", "n't have the necessary", "don't have permission", "ot have the required permission", "ermission denied on", "denied on resource", "ccess forbidden", "AuthorizationFailed", "AuthorizationError"},
+		re: `(?i)not authori[sz]ed to perform|not authori[sz]ed for (?:this|that|the) (?:action|operation|request|resource|package)|insufficient[ _](?:scopes?|permissions?|privileges)|PERMISSION_DENIED|(?:does|do)(?: not|n't) have (?:the (?:required |necessary )?)?(?:permissions?|privileges)|permission '[^']+' denied|denied on (?:resource|')|access forbidden|Authorization(?:Failed|Error)`, class: Policy, code: CodePermissionDenied, rank: rankGenericPhrase, reason: "permission denied", remedy: remedyPermission},
 	{gates: []string{"ot allowed to", "ot permitted to", "ave access", "ccessDeniedException", "ForbiddenException", "AuthorizationFailed", "heck that you have"},
 		re: `(?i)\b(?:is|are) not (?:allowed|permitted) to (?:push|publish|upload|deploy|write|modify|access|create|delete|update|use|perform|manage|view|read)\b|(?:does not|doesn't|do not|don't) have (?:the required |sufficient |enough )?access\b|AccessDeniedException|ForbiddenException|AuthorizationFailed|check that you have (?:the )?(?:proper |correct |required )?access`, class: Policy, code: CodePermissionDenied, rank: rankGenericPhrase, reason: "permission denied", remedy: remedyPermission,
 		unless: `(?i)overwrit|re-?push|re-?publish|re-?upload|re-?deploy`},
@@ -136,8 +136,8 @@ var phraseRows = []phraseRow{
 	{gates: []string{"Forbidden", "forbidden", "FORBIDDEN"},
 		re: `(?i)(?:^|error:?|\berror\b[^\n]{0,40}|\b\d{3}\b\W{0,3}|›)\s*forbidden\b`, class: Policy, code: CodePermissionDenied, rank: rankGenericPhrase - 2, reason: "forbidden", remedy: remedyPermission},
 	// existence
-	{gates: []string{"lready exists", "lready exist", "ALREADY_EXISTS", "lreadyExists", "lready been published", "lready been uploaded", "lready published"},
-		re: `(?i)already[ _]?exists?|already been (?:published|uploaded|deployed)|already published`, class: Structural, code: CodeAlreadyExists, rank: rankGenericExists, reason: "it already exists", remedy: remedyExists,
+	{gates: []string{"lready exists", "lready exist", "ALREADY_EXISTS", "lreadyExists", "lready been published", "lready been uploaded", "lready published", "lready has version"},
+		re: `(?i)already[ _]?exists?|already been (?:published|uploaded|deployed)|already published|already has (?:a )?version\b`, class: Structural, code: CodeAlreadyExists, rank: rankGenericExists, reason: "it already exists", remedy: remedyExists,
 		unless: `(?i)\block\b|\.lock\b|not an empty directory|in progress|\bcache\b|file (?:already )?exists|directory already exists|cannot create (?:regular file|directory)`},
 	{gates: []string{"annot overwrite", "annot be overwritten", "ot allowed to overwrite", "overwrite", "epushing", "e-pushing", "epublish", "edeploy", "uplicate version", "uplicate package", "uplicate artifact", "uplicate release"},
 		re: `(?i)cannot (?:be )?overwrit(?:e|ten)|not allowed to overwrite|(?:re-?push(?:ing)?|re-?publish(?:ing)?|re-?deploy(?:ing)?|re-?upload(?:ing)?|overwriting)\b[^\n]{0,50}\bnot (?:allowed|permitted)|duplicate (?:version|package|artifact|release)`, class: Structural, code: CodeAlreadyExists, rank: rankGenericExists, reason: "the version exists and cannot be replaced", remedy: remedyExists},
@@ -161,9 +161,20 @@ var phraseRows = []phraseRow{
 		unless: `(?i)request ?limit ?exceeded|rate ?limit|throughput|too many requests|concurrent|connection|retry|context|token limit|size limit|time ?limit|timeout|deadline|recursion|memory|stack|depth`},
 	{gates: []string{"rial has", "rial ended", "rial expired", "rial period", "ubscription has", "ubscription expired", "ubscription ended", "ubscription lapsed", "ubscription is", "ayment required", "ayment_required", "illing", "pgrade your plan", "pgrade the plan", "pgrade plan", "pgrade to a paid", "pgrade to pro"},
 		re: `(?i)(?:free )?trial (?:period )?(?:has )?(?:ended|expired)|subscription (?:has )?(?:expired|ended|lapsed|is (?:inactive|past due))|payment[ _]required|billing (?:account (?:is )?(?:disabled|not active|required|closed)|hard limit|is (?:disabled|not active)|error|issue|problem)|(?:set up|enable|add|update) (?:your |a )?billing|upgrade (?:your |the )?plan|upgrade to (?:a paid|pro)`, class: Policy, code: CodeQuotaExhausted, rank: rankGenericQuota, reason: "a plan or billing limit", remedy: remedyPlan},
-	{gates: []string{"sed all", "sed up all", "ut of build minutes", "ut of minutes", "ut of credits", "redits left", "inutes left", "uilds left", "redits remaining", "inutes remaining", "aximum number of", "ncluded usage", "ncluded minutes", "pending limit"},
-		re: `(?i)used (?:up )?all (?:of )?(?:your|the|its) (?:\w+ ){0,3}(?:minutes|credits|builds|hours|deployments|recordings|quota)|out of (?:build )?(?:minutes|credits)|no (?:remaining |more )?(?:credits|minutes|builds) (?:left|remaining)|(?:reached|hit|exceeded) the maximum number of|maximum number of [\w -]{1,40}? (?:has been |was |is )?reached|exceeded (?:your|the|its) (?:\w+ ){0,3}(?:included usage|included minutes|spending limit)`, class: Policy, code: CodeQuotaExhausted, rank: rankGenericQuota, reason: "a plan's allowance is spent", quota: true,
+	{gates: []string{"sed all", "sed up all", "ut of build minutes", "ut of minutes", "ut of credits", "redits left", "ore credits", "nough credits", "inutes left", "uilds left", "redits remaining", "inutes remaining", "aximum number of", "ncluded usage", "ncluded minutes", "pending limit"},
+		re: `(?i)used (?:up )?all (?:of )?(?:your|the|its) (?:\w+ ){0,3}(?:minutes|credits|builds|hours|deployments|recordings|quota)|out of (?:build )?(?:minutes|credits)|requires? more credits|(?:not enough|insufficient) credits|add more credits|no (?:remaining |more )?(?:credits|minutes|builds) (?:left|remaining)|(?:reached|hit|exceeded) the maximum number of|maximum number of [\w -]{1,40}? (?:has been |was |is )?reached|exceeded (?:your|the|its) (?:\w+ ){0,3}(?:included usage|included minutes|spending limit)`, class: Policy, code: CodeQuotaExhausted, rank: rankGenericQuota, reason: "a plan's allowance is spent", quota: true,
 		unless: `(?i)retr|attempt|redirect|connection|concurrent|recursion|depth`},
+	// a plan with no quota at all for the thing ("doesn't have a free quota
+	// tier"): no reset helps
+	{gates: []string{"ree quota tier", "ree tier", "ree-tier"},
+		re: `(?i)(?:does not|doesn't|do not|don't) have a free(?: quota)? tier|\bno free(?: quota)? tier\b|not (?:available|supported|included) (?:on|in|for) (?:the |your )?free[ -]tier`, class: Policy, code: CodeQuotaExhausted, rank: rankGenericQuota + 2, reason: "the plan has no quota for it",
+		remedy: "this plan or key has no quota for it (the limit is zero): enable billing or a plan that includes it, or use another model; retrying cannot succeed"},
+	// a block or ban for abusing limits: not a throttle, whatever status
+	// carries it
+	{gates: []string{"locked from accessing", "emporarily banned", "emporarily blocked", "een banned", "een blocked", "eing blocked", "eing banned"},
+		re: `(?i)\b(?:being |been )?(?:blocked|banned) from (?:accessing|using)\b|\btemporarily (?:banned|blocked)\b|\b(?:has|have) been (?:banned|blocked)\b`, class: Policy, code: CodePermissionDenied, rank: RankTool, reason: "the service blocks this client (a ban, not a throttle)",
+		remedy: "the service has blocked or banned this client (often for exceeding its limits repeatedly): stop, slow the job down and wait for the block to lift (or ask the service); retrying within the run prolongs it",
+		plain:  true}, // it speaks in an answer's body too: the body says more than its 429
 	// throttling (transient): AWS's and Google's throttle codes
 	{gates: []string{"RequestLimitExceeded", "Throttling", "ThrottlingException", "TooManyRequestsException", "SlowDown", "RATE_LIMIT_EXCEEDED", "ProvisionedThroughputExceeded"},
 		re: `RequestLimitExceeded|Throttling(?:Exception)?|TooManyRequestsException|\bSlowDown\b|RATE_LIMIT_EXCEEDED|ProvisionedThroughputExceeded\w*`, class: Transient, code: CodeThrottled, rank: RankRateLimit, reason: "throttled", remedy: remedyThrottled},
@@ -521,6 +532,22 @@ var waitMatchers = []Matcher{
 			h := waitHit(c, line, "in "+humanWait(d))
 			h.ResetIn = d
 			return h, true
+		},
+	},
+	{
+		// a reset written as a clock time ("resets at 2024-05-01T00:00:00Z",
+		// "try again at 14:00 UTC"), judged against the run from now
+		Gates: []string{"eset at ", "esets at ", "ry again at ", "etry at ", "etry after ", "vailable again at ", "enews at ", "eset on ", "esets on "},
+		RE:    reResetAbs,
+		Build: func(c *ScanCtx, line string, _ []string) (Hit, bool) {
+			if !reLimitWords.MatchString(line) || c.inFrame || notAFailureLine(line) {
+				return Hit{}, false
+			}
+			h, ok := statedResetHit(c, line, line, rankGenericWait)
+			if h.Class == Transient {
+				h.Rank++ // the throttle's words, with the wait they state
+			}
+			return h, ok
 		},
 	},
 	{

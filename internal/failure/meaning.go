@@ -120,6 +120,8 @@ var meaningSuffixes = []struct {
 	{"timedout", mTransient}, {"suspended", mPermission}, {"deactivated", mPermission}, {"disabled", mPermission},
 	{"takedown", mPermission}, {"permissions", mPermission}, {"loginrequired", mAuth}, {"ratelimit", mRateLimited},
 	{"notallowed", mPermission}, {"notpermitted", mPermission},
+	// "Status is a duplicate." (X's 187), "duplicate_name"
+	{"duplicate", mExists},
 }
 
 // credentialQualifiers and credentialNouns read the words that say a
@@ -664,6 +666,31 @@ var sdkMatchers = []Matcher{
 	},
 }
 
+// reReasonLabel is an API's message labelled with an HTTP reason phrase,
+// as Telegram's descriptions are ("Bad Request: chat not found",
+// "Forbidden: bot is not a member of the channel chat"): group 1, the
+// message, read as a field is.
+var reReasonLabel = LazyRE(`(?:^|[\s"'(\[>])(?:Bad Request|Forbidden|Unauthorized|Not Found|Conflict): ([^\n"'\]]{2,120})`)
+
+// reasonLabelMatchers read the message after a reason-phrase label
+// through the table of meanings.
+var reasonLabelMatchers = []Matcher{
+	{
+		Gates: []string{"Bad Request: ", "Forbidden: ", "Unauthorized: ", "Not Found: ", "Conflict: "},
+		RE:    reReasonLabel,
+		Build: func(c *ScanCtx, line string, m []string) (Hit, bool) {
+			if notAFailureLine(line) {
+				return Hit{}, false
+			}
+			md, named, what := phraseMeaning(m[1], true)
+			if md == mNone {
+				return Hit{}, false // the reason phrase alone is the status readers'
+			}
+			return c.meaningVerdict(apiRecord{}, md, named, what, line, rankGenericPhrase), true
+		},
+	},
+}
+
 // apiHits are the verdicts of the structured error bodies in c.Text, each
 // on the text's line where its object or word is.
 func (c *ScanCtx) apiHits() []Hit {
@@ -675,6 +702,8 @@ func (c *ScanCtx) apiHits() []Hit {
 	}
 	off := max(0, len(c.Text)-maxAPITail)
 	if h, ok := c.sdkClassHit(off); ok {
+		hits = append(hits, h)
+	} else if h, ok := c.inlineClassHit(off); ok {
 		hits = append(hits, h)
 	}
 	for _, read := range []func(string) (string, int){xmlCode, codeLine} {
@@ -692,6 +721,13 @@ func (c *ScanCtx) apiHits() []Hit {
 // short messages, else a numeric code's family, else a wait or a status.
 func (c *ScanCtx) recordHit(r apiRecord) (Hit, bool) {
 	for _, w := range r.words {
+		if w.category && catchAllWords[normWord(w.s)] {
+			// a catch-all type (OpenAI-compatible servers' api_error on
+			// every failure): a message that names a meaning says more
+			if h, ok := c.phraseHit(r, mTransient); ok {
+				return h, true
+			}
+		}
 		if h, ok := c.meaningHit(r, w.s, w.at, w.category); ok {
 			return h, true
 		}
@@ -709,6 +745,22 @@ func (c *ScanCtx) recordHit(r apiRecord) (Hit, bool) {
 	}
 	if r.status != 0 && c.status == 0 && (r.failed || r.message != "") {
 		return c.bodyStatusHit(r)
+	}
+	return Hit{}, false
+}
+
+// catchAllWords are the type words some servers put on every error
+// (Ollama's and other OpenAI-compatible servers' api_error): the kind of
+// the body, not of the failure.
+var catchAllWords = map[string]bool{"apierror": true}
+
+// phraseHit is the verdict of r's first short message the table reads,
+// unless its meaning is except.
+func (c *ScanCtx) phraseHit(r apiRecord, except meaning) (Hit, bool) {
+	for _, p := range r.phrases {
+		if m, named, what := phraseMeaning(p.s, true); m != mNone && m != except {
+			return c.verdictOf(r, m, named, what, p.at, meaningRank(m)), true
+		}
 	}
 	return Hit{}, false
 }
@@ -896,6 +948,54 @@ func (c *ScanCtx) sdkClassHit(off int) (Hit, bool) {
 			continue
 		}
 		return c.verdictOf(apiRecord{at: off + m[2]}, mean, named, class, off+m[2], RankTransport-1), true
+	}
+	return Hit{}, false
+}
+
+// reInlineClass is an SDK's exception class named inside a line, with no
+// module path ("Left (APIError (RateLimitError 256 ...))", "raise
+// AuthenticationError(...)"): group 1.
+var reInlineClass = LazyRE(`\b([A-Z][A-Za-z]{2,40}(?:Error|Exception))\b`)
+
+// reSourceLine is a line of source a traceback quotes (an except or
+// catch clause, an import, a raise): the classes it names are not the
+// error.
+var reSourceLine = LazyRE(`^\s*(?:except\b|catch\b|} catch\b|import\b|from \S+ import\b|raise\b|throw\b|class\b)|\bisinstance\(`)
+
+// inlineClassStems are the stems whose class the runtime, not an API,
+// raises (Python's PermissionError is EACCES): not read inline.
+var inlineClassStems = map[string]bool{"permission": true}
+
+// inlineClassHit reads the last exception class named inside a line whose
+// stem is a word of the table exactly (RateLimitError, AuthenticationError,
+// PermissionDeniedError, NotFoundError: the classes the model APIs' SDKs
+// raise for 429, 401, 403 and 404). A class of the service's failing
+// (TimeoutError, InternalError) or of a malformed request
+// (ValidationError) is left to the readers of those kinds: a runtime
+// raises them too. It ranks as sdkClassHit does.
+func (c *ScanCtx) inlineClassHit(off int) (Hit, bool) {
+	ms := reInlineClass.FindAllStringSubmatchIndex(c.Text[off:], maxSDKClassLines*4)
+	for i := len(ms) - 1; i >= 0; i-- {
+		m := ms[i]
+		class := c.Text[off+m[2] : off+m[3]]
+		if end := off + m[3]; end < len(c.Text) && c.Text[end] == '(' || off+m[2] > 0 && c.Text[off+m[2]-1] == '.' {
+			continue // source: a constructor (raise X(...)) or a qualified name (except mod.X); sdkClassHit reads a printed one
+		}
+		if line, _ := c.lineAt(off+m[2], -1); reSourceLine.MatchString(line) {
+			continue
+		}
+		w := normWord(class)
+		for _, suf := range []string{"error", "exception"} {
+			if t, ok := strings.CutSuffix(w, suf); ok && t != "" {
+				w = t
+				break
+			}
+		}
+		mean, ok := meaningWords[w]
+		if !ok || inlineClassStems[w] || mean == mTransient || mean == mInvalid || mean == mExists {
+			continue
+		}
+		return c.verdictOf(apiRecord{at: off + m[2]}, mean, mean == mNotFound && !bareNotFound[w], class, off+m[2], RankTransport-1), true
 	}
 	return Hit{}, false
 }

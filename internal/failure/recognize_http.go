@@ -339,6 +339,11 @@ func StatusHit(c *ScanCtx, code, rank int) (Hit, bool) {
 		method = c.LookupMethod()
 	}
 	vd := StatusVerdict(code, method, c.Tool)
+	if code == 429 {
+		if h, ok := statedResetHit(c, "", vd.Reason, rank); ok && h.Class == Policy {
+			return h, true // the log quotes the answer's headers: their reset outlasts the run
+		}
+	}
 	return Hit{Class: vd.Class, Code: vd.Code, Rank: rank, Reason: vd.Reason, Remedy: vd.Remedy}, true
 }
 

@@ -423,6 +423,9 @@ func apiRetryAfter(line string) time.Duration {
 // rateHit is a rate limit named on line: transient, with the wait it names,
 // unless it counts per day (a quota spent for the run).
 func rateHit(c *ScanCtx, line, what string, rank int) Hit {
+	if h, ok := statedResetHit(c, line, what, rank); ok {
+		return h // a reset the log states in a header's or a clock's terms
+	}
 	if rePeriodLong.MatchString(line) {
 		return quotaVerdict(c, line, what, RankAPICode)
 	}

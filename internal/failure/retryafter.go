@@ -88,7 +88,13 @@ func ReadWait(h http.Header, now time.Time) (HeaderWait, bool) {
 	}
 	if leadingInt(headerGet(h, "RateLimit-Remaining")) == 0 {
 		if v := headerGet(h, "RateLimit-Reset"); v != "" {
+			// delta seconds (the IETF draft), or a unix time within a year
+			// of the answer's date, as some servers send (Bluesky's PDS)
 			if n, ok := leadingSeconds(v); ok {
+				if u := base.Unix(); n >= epochMin && n > u-epochNear && n < u+epochNear {
+					t := time.Unix(n, 0)
+					return HeaderWait{Wait: until(t, base), Reset: t, From: "RateLimit-Reset: " + strings.TrimSpace(v)}, true
+				}
 				return relWait(base, n, "RateLimit-Reset", v), true
 			}
 		}
@@ -112,6 +118,9 @@ func relWait(base time.Time, n int64, k, v string) HeaderWait {
 // Resets at or over epochMin are unix times; under it, delta seconds (a
 // delta of 1e9 s is 31 years). Over epochMilli they are unix milliseconds.
 const (
+	// epochNear is how near an answer's date a RateLimit-Reset must be to
+	// be read as a unix time rather than as delta seconds: a year.
+	epochNear  = 366 * 24 * 3600
 	epochMin   = 1_000_000_000
 	epochMilli = 100_000_000_000
 )
