@@ -175,6 +175,30 @@ var phraseRows = []phraseRow{
 		re: `(?i)\b(?:being |been )?(?:blocked|banned) from (?:accessing|using)\b|\btemporarily (?:banned|blocked)\b|\b(?:has|have) been (?:banned|blocked)\b`, class: Policy, code: CodePermissionDenied, rank: RankTool, reason: "the service blocks this client (a ban, not a throttle)",
 		remedy: "the service has blocked or banned this client (often for exceeding its limits repeatedly): stop, slow the job down and wait for the block to lift (or ask the service); retrying within the run prolongs it",
 		plain:  true}, // it speaks in an answer's body too: the body says more than its 429
+	// git-lfs asking git for credentials it has none for, and a CLI that
+	// cannot find the named thing (Heroku's "Couldn't find that app.")
+	{gates: []string{"it credentials for"},
+		re: `Git credentials for \S+ not found`, class: Policy, code: CodeAuthRejected, rank: rankGenericPhrase + 2, reason: "no credentials for the remote", remedy: remedyAuthRejected},
+	{gates: []string{"ouldn't find that ", "ould not find that "},
+		re: `(?i)could(?:n't| not) find that (?:app|pipeline|team|add-?on|space|domain|release|dyno|config var|account|organi[sz]ation)\b`, class: Structural, code: CodeNotFound, rank: rankGenericPhrase, reason: "the command names something that does not exist",
+		remedy: "fix the name the command sends (the app, pipeline or team), or give the credentials access to it; resending it unchanged fails the same way"},
+	// an account or app refused an action by the platform's rule (X's
+	// "cannot perform write actions", "looks like it might be automated")
+	{gates: []string{"annot perform write actions", "ight be automated"},
+		re: `(?i)cannot perform write actions|looks like it might be automated`, class: Policy, code: CodePermissionDenied, rank: rankGenericPhrase, reason: "the platform refuses the action for this account or app", remedy: remedyPermission},
+	// words of excess requests, whatever status carries them (Kudu's 406
+	// "Excessive SCM Site operation requests"), and a rate limit said to
+	// the caller ("We had to rate limit you"): a throttle, whose window
+	// and wait the wait readers judge
+	{gates: []string{"xcessive "},
+		re: `(?i)\bexcessive (?:[\w-]+ ){0,4}(?:requests|calls|operations)\b`, class: Transient, code: CodeThrottled, rank: RankTool, reason: "throttled", remedy: remedyThrottled,
+		unless: `(?i)per (?:hour|day|week|month)|daily|\b(?:hours?|days?)\b`, plain: true},
+	{gates: []string{"o rate limit you", "o rate-limit you", "ou are being rate limited", "ou have been rate limited", "ou are rate limited"},
+		re: `(?i)\bto rate[- ]limit you\b|\byou (?:are being|have been|are) rate[- ]limited\b`, class: Transient, code: CodeThrottled, rank: RankRateLimit - 1, reason: "throttled", remedy: remedyThrottled},
+	// a concurrency limit: it clears when the running build or job ends
+	{gates: []string{"oncurrent build", "oncurrent job", "oncurrent deploy", "oncurrent run"},
+		re: `(?i)\bconcurrent (?:builds?|jobs?|deploy(?:ment)?s?|runs?)(?: limit)?\b[^\n]{0,30}?\b(?:limit|reached|exceeded)\b|\breached (?:its|your|the) concurrent (?:builds?|jobs?|deploy(?:ment)?s?|runs?) limit\b`, class: Transient, code: CodeThrottled, rank: RankTool, reason: "a concurrency limit (it clears when the running job ends)",
+		remedy: "another build or job holds the account's concurrency: retrying after it ends; cancel stale builds or raise the limit if it recurs"},
 	// throttling (transient): AWS's and Google's throttle codes
 	{gates: []string{"RequestLimitExceeded", "Throttling", "ThrottlingException", "TooManyRequestsException", "SlowDown", "RATE_LIMIT_EXCEEDED", "ProvisionedThroughputExceeded"},
 		re: `RequestLimitExceeded|Throttling(?:Exception)?|TooManyRequestsException|\bSlowDown\b|RATE_LIMIT_EXCEEDED|ProvisionedThroughputExceeded\w*`, class: Transient, code: CodeThrottled, rank: RankRateLimit, reason: "throttled", remedy: remedyThrottled},

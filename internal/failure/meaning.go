@@ -672,9 +672,41 @@ var sdkMatchers = []Matcher{
 // message, read as a field is.
 var reReasonLabel = LazyRE(`(?:^|[\s"'(\[>])(?:Bad Request|Forbidden|Unauthorized|Not Found|Conflict): ([^\n"'\]]{2,120})`)
 
-// reasonLabelMatchers read the message after a reason-phrase label
-// through the table of meanings.
+// reCodeSuffix is a message followed by its API's numeric code, as
+// wrangler prints the Cloudflare API's errors ("Authentication error
+// [code: 10000]", "workers.api.error.bucket_not_found [code: 10085]"):
+// group 1, the message.
+var reCodeSuffix = LazyRE(`(?m)^[ \t]*([^\n\[]{2,120}?) \[code: \d{1,7}\][ \t]*$`)
+
+// reGoStructError is Go's %+v of a response struct with an ok flag and an
+// error word ({Ok:false ... Error:invalid_auth}): group 1, the word.
+var reGoStructError = LazyRE(`\{Ok:false\b[^\n]{0,200}?\bError:([A-Za-z_]{3,60})\b`)
+
+// reasonLabelMatchers read the message after a reason-phrase label, before
+// an API's code, and in a Go struct's dump through the table of meanings.
 var reasonLabelMatchers = []Matcher{
+	{
+		Gates: []string{"[code: "},
+		RE:    reCodeSuffix,
+		Build: func(c *ScanCtx, line string, m []string) (Hit, bool) {
+			md, named, what := phraseMeaning(m[1], true)
+			if md == mNone {
+				return Hit{}, false
+			}
+			return c.meaningVerdict(apiRecord{}, md, named, what, line, rankGenericPhrase), true
+		},
+	},
+	{
+		Gates: []string{"{Ok:false"},
+		RE:    reGoStructError,
+		Build: func(c *ScanCtx, line string, m []string) (Hit, bool) {
+			md, named := meaningOf(normWord(m[1]))
+			if md == mNone {
+				return Hit{}, false
+			}
+			return c.meaningVerdict(apiRecord{}, md, named, m[1], line, rankGenericPhrase), true
+		},
+	},
 	{
 		Gates: []string{"Bad Request: ", "Forbidden: ", "Unauthorized: ", "Not Found: ", "Conflict: "},
 		RE:    reReasonLabel,

@@ -86,6 +86,15 @@ func TestRound2Meanings(t *testing.T) {
 		{"no free tier", "Encountered ResourceExhausted: 429 Gemini Pro Preview doesn't have a free quota tier. Please use another model.", 0, Policy, CodeQuotaExhausted},
 		{"a ban inside a 429", `{"code": 0, "message": "You are being blocked from accessing our API temporarily due to exceeding our rate limits frequently."}`, 429, Policy, CodePermissionDenied},
 		{"a duplicate status", `[{'message': 'Status is a duplicate.', 'code': 187}]`, 0, Structural, CodeAlreadyExists},
+		{"git-lfs without credentials", "batch response: Git credentials for https://gitlab.example/org/repo.git not found.", 0, Policy, CodeAuthRejected},
+		{"a CLI that cannot find the app", " ▸    Couldn't find that app.", 0, Structural, CodeNotFound},
+		{"a platform's refusal of writes", `tweepy.error.TweepError: [{'message': 'Application cannot perform write actions.', 'code': 261}]`, 0, Policy, CodePermissionDenied},
+		{"excess requests under a 406", `{"Error":"Excessive SCM Site operation requests. Retry after 5 seconds"}`, 406, Transient, ""},
+		{"a concurrency limit behind a declined hook", "remote: !\tYour account has reached its concurrent builds limit\nTo https://git.example/app.git\n ! [remote rejected] HEAD -> main (pre-receive hook declined)", 0, Transient, CodeThrottled},
+		{"a message before its API code", "✘ [ERROR] A request to the API failed.\n\n  workers.api.error.bucket_not_found [code: 10085]", 0, Structural, CodeNotFound},
+		{"Go's dump of a failed response", "lookup: {Ok:false User:{ID: Name:} Error:invalid_auth}", 0, Policy, CodeAuthRejected},
+		{"a rate limit said to the caller, per five minutes", "batch response: We had to rate limit you, you hit the quota of 1000 api requests per 5 minutes period.", 0, Transient, ""},
+		{"a rate limit said to the caller, per day", "batch response: We had to rate limit you, you hit the quota of 1000 api requests per day.", 0, Policy, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
