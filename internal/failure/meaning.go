@@ -472,6 +472,9 @@ func (r *apiRecord) fill(o *jv, off int, nested bool, depth int) {
 	for _, k := range []string{"retry_after", "retryAfter"} {
 		if v := o.get(k); v != nil {
 			r.waitFrom(v)
+			if discordMillis(o, v) {
+				r.wait /= 1000
+			}
 		}
 	}
 	if p := o.get("parameters"); p != nil {
@@ -488,6 +491,17 @@ func (r *apiRecord) fill(o *jv, off int, nested bool, depth int) {
 			r.fill(e, off, true, depth+1)
 		}
 	}
+}
+
+// discordMillis reports whether a retry_after counts milliseconds: Discord's
+// API before v8 sent a whole number of milliseconds beside its "global"
+// flag ({"global": false, "retry_after": 6457}); later versions send
+// seconds with a fraction. A whole number of a thousand or more beside
+// "global" is read as milliseconds.
+func discordMillis(o, v *jv) bool {
+	g := o.get("global")
+	n, ok := v.number()
+	return g != nil && g.kind == 'b' && ok && n >= 1000 && n == math.Trunc(n)
 }
 
 // apiRecords returns the error records of text's structured values.

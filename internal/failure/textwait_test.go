@@ -124,3 +124,17 @@ func TestRound2MeaningsNotRead(t *testing.T) {
 		}
 	}
 }
+
+// TestDiscordMillis checks Discord's pre-v8 retry_after, a whole number of
+// milliseconds beside "global", against a v10 wait in seconds.
+func TestDiscordMillis(t *testing.T) {
+	old := Classify(Input{Text: `{"global": false, "message": "You are being rate limited.", "retry_after": 6457}`, Status: 429, ExitCode: NoExitCode, MaxElapsed: DefaultMaxElapsed})
+	if old.Class != Transient || old.RetryAfter != 6457*time.Millisecond {
+		t.Errorf("v6 body: got %s/%s RetryAfter %s, want transient, 6.457s", old.Class, old.Code, old.RetryAfter)
+	}
+	cur := Classify(Input{Text: `{"global": false, "message": "You are being rate limited.", "retry_after": 64.57}`, Status: 429, ExitCode: NoExitCode, MaxElapsed: DefaultMaxElapsed})
+	if d := cur.RetryAfter - 64570*time.Millisecond; cur.Class != Transient || d < -10*time.Millisecond || d > 10*time.Millisecond {
+		t.Errorf("v10 body: got %s/%s RetryAfter %s, want transient, 1m4.57s", cur.Class, cur.Code, cur.RetryAfter)
+	}
+}
+
