@@ -137,4 +137,3 @@ func TestDiscordMillis(t *testing.T) {
 		t.Errorf("v10 body: got %s/%s RetryAfter %s, want transient, 1m4.57s", cur.Class, cur.Code, cur.RetryAfter)
 	}
 }
-
