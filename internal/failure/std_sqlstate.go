@@ -50,6 +50,10 @@ const (
 	// CodeSQLVersion: the client is older than the server (pg_dump's
 	// "aborting because of server version mismatch").
 	CodeSQLVersion Code = "sql-version-mismatch"
+	// CodeSQLSocketMissing: the client found no socket file at its path
+	// (ENOENT: MySQL's 2002 "(2)", libpq's "No such file or directory"):
+	// no server listens there.
+	CodeSQLSocketMissing Code = "sql-socket-missing"
 )
 
 const (
@@ -60,6 +64,7 @@ const (
 	remedySQLPrivilege  = "the database user lacks the privilege: GRANT it (SELECT/LOCK on the tables a dump reads, PROCESS for mysqldump's tablespaces) or use a role that has it; retrying cannot succeed"
 	remedySQLSyntax     = "the statement or the schema is wrong (a syntax error, an undefined or duplicate object): fix the migration or the query; running it unchanged fails the same way"
 	remedySQLData       = "the data does not fit (a data exception or a violated constraint): fix the data or the migration; running it unchanged fails the same way"
+	remedySQLSocket     = "no database server listens at that socket path (the file does not exist): the client looks where this server does not put its socket, or no server runs on this host; connect over TCP (127.0.0.1 and a port) or pass the server's socket path (--socket, host=/run/postgresql), and check that the server runs; retrying the same path does not create it"
 	remedySQLVersion    = "the client is older than the server: install the client of the server's major version (postgresql-client-NN) or put it first on PATH; retrying cannot succeed"
 )
 
@@ -129,6 +134,7 @@ func sqlHit(state, what string, rank int) (Hit, bool) {
 }
 
 var sqlMatchers = []Matcher{
+	sqlSocketMatcher,
 	{
 		Gates: []string{"SQLSTATE", "sqlstate", "SQL State", "code: '", `code: "`, `code: '`, "code '", "PostgresException (", "ERROR:  ", "ERROR: "},
 		RE:    reSQLState,
@@ -174,5 +180,31 @@ var sqlMatchers = []Matcher{
 			}
 			return Hit{}, false
 		},
+	},
+}
+
+// reSQLSocketMissing: a client that found no socket file at its path:
+// MySQL's "through socket '/x' (2)" and '(2 "No such file or directory")',
+// PDO's "[2002] No such file or directory", libpq's "connection to server
+// on socket "/x" failed: No such file or directory" and its older shape,
+// whose "No such file or directory" is on the line before the socket's.
+var reSQLSocketMissing = LazyRE(`through socket '([^']+)' \(2(?:\)| ")|connection to server on socket "([^"]+)" failed: No such file or directory|connections on Unix domain socket "([^"]+)"|(SQLSTATE\[HY000\] \[2002\] No such file or directory)`)
+
+// sqlSocketMatcher reads a missing socket file. The socket's own errno says
+// more than the connection error's number (2002 is transient when the socket
+// refuses): it ranks above it.
+var sqlSocketMatcher = Matcher{
+	Gates: []string{"through socket '", "connection to server on socket", "connections on Unix domain socket", "[2002] No such file"},
+	RE:    reSQLSocketMissing,
+	Build: func(c *ScanCtx, line string, m []string) (Hit, bool) {
+		path := m[1] + m[2] + m[3]
+		if m[3] != "" && !strings.Contains(c.around(line), "could not connect to server: No such file or directory") {
+			return Hit{}, false // refused or another errno: the connection exception's
+		}
+		what := "the socket " + path
+		if path == "" {
+			what = "MySQL error 2002: No such file or directory"
+		}
+		return Hit{Class: Structural, Code: CodeSQLSocketMissing, Rank: rankStdCode + 1, Reason: "the database client found no server socket (" + Clip(what) + ")", Remedy: remedySQLSocket}, true
 	},
 }

@@ -1,0 +1,65 @@
+package failure
+
+import "testing"
+
+// TestStdSocketMissing: a database client that finds no socket file at its
+// path (ENOENT, MySQL's "(2)") is told the server is not there: structural;
+// a socket that exists but refuses (111) keeps the connection exception's
+// transient reading.
+func TestStdSocketMissing(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "mysqldump 2002 through a socket (2)", tool: ToolAuto, text: "mysqldump: Got error: 2002: Can't connect to local MySQL server through socket '/var/lib/mysql/mysql.sock' (2) when trying to connect", class: Structural, code: CodeSQLSocketMissing, reason: "/var/lib/mysql/mysql.sock"},
+		{name: "mysql client 2002 with the errno's words", tool: ToolAuto, text: `ERROR 2002 (HY000): Can't connect to local server through socket '/run/mysqld/mysqld.sock' (2 "No such file or directory")`, class: Structural, code: CodeSQLSocketMissing},
+		{name: "PDO 2002 No such file or directory", tool: ToolAuto, text: "SQLSTATE[HY000] [2002] No such file or directory (SQL: select * from jobs)", class: Structural, code: CodeSQLSocketMissing},
+		{name: "pg_dump: no socket file", tool: ToolAuto, text: "pg_dump: error: connection to server on socket \"/var/run/postgresql/.s.PGSQL.5432\" failed: No such file or directory\n\tIs the server running locally and accepting connections on that socket?", class: Structural, code: CodeSQLSocketMissing, reason: ".s.PGSQL.5432"},
+		{name: "psql's older shape over three lines", tool: ToolAuto, text: "psql: could not connect to server: No such file or directory\n\tIs the server running locally and accepting\n\tconnections on Unix domain socket \"/tmp/.s.PGSQL.5432\"?", class: Structural, code: CodeSQLSocketMissing},
+		{name: "a socket that refuses (111) is transient", tool: ToolAuto, text: "mysqldump: Got error: 2002: Can't connect to local MySQL server through socket '/var/run/mysqld/mysqld.sock' (111) when trying to connect", class: Transient, code: CodeSQLConnection},
+		{name: "a connect in progress (115) is transient", tool: ToolAuto, text: "ERROR 2002 (HY000): Can't connect to MySQL server on 'db' (115)", class: Transient, code: CodeSQLConnection},
+		{name: "psql refused on a socket is transient", tool: ToolAuto, text: "psql: error: connection to server on socket \"/var/run/postgresql/.s.PGSQL.5432\" failed: Connection refused\n\tIs the server running locally and accepting connections on that socket?", class: Transient, code: CodeRefused},
+		{name: "a (2) that is not the socket's errno", tool: ToolAuto, text: "ERROR 2003 (HY000): Can't connect to MySQL server on 'db:3306' (2)", class: Transient, code: CodeSQLConnection},
+	})
+}
+
+// TestStdPrismaCodes: Prisma's documented error codes (P1xxx common, P2xxx
+// query engine, P3xxx migrate) read as kinds, in its CLI's and its
+// client's shapes.
+func TestStdPrismaCodes(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "P1001 can't reach the server", tool: ToolAuto, text: "Error: P1001: Can't reach database server at `db`:`5432`\n\nPlease make sure your database server is running at `db`:`5432`.", class: Transient, code: CodePrismaConnection, reason: "P1001"},
+		{name: "P1002 alone", tool: ToolAuto, text: "Error: P1002\n\nThe database server at `db`:`3306` was reached but timed out.", class: Transient, code: CodePrismaConnection},
+		{name: "P1000 authentication failed", tool: ToolAuto, text: "Error: P1000: Authentication failed against database server at `localhost`, the provided database credentials for `app` are not valid.", class: Policy, code: CodePrismaAccess},
+		{name: "P1003 database does not exist", tool: ToolAuto, text: "Error: P1003: Database `shop` does not exist on the database server at `localhost:5432`.", class: Structural, code: CodePrismaSchema},
+		{name: "P3009 failed migrations", tool: ToolAuto, text: "Error: P3009\n\nmigrate found failed migrations in the target database, new migrations will not be applied.", class: Structural, code: CodePrismaSchema, reason: "P3009"},
+		{name: "P3014 shadow database needs a privilege", tool: ToolAuto, text: "Error: P3014\n\nPrisma Migrate could not create the shadow database. Please make sure the database user has permission to create databases.", class: Policy, code: CodePrismaAccess},
+		{name: "client code P2024 pool timeout", tool: ToolAuto, text: "PrismaClientKnownRequestError: \nInvalid `prisma.job.findMany()` invocation:\n\nTimed out fetching a new connection from the connection pool.\n  code: 'P2024',", class: Transient, code: CodePrismaConnection},
+		{name: "client code P2002 unique constraint", tool: ToolAuto, text: "PrismaClientKnownRequestError: \nUnique constraint failed on the fields: (`email`)\n  code: 'P2002',", class: Structural, code: CodePrismaSchema},
+		{name: "a P-number that is no Prisma code", tool: ToolAuto, text: "Error: part P1001 of the order is out of stock", class: Unknown, code: CodeUnknown},
+	})
+}
+
+// TestStdPgBackRestCodes: pgBackRest's documented error codes
+// ("ERROR: [055]", "aborted with exception [072]") and their names
+// ("[FileMissingError]") read as kinds.
+func TestStdPgBackRestCodes(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "[055] file missing", tool: ToolAuto, text: "ERROR: [055]: unable to load info file '/var/lib/pgbackrest/backup/main/backup.info' or '/var/lib/pgbackrest/backup/main/backup.info.copy':", class: Structural, code: CodePgBackRestSetup, reason: "[055]"},
+		{name: "[072] host invalid via the exception line", tool: ToolAuto, text: "INFO: archive-push command end: aborted with exception [072]", class: Structural, code: CodePgBackRestSetup},
+		{name: "[FileMissingError] by name", tool: ToolAuto, text: "unable to find a valid repository:\n    repo1: [FileMissingError] unable to load info file '/repo/archive/main/archive.info'", class: Structural, code: CodePgBackRestSetup, reason: "FileMissingError"},
+		{name: "[049] host connect is transient", tool: ToolAuto, text: "ERROR: [049]: unable to get address for 'repo-host': [-3] Temporary failure in name resolution", class: Transient, code: CodePgBackRestTransient},
+		{name: "[101] a service error may be retried", tool: ToolAuto, text: "ERROR: [101]: S3 request failed with 503: Service Unavailable", class: Transient, code: CodePgBackRestTransient},
+		{name: "[105] access", tool: ToolAuto, text: "ERROR: [105]: unable to authenticate with the repository storage", class: Policy, code: CodePgBackRestAccess},
+		{name: "[050] lock held by another pgBackRest", tool: ToolAuto, text: "ERROR: [050]: unable to acquire lock on file '/tmp/pgbackrest/main-backup.lock': Resource temporarily unavailable\n       HINT: is another pgBackRest process running?", class: Transient, code: CodePgBackRestTransient},
+		{name: "a bracketed number without pgBackRest's shape", tool: ToolAuto, text: "step [055] of 100 failed", class: Unknown, code: CodeUnknown},
+	})
+}
+
+// TestStdSMTPClientWords: the SMTP clients' own wordings around a reply:
+// nodemailer's "Invalid login: NNN" and PHPMailer's "Could not
+// authenticate".
+func TestStdSMTPClientWords(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "nodemailer 502 not implemented", tool: ToolAuto, text: `Invalid login: 502 Command "AUTH PLAIN xxxx" not implemented`, class: Structural, code: CodeSMTPRejected},
+		{name: "nodemailer 535 after Invalid login", tool: ToolAuto, text: "Invalid login: 535 Incorrect authentication data", class: Policy, code: CodeSMTPAuth},
+		{name: "PHPMailer could not authenticate", tool: ToolAuto, text: "Mailer Error: SMTP Error: Could not authenticate.", class: Policy, code: CodeSMTPAuth},
+	})
+}
