@@ -324,6 +324,7 @@ var builtinCodes = map[Code]bool{
 	"rule-retry-on-exit":                   true,
 	"rule-stop-on":                         true,
 	"rule-stop-on-exit":                    true,
+	"runtime-module-missing":               true,
 	"saml-sso-required":                    true,
 	"sandbox-egress-denied":                true,
 	"service-unavailable":                  true,

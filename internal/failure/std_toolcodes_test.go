@@ -63,3 +63,29 @@ func TestStdSMTPClientWords(t *testing.T) {
 		{name: "PHPMailer could not authenticate", tool: ToolAuto, text: "Mailer Error: SMTP Error: Could not authenticate.", class: Policy, code: CodeSMTPAuth},
 	})
 }
+
+// TestShellExitStatus: the shell's own exit statuses (POSIX) when nothing
+// in the text is read: 127, the command was not found; 126, found but not
+// executable. Any reading of the text ranks above them.
+func TestShellExitStatus(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "127 with no words", tool: ToolAuto, text: "backup.sh finished", exit: 127, class: Structural, code: CodeExecCannotStart, reason: "exit 127"},
+		{name: "env's No such file with 127", tool: ToolAuto, text: "env: 'node': No such file or directory", exit: 127, class: Structural, code: CodeExecCannotStart},
+		{name: "126 not executable", tool: ToolAuto, text: "", exit: 126, class: Structural, code: CodeExecCannotStart, reason: "exit 126"},
+		{name: "a text's reading wins over 127", tool: ToolAuto, text: "curl: (7) Failed to connect to example.org port 443 after 3 ms: Connection refused", exit: 127, class: Transient, code: CodeRefused},
+		{name: "another exit stays unknown", tool: ToolAuto, text: "backup.sh finished", exit: 3, class: Unknown, code: CodeUnknown},
+	})
+}
+
+// TestRuntimeModuleMissing: a runtime that finds no module the program
+// imports (a cron job run by another interpreter, outside its virtualenv,
+// without node_modules) fails the same way on every run: structural.
+func TestRuntimeModuleMissing(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "Python ModuleNotFoundError", tool: ToolAuto, text: "Traceback (most recent call last):\n  File \"/opt/jobs/sync.py\", line 3, in <module>\n    import boto3\nModuleNotFoundError: No module named 'boto3'", exit: 1, class: Structural, code: CodeModuleMissing, reason: "boto3"},
+		{name: "Python 2 ImportError", tool: ToolAuto, text: "ImportError: No module named requests", exit: 1, class: Structural, code: CodeModuleMissing},
+		{name: "Node Cannot find module", tool: ToolAuto, text: "node:internal/modules/cjs/loader:1080\n  throw err;\n  ^\n\nError: Cannot find module '/app/dist/cron.js'\n    at Module._resolveFilename (node:internal/modules/cjs/loader:1077:15)", exit: 1, class: Structural, code: CodeModuleMissing},
+		{name: "Ruby LoadError", tool: ToolAuto, text: "/usr/lib/ruby/3.0.0/rubygems/core_ext/kernel_require.rb:85:in `require': cannot load such file -- aws-sdk-s3 (LoadError)", exit: 1, class: Structural, code: CodeModuleMissing},
+		{name: "a module named in prose is not read", tool: ToolAuto, text: "warning: the module named requests is deprecated\nerror: upload failed", exit: 1, class: Unknown, code: CodeUnknown},
+	})
+}

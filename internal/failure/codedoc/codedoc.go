@@ -182,6 +182,7 @@ var Docs = []Doc{
 	{"exec-timeout", "transient", "the command was stopped after `--timeout`"},
 	{"exec-killed-by-signal", "unknown", "the command was killed by a signal"},
 	{"exec-cannot-start", "structural", "the command could not be started"},
+	{"runtime-module-missing", "structural", "the runtime found no module the program imports (Python `ModuleNotFoundError: No module named 'x'`, Node `Error: Cannot find module 'x'`, Ruby `cannot load such file -- x (LoadError)`): another interpreter, outside its virtualenv, without node_modules"},
 	{"exec-did-not-run", "unknown", "the command's process did not run to an end"},
 	{"exec-output-malformed", "structural", "the command succeeded but the outputs file it wrote (`$RETRYWISE_OUTPUT`) is not in the `GITHUB_OUTPUT` format, or cannot be read; the reason names the line"},
 	{"exec-output-too-large", "structural", "the command succeeded but wrote more than 1 MiB to its outputs file"},
