@@ -134,7 +134,12 @@ const (
 	// CodeModuleMissing: the runtime found no module the program imports
 	// (Python's ModuleNotFoundError, Node's "Cannot find module", Ruby's
 	// LoadError).
-	CodeModuleMissing       Code = "runtime-module-missing"
+	CodeModuleMissing Code = "runtime-module-missing"
+	// CodeGPGKeyMissing: gpg has no usable key ("No secret key", "No public
+	// key", "Unusable public key").
+	CodeGPGKeyMissing Code = "gpg-key-missing"
+	// CodeGPGPassphrase: gpg refused the passphrase ("Bad passphrase").
+	CodeGPGPassphrase       Code = "gpg-bad-passphrase"
 	CodeExecNotRun          Code = "exec-did-not-run"
 	CodeExecOutputMalformed Code = "exec-output-malformed"
 	CodeExecOutputTooLarge  Code = "exec-output-too-large"

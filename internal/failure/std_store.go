@@ -72,6 +72,15 @@ var storeRows = []phraseRow{
 	{gates: []string{"911", "dnserr"},
 		re:    `(?:updating [^:\n]+|DDNS server response): (?:911|dnserr)\b`,
 		class: Transient, code: CodeServiceUnavailable, rank: rankStdCode, reason: "the dynamic DNS provider failed on its side", remedy: remedyServer},
+	// gpg, as backup and secret tools run it
+	{gates: []string{"Bad passphrase", "bad passphrase"},
+		re:    `gpg: (?:public key decryption failed|decryption failed|signing failed|\S+: sign\+encrypt failed|\S+: clear-sign failed): [Bb]ad passphrase`,
+		class: Policy, code: CodeGPGPassphrase, rank: rankStdWords + 1, reason: "gpg refused the key's passphrase",
+		remedy: "the passphrase given to gpg is wrong (PASSPHRASE, --passphrase-file, the agent's cache is empty under cron): set the right one in the job's secrets; retrying cannot succeed"},
+	{gates: []string{"No secret key", "No public key", "Unusable public key"},
+		re:    `gpg: (?:decryption failed|\[stdin\]: encryption failed|\S+: encryption failed|signing failed|\S+: skipped): (?:No secret key|No public key|Unusable public key)`,
+		class: Structural, code: CodeGPGKeyMissing, rank: rankStdWords, reason: "gpg has no usable key for it",
+		remedy: "the key is not in the keyring gpg reads (cron and service users have another HOME/GNUPGHOME), or it expired: import the key for the user the job runs as, or renew its expiry; retrying cannot succeed"},
 	// the runtimes
 	{gates: []string{"No module named", "Cannot find module '", "cannot load such file -- "},
 		re:    `\b(?:ModuleNotFoundError|ImportError): No module named '?([\w.]+)|\bError: Cannot find module '([^']+)'|cannot load such file -- (\S+) \(LoadError\)`,

@@ -89,3 +89,24 @@ func TestRuntimeModuleMissing(t *testing.T) {
 		{name: "a module named in prose is not read", tool: ToolAuto, text: "warning: the module named requests is deprecated\nerror: upload failed", exit: 1, class: Unknown, code: CodeUnknown},
 	})
 }
+
+// TestOpsKindsRound2: kinds the cron-run tools print in their own words,
+// read by what the words say whatever the tool.
+func TestOpsKindsRound2(t *testing.T) {
+	runTextCases(t, []textCase{
+		// a 404 on the repository's own metadata (dnf, yum, zypper: repomd.xml) is apt's 404 on a Release file
+		{name: "dnf 404 on repomd.xml", tool: ToolAuto, text: "Errors during downloading metadata for repository 'epel':\n  - Status code: 404 for https://mirror.example.org/epel/9/x86_64/repodata/repomd.xml (IP: 192.0.2.1)\nError: Failed to download metadata for repo 'epel': Cannot download repomd.xml: Cannot download repodata/repomd.xml: All mirrors were tried", exit: 1, class: Structural, code: CodePackageRepoMissing},
+		{name: "yum's older shape", tool: ToolAuto, text: "https://repo.example.org/el7/x86_64/repodata/repomd.xml: [Errno 14] HTTPS Error 404 - Not Found\nTrying other mirror.", exit: 1, class: Structural, code: CodePackageRepoMissing},
+		{name: "a repomd.xml that timed out stays transient", tool: ToolAuto, text: "Curl error (28): Timeout was reached for https://mirror.example.org/repodata/repomd.xml [Operation timed out after 30000 milliseconds with 0 out of 0 bytes received]", exit: 1, class: Transient, code: CodeTimeout},
+		// kubectl with no kubeconfig talks to its built-in default
+		{name: "kubectl's default server refused: no kubeconfig", tool: ToolAuto, text: "The connection to the server localhost:8080 was refused - did you specify the right host or port?", exit: 1, class: Structural, code: CodeKubeNoConfig},
+		{name: "a configured API server refused is transient", tool: ToolAuto, text: "The connection to the server 10.0.0.1:6443 was refused - did you specify the right host or port?", exit: 1, class: Transient, code: CodeRefused},
+		// gpg in backup and secret tools
+		{name: "gpg no secret key", tool: ToolAuto, text: "gpg: encrypted with rsa4096 key, ID 0x1234ABCD\ngpg: decryption failed: No secret key", exit: 2, class: Structural, code: CodeGPGKeyMissing},
+		{name: "gpg no public key to encrypt to", tool: ToolAuto, text: "gpg: backup@example.org: skipped: No public key\ngpg: [stdin]: encryption failed: No public key", exit: 2, class: Structural, code: CodeGPGKeyMissing},
+		{name: "gpg unusable (expired) public key", tool: ToolAuto, text: "gpg: 0xDEADBEEF: skipped: Unusable public key\ngpg: [stdin]: encryption failed: Unusable public key", exit: 2, class: Structural, code: CodeGPGKeyMissing},
+		{name: "gpg bad passphrase", tool: ToolAuto, text: "gpg: public key decryption failed: Bad passphrase\ngpg: decryption failed: No secret key", exit: 2, class: Policy, code: CodeGPGPassphrase},
+		// certbot's lock dies with its holder (fcntl)
+		{name: "another certbot runs", tool: ToolAuto, text: "Another instance of Certbot is already running.", exit: 1, class: Transient, code: CodeLockHeld},
+	})
+}
