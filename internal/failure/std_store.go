@@ -81,6 +81,12 @@ var storeRows = []phraseRow{
 		re:    `gpg: (?:decryption failed|\[stdin\]: encryption failed|\S+: encryption failed|signing failed|\S+: skipped): (?:No secret key|No public key|Unusable public key)`,
 		class: Structural, code: CodeGPGKeyMissing, rank: rankStdWords, reason: "gpg has no usable key for it",
 		remedy: "the key is not in the keyring gpg reads (cron and service users have another HOME/GNUPGHOME), or it expired: import the key for the user the job runs as, or renew its expiry; retrying cannot succeed"},
+	// a wrong password or passphrase, in any tool's words (restic, borg,
+	// an archive, a vault)
+	{gates: gateVariants([]string{"rong password", "ncorrect password", "nvalid password", "rong passphrase", "ncorrect passphrase", "nvalid passphrase", "is incorrect"}),
+		re:    `(?i)\b(?:wrong|incorrect|invalid) (?:password|passphrase)\b|\bpassphrase (?:supplied|provided|given)\b[^\n]{0,80}\bis incorrect\b`,
+		class: Policy, code: CodeAuthRejected, rank: rankStdWords, reason: "the password or passphrase was refused",
+		remedy: "the password or passphrase the job gives is wrong (the secret, the *_PASSWORD/*_PASSPHRASE variable, a password file cron cannot read): set the right one; retrying cannot succeed"},
 	// the runtimes
 	{gates: []string{"No module named", "Cannot find module '", "cannot load such file -- "},
 		re:    `\b(?:ModuleNotFoundError|ImportError): No module named '?([\w.]+)|\bError: Cannot find module '([^']+)'|cannot load such file -- (\S+) \(LoadError\)`,

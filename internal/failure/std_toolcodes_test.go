@@ -110,3 +110,30 @@ func TestOpsKindsRound2(t *testing.T) {
 		{name: "another certbot runs", tool: ToolAuto, text: "Another instance of Certbot is already running.", exit: 1, class: Transient, code: CodeLockHeld},
 	})
 }
+
+// TestSQLStateRound2: PostgreSQL's words for SQLSTATE 53300 (too many
+// connections), 55P03 (lock not available), 3D000 (no such database) and
+// 25006 (a write in a read-only transaction), and the codes themselves.
+func TestSQLStateRound2(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "too many clients", tool: ToolAuto, text: "psql: error: connection to server at \"db\" (10.0.0.2), port 5432 failed: FATAL:  sorry, too many clients already", exit: 2, class: Transient, code: CodeSQLResources},
+		{name: "slots reserved", tool: ToolAuto, text: "pg_dump: error: connection to server at \"db\", port 5432 failed: FATAL:  remaining connection slots are reserved for non-replication superuser connections", exit: 1, class: Transient, code: CodeSQLResources},
+		{name: "53300 by code", tool: ToolAuto, text: "pq: sorry, too many clients already (SQLSTATE 53300)", exit: 1, class: Transient, code: CodeSQLResources},
+		{name: "lock not available", tool: ToolAuto, text: "ERROR:  could not obtain lock on relation \"jobs\"", exit: 1, class: Transient, code: CodeSQLLockNotAvailable},
+		{name: "55P03 by code", tool: ToolAuto, text: "ERROR: canceling statement due to lock timeout (SQLSTATE 55P03)", exit: 1, class: Transient, code: CodeSQLLockNotAvailable},
+		{name: "no such database", tool: ToolAuto, text: "pg_dump: error: connection to server on socket \"/var/run/postgresql/.s.PGSQL.5432\" failed: FATAL:  database \"shop\" does not exist", exit: 1, class: Structural, code: CodeSQLNoDatabase},
+		{name: "3D000 by code", tool: ToolAuto, text: "error: database \"shop\" does not exist\n  code: '3D000',", exit: 1, class: Structural, code: CodeSQLNoDatabase},
+		{name: "read-only transaction", tool: ToolAuto, text: "ERROR:  cannot execute INSERT in a read-only transaction", exit: 1, class: Structural, code: CodeSQLReadOnly},
+	})
+}
+
+// TestCredentialWords: a tool's words for a wrong password or passphrase,
+// whatever the tool (restic, borg, a vault, an archive): policy.
+func TestCredentialWords(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "restic wrong password", tool: ToolAuto, text: "Fatal: wrong password or no key found", exit: 1, class: Policy, code: CodeAuthRejected},
+		{name: "borg incorrect passphrase", tool: ToolAuto, text: "passphrase supplied in BORG_PASSPHRASE, by BORG_PASSCOMMAND or via BORG_PASSPHRASE_FD is incorrect.", exit: 2, class: Policy, code: CodeAuthRejected},
+		{name: "incorrect password", tool: ToolAuto, text: "ERROR: Incorrect password for archive backup.7z", exit: 2, class: Policy, code: CodeAuthRejected},
+		{name: "a password policy hint is not a refusal", tool: ToolAuto, text: "hint: use a password manager\nerror: upload failed", exit: 1, class: Unknown, code: CodeUnknown},
+	})
+}
