@@ -130,7 +130,19 @@ func smtpHit(reply, ec, es, ed int, line string) (Hit, bool) {
 // which it prints for a refused AUTH without the server's reply.
 var reSMTPCouldNotAuth = LazyRE(`SMTP Error: Could not authenticate\b`)
 
+// reMailFunction: PHPMailer's "Could not instantiate mail function.": PHP's
+// mail() found no local mail transfer agent to hand the message to.
+var reMailFunction = LazyRE(`Could not instantiate mail function`)
+
 var smtpMatchers = []Matcher{
+	{
+		Gates: []string{"Could not instantiate mail function"},
+		RE:    reMailFunction,
+		Build: func(_ *ScanCtx, _ string, _ []string) (Hit, bool) {
+			return Hit{Class: Structural, Code: CodeSMTPRejected, Rank: rankStdWords, Reason: "PHP's mail() could not hand the message to a local mail transfer agent",
+				Remedy: "the machine has no working sendmail (PHP's sendmail_path): install and configure an MTA, or send through SMTP (PHPMailer's isSMTP with the provider's host); retrying cannot succeed"}, true
+		},
+	},
 	{
 		Gates: []string{"SMTP Error: Could not authenticate"},
 		RE:    reSMTPCouldNotAuth,

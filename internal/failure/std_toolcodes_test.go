@@ -61,6 +61,7 @@ func TestStdSMTPClientWords(t *testing.T) {
 		{name: "nodemailer 502 not implemented", tool: ToolAuto, text: `Invalid login: 502 Command "AUTH PLAIN xxxx" not implemented`, class: Structural, code: CodeSMTPRejected},
 		{name: "nodemailer 535 after Invalid login", tool: ToolAuto, text: "Invalid login: 535 Incorrect authentication data", class: Policy, code: CodeSMTPAuth},
 		{name: "PHPMailer could not authenticate", tool: ToolAuto, text: "Mailer Error: SMTP Error: Could not authenticate.", class: Policy, code: CodeSMTPAuth},
+		{name: "PHPMailer could not instantiate mail function", tool: ToolAuto, text: "Message could not be sent. Mailer Error: Could not instantiate mail function.", class: Structural, code: CodeSMTPRejected},
 	})
 }
 

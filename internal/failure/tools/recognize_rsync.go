@@ -209,7 +209,10 @@ var rsyncFamily = failure.Family{
 				"No space left on device (", "Read-only file system (", "Broken pipe (", "File name too long (", "Function not implemented (",
 				"Operation not supported (", "Connection reset by peer (", "Connection timed out (", "Disk quota exceeded ("},
 			RE: reRsyncErrno,
-			Build: func(_ *failure.ScanCtx, _ string, m []string) (failure.Hit, bool) {
+			Build: func(c *failure.ScanCtx, _ string, m []string) (failure.Hit, bool) {
+				if !strings.Contains(c.Text, "rsync") {
+					return failure.Hit{}, false // another program's "(110)": PHPMailer's "Connection timed out (110)"
+				}
 				n := failure.Atoi(m[2])
 				e, ok := rsyncErrnos[n]
 				if !ok || e.text != m[1] {

@@ -62,3 +62,13 @@ func TestRsyncExitValues(t *testing.T) {
 			class: failure.Unknown, code: failure.CodeUnknown},
 	})
 }
+
+// TestRsyncErrnoNeedsRsync: the "strerror (errno)" shape is rsync's only in
+// a text rsync printed: a mailer's "Connection timed out (110)" is not an
+// rsync file error.
+func TestRsyncErrnoNeedsRsync(t *testing.T) {
+	f := failure.Classify(failure.Input{Text: "SMTP ERROR: Failed to connect to server: Connection timed out (110)", ExitCode: 1})
+	if f.Code == CodeRsyncFileError {
+		t.Errorf("got %s %s (%s), want no rsync code", f.Class, f.Code, f.Reason)
+	}
+}
