@@ -181,6 +181,8 @@ func classifyTextRun(tool Tool, text string, exitCode int, method string, ro run
 	} else if exitCode > 0 {
 		if h, ok := familyExitHit(eff, exitCode, len(text)); ok {
 			hits = append(hits, h)
+		} else if h, ok := shellExitHit(exitCode, len(text)); ok {
+			hits = append(hits, h)
 		}
 	}
 	f, ok := c.resolve(hits)

@@ -16,7 +16,10 @@ import (
 //   - SQLSTATE classes, MySQL's client errors and the words PostgreSQL's
 //     clients print without a code: std_sqlstate.go;
 //   - errno names and their strerror texts: std_errno.go;
-//   - Kubernetes API status reasons: std_kube.go.
+//   - Kubernetes API status reasons: std_kube.go;
+//   - tools' own numbered error formats, read by the kinds their
+//     documentation gives each code family (Prisma's P1xxx-P4xxx,
+//     pgBackRest's [NNN] and its error names): std_toolcodes.go.
 //
 // Every verdict carries a code that names the standard, not a tool
 // (smtp-auth, acme-bad-nonce, sqlstate-08, errno-enospc, kube-forbidden),
@@ -43,7 +46,7 @@ const (
 )
 
 // stdMatchers are the standards layer's matchers.
-var stdMatchers = concatMatchers(smtpMatchers, acmeMatchers, sqlMatchers, errnoMatchers, kubeMatchers)
+var stdMatchers = concatMatchers(smtpMatchers, acmeMatchers, sqlMatchers, errnoMatchers, kubeMatchers, toolCodeMatchers)
 
 func init() {
 	// The standards layer runs with the generic layer (allMatchers joins

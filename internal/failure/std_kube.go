@@ -42,6 +42,9 @@ const (
 	// unavailable (TooManyRequests, ServerTimeout, Timeout,
 	// ServiceUnavailable).
 	CodeKubeUnavailable Code = "kube-unavailable"
+	// CodeKubeNoConfig: kubectl talks to its built-in default server
+	// (localhost:8080): no kubeconfig was found.
+	CodeKubeNoConfig Code = "kube-no-config"
 )
 
 const (
@@ -112,7 +115,23 @@ func kubeHit(line, reason string) (Hit, bool) {
 	return h, true
 }
 
+// reKubeRefused: kubectl's "The connection to the server H:P was refused -
+// did you specify the right host or port?"; the first group is the built-in
+// default it falls back to without a kubeconfig.
+var reKubeRefused = LazyRE(`The connection to the server (?:((?:localhost|127\.0\.0\.1):8080)|(\S+)) was refused`)
+
 var kubeMatchers = []Matcher{
+	{
+		Gates: []string{"The connection to the server "},
+		RE:    reKubeRefused,
+		Build: func(_ *ScanCtx, _ string, m []string) (Hit, bool) {
+			if m[1] != "" {
+				return Hit{Class: Structural, Code: CodeKubeNoConfig, Rank: rankStdCode, Reason: "kubectl found no kubeconfig and fell back to its default server (" + m[1] + ")",
+					Remedy: "kubectl read no kubeconfig (cron and service users have another HOME and no KUBECONFIG): set KUBECONFIG or pass --kubeconfig to the cluster's config; retrying cannot succeed"}, true
+			}
+			return Hit{Class: Transient, Code: CodeRefused, Rank: rankStdWords, Reason: "the Kubernetes API server refused the connection (" + Clip(m[2]) + ")", Remedy: remedyRetryNet}, true
+		},
+	},
 	{
 		Gates: []string{"Error from server (", `"reason":`},
 		RE:    reKubeReason,

@@ -18,7 +18,8 @@ import (
 //     "State : Sleeping", "Waiting for process with pid 1234 to finish"),
 //     or the lock is a kernel lock that dies with its holder (apt's and
 //     dpkg's fcntl locks: "Resource temporarily unavailable", flock's
-//     "timeout while waiting to get lock", duplicity's), or the tool
+//     "timeout while waiting to get lock", duplicity's, certbot's "Another
+//     instance of Certbot is already running"), or the tool
 //     already removes dead holders' locks itself and only timed out waiting
 //     (borg's "(timeout)"): transient, lock-held, wait within the run;
 //   - the lock's age is shown ("(165h32m5s ago)", "Created: 2022-09-26
@@ -61,7 +62,7 @@ const staleLockAge = time.Hour
 const lockLookAhead = 14
 
 var (
-	reLockOpen = LazyRE(`repository is already locked|rror acquiring the state lock|rror locking state|stack is currently locked|Could not get lock \S+|Unable to acquire the dpkg frontend lock|Unable to lock the administration directory|Unable to lock directory|Existing lock /var/run/yum\.pid|currently holding the yum lock|yum lockfile is held by another process|Waiting for process with pid \d+ to finish|Failed to create/acquire the lock \S+ \(timeout\)|Unable to create '[^']*\.lock': File exists|unable to lock database|could not lock database|\b(?:is|was) (?:already )?locked by (?:PID|pid|process) \d+|frontend lock (?:was|is) locked by another process|status database is locked by another process|Another duplicity instance is already running|timeout while waiting to get lock|lock (?:is )?(?:already )?held by (?:PID|pid|process) \d+`)
+	reLockOpen = LazyRE(`repository is already locked|rror acquiring the state lock|rror locking state|stack is currently locked|Could not get lock \S+|Unable to acquire the dpkg frontend lock|Unable to lock the administration directory|Unable to lock directory|Existing lock /var/run/yum\.pid|currently holding the yum lock|yum lockfile is held by another process|Waiting for process with pid \d+ to finish|Failed to create/acquire the lock \S+ \(timeout\)|Unable to create '[^']*\.lock': File exists|unable to lock database|could not lock database|\b(?:is|was) (?:already )?locked by (?:PID|pid|process) \d+|frontend lock (?:was|is) locked by another process|status database is locked by another process|Another duplicity instance is already running|timeout while waiting to get lock|lock (?:is )?(?:already )?held by (?:PID|pid|process) \d+|Another instance of Certbot is already running`)
 	// reLockAgeDur: Go's duration before "ago" (restic: "(3m2.5s ago)").
 	reLockAgeDur = LazyRE(`\(((?:\d+h)?(?:\d+m)?(?:[\d.]+(?:s|ms|µs|ns))?) ago\)`)
 	// reLockAgeWords: "locked 3 days ago", "created 12 minutes ago".
@@ -111,6 +112,8 @@ func lockTool(open string) string {
 		return "pacman"
 	case strings.Contains(open, "duplicity"):
 		return "duplicity"
+	case strings.Contains(open, "Certbot"):
+		return "certbot"
 	case strings.Contains(open, "to get lock"):
 		return "flock"
 	case strings.Contains(open, ".lock': File exists"):
@@ -308,7 +311,7 @@ var lockMatchers = []Matcher{
 		Gates: []string{"repository is already locked", "rror acquiring the state lock", "rror locking state", "stack is currently locked", "Could not get lock ",
 			"Unable to acquire the dpkg frontend lock", "Unable to lock the administration directory", "Unable to lock directory", "Existing lock /var/run/yum.pid",
 			"currently holding the yum lock", "yum lockfile is held by another process", "Waiting for process with pid", "Failed to create/acquire the lock",
-			".lock': File exists", "lock database", "locked by another process", "Another duplicity instance", "waiting to get lock", "locked by PID", "locked by pid", "locked by process", "held by PID", "held by pid", "held by process"},
+			".lock': File exists", "lock database", "locked by another process", "Another duplicity instance", "Another instance of Certbot", "waiting to get lock", "locked by PID", "locked by pid", "locked by process", "held by PID", "held by pid", "held by process"},
 		RE: reLockOpen,
 		Build: func(c *ScanCtx, line string, m []string) (Hit, bool) {
 			if notAFailureLine(line) && !strings.Contains(line, "Could not get lock") {

@@ -121,6 +121,16 @@ var pkgMatchers = []Matcher{
 		},
 	},
 	{
+		// the same for an rpm repository: a 404 on its own repomd.xml
+		// (dnf, yum, zypper)
+		Gates: []string{"repomd.xml"},
+		RE:    LazyRE(`Status code: 404 for \S+/repodata/repomd\.xml|/repodata/repomd\.xml: \[Errno 14\] HTTPS? Error 404`),
+		Build: func(_ *ScanCtx, _ string, _ []string) (Hit, bool) {
+			return Hit{Class: Structural, Code: CodePackageRepoMissing, Rank: rankPackage + 1, Reason: "a package repository has no metadata for this release (404 on its repomd.xml)",
+				Remedy: remedyRepoMissing}, true
+		},
+	},
+	{
 		// a package file (.deb) the index lists is not on the mirror
 		Gates: []string{".deb  404", ".deb 404", "404  Not Found", "Unable to fetch some archives"},
 		RE:    LazyRE(`Failed to fetch \S+\.deb\s+404\s+Not Found|^\s*404\s+Not Found(?: \[IP: [^\]]*\])?\s*$|Unable to fetch some archives`),

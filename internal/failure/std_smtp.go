@@ -69,7 +69,7 @@ var (
 	reSMTPPort = LazyRE(`(?i)\bport:?\s*$|[\w\]]:$`)
 	// reSMTPDSN: postfix's and sendmail's dsn=X.Y.Z.
 	reSMTPDSN         = LazyRE(`\bdsn=([245])\.(\d{1,3})\.(\d{1,3})\b`)
-	reSMTPContext     = LazyRE(`(?i)\bsmtp|\besmtp\b|mailbox|recipient|sender address|\brelay|mail from|rcpt to|requested action|postfix/|msmtp|sendmail|status=(?:deferred|bounced)|\bhelo\b|\behlo\b|gsmtp|blocked using|server message:`)
+	reSMTPContext     = LazyRE(`(?i)\bsmtp|\besmtp\b|mailbox|recipient|sender address|\brelay|mail from|rcpt to|requested action|postfix/|msmtp|sendmail|status=(?:deferred|bounced)|\bhelo\b|\behlo\b|gsmtp|blocked using|server message:|invalid login: [45]\d\d`)
 	reSMTPAuthWords   = LazyRE(`(?i)auth|log ?in\b|password|credential|username`)
 	reSMTPPolicyWords = LazyRE(`(?i)access denied|relay(?:ing)?(?: access)? denied|not permitted|blocked|block ?list|black ?list|spam|\bpolicy\b|reputation|not authori[sz]ed`)
 	reSMTPAddrWords   = LazyRE(`(?i)address|mailbox|user unknown|no such user|does not exist|unknown user`)
@@ -126,7 +126,30 @@ func smtpHit(reply, ec, es, ed int, line string) (Hit, bool) {
 	return h, true
 }
 
+// reSMTPCouldNotAuth: PHPMailer's "SMTP Error: Could not authenticate.",
+// which it prints for a refused AUTH without the server's reply.
+var reSMTPCouldNotAuth = LazyRE(`SMTP Error: Could not authenticate\b`)
+
+// reMailFunction: PHPMailer's "Could not instantiate mail function.": PHP's
+// mail() found no local mail transfer agent to hand the message to.
+var reMailFunction = LazyRE(`Could not instantiate mail function`)
+
 var smtpMatchers = []Matcher{
+	{
+		Gates: []string{"Could not instantiate mail function"},
+		RE:    reMailFunction,
+		Build: func(_ *ScanCtx, _ string, _ []string) (Hit, bool) {
+			return Hit{Class: Structural, Code: CodeSMTPRejected, Rank: rankStdWords, Reason: "PHP's mail() could not hand the message to a local mail transfer agent",
+				Remedy: "the machine has no working sendmail (PHP's sendmail_path): install and configure an MTA, or send through SMTP (PHPMailer's isSMTP with the provider's host); retrying cannot succeed"}, true
+		},
+	},
+	{
+		Gates: []string{"SMTP Error: Could not authenticate"},
+		RE:    reSMTPCouldNotAuth,
+		Build: func(_ *ScanCtx, _ string, _ []string) (Hit, bool) {
+			return Hit{Class: Policy, Code: CodeSMTPAuth, Rank: rankStdWords, Reason: "the mail server refused the login (SMTP Error: Could not authenticate)", Remedy: remedySMTPAuth}, true
+		},
+	},
 	{
 		// "535 5.7.8", "535-5.7.8", "550 #5.1.0", "(535, b'5.7.8"
 		Gates: []string{" 5.", "-5.", "#5.", " 4.", "-4.", "#4.", "b'5.", "b'4.", `b"5.`, `b"4.`},
@@ -165,7 +188,7 @@ var smtpMatchers = []Matcher{
 		},
 	},
 	{
-		Gates: gateVariants([]string{"smtp", "SMTP", "mailbox", "ecipient", "ender address", "elay", "equested action", "postfix/", "msmtp", "sendmail", "status=deferred", "status=bounced", "blocked using", "server message:"}),
+		Gates: gateVariants([]string{"smtp", "SMTP", "mailbox", "ecipient", "ender address", "elay", "equested action", "postfix/", "msmtp", "sendmail", "status=deferred", "status=bounced", "blocked using", "server message:", "nvalid login: "}),
 		RE:    reSMTPBare,
 		Build: func(_ *ScanCtx, line string, _ []string) (Hit, bool) {
 			if !reSMTPContext.MatchString(line) {

@@ -50,6 +50,21 @@ const (
 	// CodeSQLVersion: the client is older than the server (pg_dump's
 	// "aborting because of server version mismatch").
 	CodeSQLVersion Code = "sql-version-mismatch"
+	// CodeSQLSocketMissing: the client found no socket file at its path
+	// (ENOENT: MySQL's 2002 "(2)", libpq's "No such file or directory"):
+	// no server listens there.
+	CodeSQLSocketMissing Code = "sql-socket-missing"
+	// CodeSQLResources: SQLSTATE 53300 and 53200: too many connections, out
+	// of memory.
+	CodeSQLResources Code = "sqlstate-53"
+	// CodeSQLLockNotAvailable: SQLSTATE 55P03: a lock was not granted in
+	// time (NOWAIT, lock_timeout).
+	CodeSQLLockNotAvailable Code = "sqlstate-55p03"
+	// CodeSQLNoDatabase: SQLSTATE 3D000: the database does not exist.
+	CodeSQLNoDatabase Code = "sqlstate-3d000"
+	// CodeSQLReadOnly: SQLSTATE 25006: a write in a read-only transaction
+	// (a replica, default_transaction_read_only).
+	CodeSQLReadOnly Code = "sqlstate-25006"
 )
 
 const (
@@ -60,6 +75,11 @@ const (
 	remedySQLPrivilege  = "the database user lacks the privilege: GRANT it (SELECT/LOCK on the tables a dump reads, PROCESS for mysqldump's tablespaces) or use a role that has it; retrying cannot succeed"
 	remedySQLSyntax     = "the statement or the schema is wrong (a syntax error, an undefined or duplicate object): fix the migration or the query; running it unchanged fails the same way"
 	remedySQLData       = "the data does not fit (a data exception or a violated constraint): fix the data or the migration; running it unchanged fails the same way"
+	remedySQLSocket     = "no database server listens at that socket path (the file does not exist): the client looks where this server does not put its socket, or no server runs on this host; connect over TCP (127.0.0.1 and a port) or pass the server's socket path (--socket, host=/run/postgresql), and check that the server runs; retrying the same path does not create it"
+	remedySQLResources  = "the server has no connection slot (max_connections) or memory left: retrying after a backoff; if it lasts, close idle connections or put a pooler in front"
+	remedySQLLock       = "another transaction holds the lock the statement needs (NOWAIT, lock_timeout): retrying after it commits"
+	remedySQLNoDB       = "the database named in the connection does not exist on that server: fix the database name (PGDATABASE, the URL's path) or create it; retrying cannot succeed"
+	remedySQLReadOnly   = "the server refuses writes (a read-only replica, a standby after a failover, default_transaction_read_only): point the job at the primary; retrying the same server fails the same way"
 	remedySQLVersion    = "the client is older than the server: install the client of the server's major version (postgresql-client-NN) or put it first on PATH; retrying cannot succeed"
 )
 
@@ -77,6 +97,14 @@ func sqlClass(state string) (Class, Code, string, string, bool) {
 		return Transient, CodeSQLRollback, "the transaction was rolled back (deadlock or serialization failure)", remedySQLRollback, true
 	case state == "57P01" || state == "57P02" || state == "57P03":
 		return Transient, CodeSQLStartingUp, "the server is shutting down or starting up", remedySQLStarting, true
+	case state == "53300" || state == "53200":
+		return Transient, CodeSQLResources, "the server is out of connections or memory", remedySQLResources, true
+	case state == "55P03":
+		return Transient, CodeSQLLockNotAvailable, "a lock was not available in time", remedySQLLock, true
+	case state == "3D000":
+		return Structural, CodeSQLNoDatabase, "no such database", remedySQLNoDB, true
+	case state == "25006":
+		return Structural, CodeSQLReadOnly, "a write in a read-only transaction", remedySQLReadOnly, true
 	case strings.HasPrefix(state, "28"):
 		return Policy, CodeSQLAuth, "the login was refused (invalid authorization)", remedySQLAuth, true
 	case state == "42501":
@@ -108,12 +136,12 @@ var (
 	reMySQLErr = LazyRE(`\bERROR (\d{4}) \(([0-9A-Z]{5})\)|Got error: (\d{4}):|SQLSTATE\[[0-9A-Z]{5}\] \[(\d{4})\]|\[Errno (\d{4})\]`)
 	// reSQLWords: the words the clients print without a code; the group
 	// that matched names the state (sqlWordStates).
-	reSQLWords = LazyRE(`(?i)(password authentication failed for user|fe_sendauth: no password supplied|no pg_hba\.conf entry for|role "[^"]+" does not exist|Access denied for user ')|(the database system is (?:starting up|shutting down|in recovery mode|not yet accepting connections))|(deadlock detected|could not serialize access|Deadlock found when trying to get lock|(?-i:SerializationFailure|Serialization failure: 1213)|Lock wait timeout exceeded)|(permission denied for (?:table|relation|schema|database|sequence|function|view)|must be owner of|Access denied; you need \(at least one of\) (?:the )?\S+ privilege|SELECT command denied to user|InsufficientPrivilege)|((?:relation|column|function|type|schema|table) "[^"]+"(?: of relation "[^"]+")? (?:does not exist|already exists)|syntax error at or near|You have an error in your SQL syntax|UndefinedTable|DuplicateTable)|(invalid input syntax for|value too long for type|division by zero|out of range for type)|(violates (?:unique|foreign key|not-null|check|exclusion) constraint|contains null values|Duplicate entry '[^']*' for key)|(aborting because of server version mismatch|server version: [\d.]+[^;\n]*; pg_dump(?:all)? version)|(Can't connect to (?:local )?MySQL server|MySQL server has gone away|Lost connection to MySQL server)`)
+	reSQLWords = LazyRE(`(?i)(password authentication failed for user|fe_sendauth: no password supplied|no pg_hba\.conf entry for|role "[^"]+" does not exist|Access denied for user ')|(the database system is (?:starting up|shutting down|in recovery mode|not yet accepting connections))|(deadlock detected|could not serialize access|Deadlock found when trying to get lock|(?-i:SerializationFailure|Serialization failure: 1213)|Lock wait timeout exceeded)|(permission denied for (?:table|relation|schema|database|sequence|function|view)|must be owner of|Access denied; you need \(at least one of\) (?:the )?\S+ privilege|SELECT command denied to user|InsufficientPrivilege)|((?:relation|column|function|type|schema|table) "[^"]+"(?: of relation "[^"]+")? (?:does not exist|already exists)|syntax error at or near|You have an error in your SQL syntax|UndefinedTable|DuplicateTable)|(invalid input syntax for|value too long for type|division by zero|out of range for type)|(violates (?:unique|foreign key|not-null|check|exclusion) constraint|contains null values|Duplicate entry '[^']*' for key)|(aborting because of server version mismatch|server version: [\d.]+[^;\n]*; pg_dump(?:all)? version)|(Can't connect to (?:local )?MySQL server|MySQL server has gone away|Lost connection to MySQL server)|(sorry, too many clients already|remaining connection slots are reserved)|(could not obtain lock on (?:relation|row))|(database "[^"]+" does not exist)|(cannot execute \w+(?: \w+)? in a read-only transaction)`)
 )
 
 // sqlWordStates are the states reSQLWords' groups stand for ("" is the
 // version mismatch).
-var sqlWordStates = []string{"28000", "57P03", "40001", "42501", "42000", "22000", "23000", "", "08001"}
+var sqlWordStates = []string{"28000", "57P03", "40001", "42501", "42000", "22000", "23000", "", "08001", "53300", "55P03", "3D000", "25006"}
 
 // sqlHit is the verdict on a state read on line; what says where it was
 // read ("SQLSTATE 42501", "MySQL error 1045", the words).
@@ -129,6 +157,7 @@ func sqlHit(state, what string, rank int) (Hit, bool) {
 }
 
 var sqlMatchers = []Matcher{
+	sqlSocketMatcher,
 	{
 		Gates: []string{"SQLSTATE", "sqlstate", "SQL State", "code: '", `code: "`, `code: '`, "code '", "PostgresException (", "ERROR:  ", "ERROR: "},
 		RE:    reSQLState,
@@ -160,7 +189,7 @@ var sqlMatchers = []Matcher{
 		},
 	},
 	{
-		Gates: gateVariants([]string{"assword authentication failed", "e_sendauth: no password", "o pg_hba.conf entry", "does not exist", "ccess denied for user '", "atabase system is", "eadlock detected", "ould not serialize access", "eadlock found", "erializationFailure", "erialization failure: 1213", "ock wait timeout exceeded", "ermission denied for ", "ust be owner of", "ccess denied; you need", "ommand denied to user", "nsufficientPrivilege", "lready exists", "yntax error at or near", "rror in your SQL syntax", "ndefinedTable", "uplicateTable", "nvalid input syntax for", "alue too long for type", "ivision by zero", "ut of range for type", "iolates ", "ontains null values", "uplicate entry '", "erver version mismatch", "; pg_dump version", "; pg_dumpall version", "an't connect to local MySQL server", "an't connect to MySQL server", "ySQL server has gone away", "ost connection to MySQL server"}),
+		Gates: gateVariants([]string{"assword authentication failed", "e_sendauth: no password", "o pg_hba.conf entry", "does not exist", "ccess denied for user '", "atabase system is", "eadlock detected", "ould not serialize access", "eadlock found", "erializationFailure", "erialization failure: 1213", "ock wait timeout exceeded", "ermission denied for ", "ust be owner of", "ccess denied; you need", "ommand denied to user", "nsufficientPrivilege", "lready exists", "yntax error at or near", "rror in your SQL syntax", "ndefinedTable", "uplicateTable", "nvalid input syntax for", "alue too long for type", "ivision by zero", "ut of range for type", "iolates ", "ontains null values", "uplicate entry '", "erver version mismatch", "; pg_dump version", "; pg_dumpall version", "an't connect to local MySQL server", "an't connect to MySQL server", "ySQL server has gone away", "ost connection to MySQL server", "oo many clients already", "onnection slots are reserved", "ould not obtain lock on", "n a read-only transaction"}),
 		RE:    reSQLWords,
 		Build: func(_ *ScanCtx, _ string, m []string) (Hit, bool) {
 			for i, g := range m[1:] {
@@ -174,5 +203,31 @@ var sqlMatchers = []Matcher{
 			}
 			return Hit{}, false
 		},
+	},
+}
+
+// reSQLSocketMissing: a client that found no socket file at its path:
+// MySQL's "through socket '/x' (2)" and '(2 "No such file or directory")',
+// PDO's "[2002] No such file or directory", libpq's "connection to server
+// on socket "/x" failed: No such file or directory" and its older shape,
+// whose "No such file or directory" is on the line before the socket's.
+var reSQLSocketMissing = LazyRE(`through socket '([^']+)' \(2(?:\)| ")|connection to server on socket "([^"]+)" failed: No such file or directory|connections on Unix domain socket "([^"]+)"|(SQLSTATE\[HY000\] \[2002\] No such file or directory)`)
+
+// sqlSocketMatcher reads a missing socket file. The socket's own errno says
+// more than the connection error's number (2002 is transient when the socket
+// refuses): it ranks above it.
+var sqlSocketMatcher = Matcher{
+	Gates: []string{"through socket '", "connection to server on socket", "connections on Unix domain socket", "[2002] No such file"},
+	RE:    reSQLSocketMissing,
+	Build: func(c *ScanCtx, line string, m []string) (Hit, bool) {
+		path := m[1] + m[2] + m[3]
+		if m[3] != "" && !strings.Contains(c.around(line), "could not connect to server: No such file or directory") {
+			return Hit{}, false // refused or another errno: the connection exception's
+		}
+		what := "the socket " + path
+		if path == "" {
+			what = "MySQL error 2002: No such file or directory"
+		}
+		return Hit{Class: Structural, Code: CodeSQLSocketMissing, Rank: rankStdCode + 1, Reason: "the database client found no server socket (" + Clip(what) + ")", Remedy: remedySQLSocket}, true
 	},
 }

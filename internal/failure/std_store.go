@@ -72,6 +72,26 @@ var storeRows = []phraseRow{
 	{gates: []string{"911", "dnserr"},
 		re:    `(?:updating [^:\n]+|DDNS server response): (?:911|dnserr)\b`,
 		class: Transient, code: CodeServiceUnavailable, rank: rankStdCode, reason: "the dynamic DNS provider failed on its side", remedy: remedyServer},
+	// gpg, as backup and secret tools run it
+	{gates: []string{"Bad passphrase", "bad passphrase"},
+		re:    `gpg: (?:public key decryption failed|decryption failed|signing failed|\S+: sign\+encrypt failed|\S+: clear-sign failed): [Bb]ad passphrase`,
+		class: Policy, code: CodeGPGPassphrase, rank: rankStdWords + 1, reason: "gpg refused the key's passphrase",
+		remedy: "the passphrase given to gpg is wrong (PASSPHRASE, --passphrase-file, the agent's cache is empty under cron): set the right one in the job's secrets; retrying cannot succeed"},
+	{gates: []string{"No secret key", "No public key", "Unusable public key"},
+		re:    `gpg: (?:decryption failed|\[stdin\]: encryption failed|\S+: encryption failed|signing failed|\S+: skipped): (?:No secret key|No public key|Unusable public key)`,
+		class: Structural, code: CodeGPGKeyMissing, rank: rankStdWords, reason: "gpg has no usable key for it",
+		remedy: "the key is not in the keyring gpg reads (cron and service users have another HOME/GNUPGHOME), or it expired: import the key for the user the job runs as, or renew its expiry; retrying cannot succeed"},
+	// a wrong password or passphrase, in any tool's words (restic, borg,
+	// an archive, a vault)
+	{gates: gateVariants([]string{"rong password", "ncorrect password", "nvalid password", "rong passphrase", "ncorrect passphrase", "nvalid passphrase", "is incorrect"}),
+		re:    `(?i)\b(?:wrong|incorrect|invalid) (?:password|passphrase)\b|\bpassphrase (?:supplied|provided|given)\b[^\n]{0,80}\bis incorrect\b`,
+		class: Policy, code: CodeAuthRejected, rank: rankStdWords, reason: "the password or passphrase was refused",
+		remedy: "the password or passphrase the job gives is wrong (the secret, the *_PASSWORD/*_PASSPHRASE variable, a password file cron cannot read): set the right one; retrying cannot succeed"},
+	// the runtimes
+	{gates: []string{"No module named", "Cannot find module '", "cannot load such file -- "},
+		re:    `\b(?:ModuleNotFoundError|ImportError): No module named '?([\w.]+)|\bError: Cannot find module '([^']+)'|cannot load such file -- (\S+) \(LoadError\)`,
+		class: Structural, code: CodeModuleMissing, rank: rankStdWords, reason: "the runtime found no such module",
+		remedy: "the program imports a module its runtime cannot find: the job runs another interpreter than the one it was installed for, outside its virtualenv or without its node_modules/bundle (cron's environment is not the login shell's); call the venv's interpreter by its full path, install the dependencies where the job runs, or set the environment in the step; retrying cannot succeed"},
 	// the shell
 	{gates: []string{"command not found", ": not found", "exit code 127", "exit status 127", "exited with code 127", "returned 127"},
 		re:    `(?:^|: )(?:line \d+: )?([\w.+-]+): command not found\b|^(?:/bin/|/usr/bin/)?(?:ba|da|z|k)?sh: (?:\d+: |line \d+: )?([\w.+-]+): not found\s*$|(?:exit code|exit status|exited with code|returned) 127\b`,
@@ -80,3 +100,23 @@ var storeRows = []phraseRow{
 }
 
 func init() { opsMatchers = append(opsMatchers, phraseMatchers(storeRows)) }
+
+// shellExitHit reads the shell's own exit statuses (POSIX, "Exit Status"
+// in the Shell Command Language) when no tool family claims the exit code:
+// 127, the command was not found; 126, it was found but could not be
+// executed. It ranks as an exit code does: any reading of the text wins.
+func shellExitHit(code, pos int) (Hit, bool) {
+	var reason string
+	switch code {
+	case 127:
+		reason = "exit 127: the shell found no such command"
+	case 126:
+		reason = "exit 126: the shell found the command but could not execute it"
+	default:
+		return Hit{}, false
+	}
+	h := Hit{Class: Structural, Code: CodeExecCannotStart, Reason: reason,
+		Remedy: "a command the job runs is not installed, not on cron's short PATH (/usr/bin:/bin), or not executable (chmod +x, a script's #! interpreter missing): install it, call it by its full path, or set PATH in the crontab or the step's environment; retrying cannot succeed"}
+	h.Rank, h.synthetic, h.pos, h.line = rankExitCode, true, pos, ExitEvidence(code)
+	return h, true
+}

@@ -112,7 +112,10 @@ var claudeMatchers = []failure.Matcher{
 	},
 	{
 		Gates: []string{"Failed to authenticate"},
-		Build: func(_ *failure.ScanCtx, _ string, _ []string) (failure.Hit, bool) {
+		Build: func(c *failure.ScanCtx, _ string, _ []string) (failure.Hit, bool) {
+			if c.Tool != failure.ToolClaude && !strings.Contains(c.Text, "API Error") {
+				return failure.Hit{}, false // another client's words (a mailer's "Failed to authenticate on SMTP server")
+			}
 			return failure.Hit{Class: failure.Policy, Code: failure.CodeAPIAuth, Rank: failure.RankAPICode, Reason: "Claude Code failed to authenticate to the API",
 				Remedy: "renew the job's ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN secret (claude setup-token) and check it is stored whole; retrying cannot succeed"}, true
 		},

@@ -88,3 +88,13 @@ func TestClaudeFamily(t *testing.T) {
 		t.Errorf("gemini's API Error detected as claude")
 	}
 }
+
+// TestClaudeAuthWordsNeedClaude: "Failed to authenticate" is Claude Code's
+// only beside its API error or in its own output: a mailer's words are the
+// mail standard's.
+func TestClaudeAuthWordsNeedClaude(t *testing.T) {
+	f := failure.Classify(failure.Input{Text: `Failed to authenticate on SMTP server with username "x" using 2 possible authenticators. Authenticator LOGIN returned Expected response code 235 but got code "535", with message "535 5.7.8 Error: authentication failed".`, ExitCode: 1})
+	if f.Code == failure.CodeAPIAuth || f.Class != failure.Policy {
+		t.Errorf("got %s %s (%s), want policy, not Claude's api-auth", f.Class, f.Code, f.Reason)
+	}
+}

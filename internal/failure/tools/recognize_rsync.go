@@ -115,7 +115,7 @@ func rsyncCode(code int) (failure.Class, failure.Code, string, string) {
 	case 12:
 		return failure.Unknown, CodeRsyncStream, "error in rsync protocol data stream", "the other side stopped talking before the transfer got going: check that rsync runs on the remote side (installed, on PATH, a silent shell, an existing directory); the lines before the code say more"
 	case 23:
-		return failure.Unknown, CodeRsyncPartial, "partial transfer due to error", "some files or attributes were not transferred: the errors before the code name them (permissions, a target that cannot hold owners or links, no space)"
+		return failure.Structural, CodeRsyncPartial, "partial transfer due to error", "some files or attributes were not transferred, and the same files fail again until their cause changes: the errors before the code name it (permissions, a target that cannot hold owners or links, no space, a file in the way); retrying cannot succeed"
 	case 24:
 		return failure.Transient, CodeRsyncVanished, "partial transfer due to vanished source files", "files were deleted while rsync copied (temporary or cache files): a second pass copies the source as it now is; if it keeps happening, exclude the churning paths, or treat exit 24 as success (--retry-on-exit 24 retries it deliberately)"
 	case 25:
@@ -209,7 +209,10 @@ var rsyncFamily = failure.Family{
 				"No space left on device (", "Read-only file system (", "Broken pipe (", "File name too long (", "Function not implemented (",
 				"Operation not supported (", "Connection reset by peer (", "Connection timed out (", "Disk quota exceeded ("},
 			RE: reRsyncErrno,
-			Build: func(_ *failure.ScanCtx, _ string, m []string) (failure.Hit, bool) {
+			Build: func(c *failure.ScanCtx, _ string, m []string) (failure.Hit, bool) {
+				if !strings.Contains(c.Text, "rsync") {
+					return failure.Hit{}, false // another program's "(110)": PHPMailer's "Connection timed out (110)"
+				}
 				n := failure.Atoi(m[2])
 				e, ok := rsyncErrnos[n]
 				if !ok || e.text != m[1] {

@@ -20,10 +20,10 @@ func TestRsyncExitValues(t *testing.T) {
 			class: failure.Structural, code: failure.CodeErrnoReadOnly, reason: "EROFS"},
 		{name: "an errno text that does not match its number is not read", tool: failure.ToolAuto, exit: 23,
 			text:  "rsync: [receiver] odd failure: Permission denied (28)\nrsync error: some files/attrs were not transferred (see previous errors) (code 23) at main.c(1338) [sender=3.2.7]\n",
-			class: failure.Unknown, code: CodeRsyncPartial},
-		{name: "23 alone stays unknown", tool: failure.ToolAuto, exit: 23,
+			class: failure.Structural, code: CodeRsyncPartial},
+		{name: "23 alone is structural: the same files fail again", tool: failure.ToolAuto, exit: 23,
 			text:  "rsync error: some files/attrs were not transferred (see previous errors) (code 23) at main.c(1338) [sender=3.2.7]\n",
-			class: failure.Unknown, code: CodeRsyncPartial, reason: "rsync exit 23"},
+			class: failure.Structural, code: CodeRsyncPartial, reason: "rsync exit 23"},
 		{name: "24 vanished files", tool: failure.ToolAuto, exit: 24,
 			text:  "file has vanished: \"/var/cache/app/tmp123\"\nrsync warning: some files vanished before they could be transferred (code 24) at main.c(1338) [sender=3.2.7]\n",
 			class: failure.Transient, code: CodeRsyncVanished, remedy: "exclude the churning paths"},
@@ -61,4 +61,14 @@ func TestRsyncExitValues(t *testing.T) {
 		{name: "the exit status of another program is not rsync's", tool: failure.ToolAuto, exit: 30, text: "something odd happened\n",
 			class: failure.Unknown, code: failure.CodeUnknown},
 	})
+}
+
+// TestRsyncErrnoNeedsRsync: the "strerror (errno)" shape is rsync's only in
+// a text rsync printed: a mailer's "Connection timed out (110)" is not an
+// rsync file error.
+func TestRsyncErrnoNeedsRsync(t *testing.T) {
+	f := failure.Classify(failure.Input{Text: "SMTP ERROR: Failed to connect to server: Connection timed out (110)", ExitCode: 1})
+	if f.Code == CodeRsyncFileError {
+		t.Errorf("got %s %s (%s), want no rsync code", f.Class, f.Code, f.Reason)
+	}
 }
