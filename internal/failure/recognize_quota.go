@@ -77,9 +77,11 @@ var (
 	reQuota = LazyRE(`(?i)insufficient[_ ]quota|exceeded (?:your|the) (?:current |daily |monthly |free[- ]tier )?quota|quota (?:exceeded|has been (?:exceeded|exhausted|reached))|usage[_ ]limit[_ ]reached|usage limit (?:reached|exceeded|hit)|(?:hit|reached|exceeded) your (?:(?:usage|session|weekly|daily|monthly|message|5-hour|five-hour|opus|sonnet|plan|free[- ]tier)\s+)*limit\b|(?:5-hour|session|weekly|daily|monthly|opus|sonnet) limit (?:reached|exceeded|hit)|credit balance (?:is )?too low|insufficient (?:credits|balance|funds)|billing[_ ](?:error|hard[_ ]limit|not[_ ]active)|rate limit exceeded: [\w-]+-per-(?:day|month)`)
 	// reLimitZero: a quota of zero ("limit: 0"): the plan offers none at all.
 	reLimitZero = LazyRE(`\blimit: 0\b|"limit"\s*:\s*"?0\b`)
-	// rePeriodLong / rePeriodShort: the period a quota counts over.
-	rePeriodLong  = LazyRE(`(?i)per[ -]?day|PerDay|\bdaily\b|per[ -]?month|PerMonth|\bmonthly\b|\bweekly\b|per[ -]?week|\bRPD\b|\bTPD\b`)
-	rePeriodShort = LazyRE(`(?i)per[ -]?minute|PerMinute|per[ -]?second|PerSecond|\bRPM\b|\bTPM\b`)
+	// rePeriodLong / rePeriodShort: the period a quota counts over, spaced
+	// ("per minute"), hyphenated, or only in a metric's snake_case name
+	// ("generate_content_requests_per_minute_per_project").
+	rePeriodLong  = LazyRE(`(?i)per[ _-]?day|PerDay|\bdaily\b|per[ _-]?month|PerMonth|\bmonthly\b|\bweekly\b|per[ _-]?week|\bRPD\b|\bTPD\b`)
+	rePeriodShort = LazyRE(`(?i)per[ _-]?minute|PerMinute|per[ _-]?second|PerSecond|\bRPM\b|\bTPM\b`)
 	// reWaitIn: a relative reset ("try again in 5 days 22 hours", "Please
 	// retry in 24.58s", "resets in 4hr 29min"); the client's own backoff
 	// ("Retrying in 1 seconds") is not the server's word.

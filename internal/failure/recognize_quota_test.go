@@ -129,3 +129,23 @@ func TestModelAPIErrors(t *testing.T) {
 			text: "cat: the file config.yaml does not exist"},
 	})
 }
+
+// TestQuotaPeriodInMetricName checks that a quota's period written only in a
+// metric's snake_case or dotted name counts as its period, as a spaced one.
+func TestQuotaPeriodInMetricName(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "vertex per_minute metric", tool: ToolAuto, class: Transient, code: CodeRateLimited, reason: "per-minute",
+			text: `429 Quota exceeded for aiplatform.googleapis.com/generate_content_requests_per_minute_per_project_per_base_model with base model: gemini-pro. Please submit a quota increase request.`},
+		{name: "sheets read_requests_per_minute_per_user", tool: ToolAuto, class: Transient, code: CodeRateLimited, reason: "per-minute",
+			text: `Quota exceeded for quota metric 'sheets.googleapis.com/read_requests' and limit 'sheets.googleapis.com/read_requests_per_minute_per_user'`},
+		{name: "a per_second metric", tool: ToolAuto, class: Transient, code: CodeRateLimited, reason: "per-minute",
+			text: `quota exceeded: metric api.example.com/writes_per_second_per_user`},
+		{name: "a per_day metric is spent", tool: ToolAuto, class: Policy, code: CodeQuotaExhausted,
+			text: `Quota exceeded for quota metric 'youtube.googleapis.com/default' and limit 'youtube.googleapis.com/queries_per_day'. Retry in 30s.`},
+		{name: "a per_day metric beside a per_minute one is spent", tool: ToolAuto, class: Policy, code: CodeQuotaExhausted,
+			text: `Quota exceeded for limit 'requests_per_day' (also tracked: requests_per_minute)`},
+		// near-miss: "superminute" is no period
+		{name: "no period in the metric name", tool: ToolAuto, class: Policy, code: CodeQuotaExhausted,
+			text: `Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model. Please submit a quota increase request.`},
+	})
+}
