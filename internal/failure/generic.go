@@ -321,6 +321,12 @@ var (
 	// reArrowStatus: "METHOD /path -> 502 Bad Gateway", the status maybe on
 	// the next line (wrangler's API errors).
 	reArrowStatus = LazyRE(`\b(GET|HEAD|POST|PUT|PATCH|DELETE)\s+\S+\s*->\s*(?:([45]\d\d)\b)?\s*$|^\s*->\s*([45]\d\d)\b`)
+	// reEnumStatus: a client library's error variant carrying the status, as
+	// a Rust enum's Debug form prints it: "Client(429)", or "Client(" with
+	// "429," on the next line (elefren's Error::Client(StatusCode) for
+	// Mastodon; Server(StatusCode) for 5xx).
+	reEnumStatus     = LazyRE(`\b(Client|Server)(?:Error)?\(\s*(?:(\d{3})\s*,?\s*\)|$)`)
+	reEnumStatusNext = LazyRE(`^\s*(\d{3}),?\s*$`)
 )
 
 // errorShapeGroup is the group of reStatusShapes that reads "Error: NNN
@@ -417,6 +423,32 @@ func genericStatusHit(c *ScanCtx, line string, code, rank int) (Hit, bool) {
 }
 
 var genericStatusMatchers = []Matcher{
+	{
+		// A client library's error variant carrying a status: the variant
+		// names the range (Client for 4xx, Server for 5xx), so a number out
+		// of it is no status.
+		Gates: []string{"Client(", "Server(", "ClientError(", "ServerError("},
+		RE:    reEnumStatus,
+		Build: func(c *ScanCtx, line string, m []string) (Hit, bool) {
+			num := m[2]
+			if num == "" {
+				next := FollowingLines(c.Text, min(c.LineEnd, len(c.Text)), 1)
+				if len(next) == 0 {
+					return Hit{}, false
+				}
+				n := reEnumStatusNext.FindStringSubmatch(next[0])
+				if n == nil {
+					return Hit{}, false
+				}
+				num = n[1]
+			}
+			code := Atoi(num)
+			if m[1] == "Client" && (code < 400 || code > 499) || m[1] == "Server" && (code < 500 || code > 599) {
+				return Hit{}, false
+			}
+			return genericStatusHit(c, line, code, rankGenericStatus)
+		},
+	},
 	{
 		Gates: []string{"HTTP", "Http", "http", "indicate success", "code", "Code", "CODE", "status", "Status", "rror (", "rror: (", "googleapi", "RESPONSE ", "Client Error", "Server Error", "rror occurred (", "nexpected status", "nexpected response", "rror: 4", "rror: 5", "RROR: 4", "RROR: 5"},
 		RE:    reStatusShapes,

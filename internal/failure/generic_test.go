@@ -414,3 +414,29 @@ func TestGenericPhraseCase(t *testing.T) {
 		}
 	}
 }
+
+// TestClientErrorEnumStatus checks that a client library's error variant
+// carrying a status (a Rust enum's Client(StatusCode) or Server(StatusCode),
+// printed inline or pretty-printed over lines) is read as that status, and
+// that a number in another variant, or one outside the variant's range, is not.
+func TestClientErrorEnumStatus(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "pretty-printed Client(429)", tool: ToolAuto, class: Transient, code: HTTPCode(429),
+			text: "Error posting toot to Mastodon: Client(\n    429,\n)"},
+		{name: "inline Client(429)", tool: ToolAuto, class: Transient, code: HTTPCode(429),
+			text: "Error: Client(429)"},
+		{name: "Client(401) is a credential refusal", tool: ToolAuto, class: Policy, code: HTTPCode(401),
+			text: "Failed to post: Client(401)"},
+		{name: "Server(503) is transient", tool: ToolAuto, class: Transient, code: HTTPCode(503),
+			text: "Error fetching timeline: Server(\n    503,\n)"},
+		{name: "ClientError(422) is structural", tool: ToolAuto, class: Structural, code: HTTPCode(422),
+			text: "request failed: ClientError(422)"},
+		// near-misses
+		{name: "a server-range number in Client() is no status", tool: ToolAuto, class: Unknown, code: CodeUnknown,
+			text: "Error: Client(503)"},
+		{name: "a count in another variant", tool: ToolAuto, class: Unknown, code: CodeUnknown,
+			text: "Error: Retries(429)"},
+		{name: "a client id", tool: ToolAuto, class: Unknown, code: CodeUnknown,
+			text: "Error: unknown Client(\n    4291,\n)"},
+	})
+}
