@@ -182,6 +182,18 @@ var phraseRows = []phraseRow{
 	{gates: []string{"ouldn't find that ", "ould not find that "},
 		re: `(?i)could(?:n't| not) find that (?:app|pipeline|team|add-?on|space|domain|release|dyno|config var|account|organi[sz]ation)\b`, class: Structural, code: CodeNotFound, rank: rankGenericPhrase, reason: "the command names something that does not exist",
 		remedy: "fix the name the command sends (the app, pipeline or team), or give the credentials access to it; resending it unchanged fails the same way"},
+	// a project not set up for the step: nothing configured to build or
+	// deploy from ("app does not have a Dockerfile or buildpacks configured",
+	// "has no build command configured"), or an image the step names that is
+	// not there ("Could not find image"); credentials not configured are
+	// the credential rules' (policy).
+	{gates: []string{"configured"},
+		re: `(?i)\b(?:does not|doesn't|do not|don't) have (?:an? |any )?[\w./-]+(?: [\w./-]+){0,5} configured\b|\bhas no [\w./-]+(?: [\w./-]+){0,3} configured\b`, class: Structural, code: CodeValidation, rank: rankGenericPhrase - 2, reason: "the project is not set up for the step",
+		remedy: "configure what the message names (a Dockerfile, a build section, an environment) in the project; rerunning it unchanged fails the same way",
+		unless: `(?i)token|credential|api[ _-]?key|password|secret|\bauth|login|proxy`},
+	{gates: []string{"ould not find image", "ouldn't find image", "ould not find the image"},
+		re: `(?i)could(?:n't| not) find (?:the )?image\b`, class: Structural, code: CodeNotFound, rank: rankGenericPhrase, reason: "the image the step names does not exist",
+		remedy: "build and push the image first, or fix its name or tag; rerunning unchanged fails the same way"},
 	// an account or app refused an action by the platform's rule (X's
 	// "cannot perform write actions", "looks like it might be automated")
 	{gates: []string{"annot perform write actions", "ight be automated"},

@@ -440,3 +440,26 @@ func TestClientErrorEnumStatus(t *testing.T) {
 			text: "Error: unknown Client(\n    4291,\n)"},
 	})
 }
+
+// TestGenericMissingSetup checks the deploy CLIs' prose for a project that is
+// not set up for the step (nothing configured to build from, an image that is
+// not there): structural, whatever the tool's wording.
+func TestGenericMissingSetup(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "flyctl: no Dockerfile or buildpacks", tool: ToolAuto, class: Structural, code: CodeValidation,
+			text: "==> Building image\nError failed to fetch an image or build from source: app does not have a Dockerfile or buildpacks configured. See https://fly.io/docs/reference/configuration/#the-build-section"},
+		{name: "a project with no environments configured", tool: ToolAuto, class: Structural, code: CodeValidation,
+			text: "Error: this project doesn't have any environments configured"},
+		{name: "a site that has no build command configured", tool: ToolAuto, class: Structural, code: CodeValidation,
+			text: "Error: the site has no build command configured"},
+		{name: "flyctl: could not find the image", tool: ToolAuto, class: Structural, code: CodeNotFound,
+			text: "Error failed to fetch an image or build from source: Could not find image \"registry.fly.io/app:main-33ec569\""},
+		{name: "couldn't find image", tool: ToolAuto, class: Structural, code: CodeNotFound,
+			text: "Error: couldn't find image ghcr.io/org/app:v1.2.3"},
+		// near-misses: credentials not configured are not a build setup
+		{name: "no token configured is credentials", tool: ToolAuto, class: Policy, code: CodeAuthRejected,
+			text: "Error: the CLI does not have an API token configured; please log in"},
+		{name: "docker pulls an image it did not find locally", tool: ToolAuto, class: Unknown, code: CodeUnknown,
+			text: "Unable to find image 'alpine:3.20' locally\nexit status 1"},
+	})
+}
