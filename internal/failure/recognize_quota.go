@@ -402,7 +402,7 @@ var (
 
 	reContext     = LazyRE(`(?i)exceeds? the context window|out of room in the model's context window|maximum context length is \d+|context length exceeded|prompt is too long|exceed context limit|input is too long for requested model`)
 	reTooLarge    = LazyRE(`(?i)request exceeds the maximum size|request too large for \S+`)
-	reModelGone   = LazyRE("(?i)the model:? [`'\"]?[^\\s`'\"]*[`'\"]? does not exist|model [`'\"][^`'\"]{0,60}[`'\"] is not supported|model is not supported when using|model not found|invalid model name|unknown model\\b")
+	reModelGone   = LazyRE("(?i)the model:? [`'\"]?[^\\s`'\"]*[`'\"]? does not exist|\\bmodel \\\\?[`'\"][^`'\"\\s]{1,80}\\\\?[`'\"] (?:is )?not found\\b|model [`'\"][^`'\"]{0,60}[`'\"] is not supported|model is not supported when using|model not found|invalid model name|unknown model\\b")
 	reAPIAuth     = LazyRE(`(?i)invalid[_ ]api[_ ]key|incorrect api key provided|invalid x-api-key|invalid bearer token|oauth (?:access )?token (?:has expired|is invalid|(?:was |has been )?revoked)|(?:missing|no) api[_ ]key\b|api_key client option must be set|could not resolve authentication method|missing bearer (?:or basic )?authentication|authentication token (?:has been invalidated|is expired)|access token could not be refreshed|refresh token (?:has expired|was already used|was revoked|is invalid)`)
 	reAPIPerm     = LazyRE(`(?i)organization has been disabled|(?:organization|account) does not have access to|insufficient permissions for this operation|organization must be verified to (?:use|stream|access)|not authorized to use this API key|(?:account|organization) (?:has been|is) (?:suspended|deactivated)`)
 	reOverloaded  = LazyRE(`(?i)\b529\b[^\n]{0,40}overloaded|(?:model|server|servers|service|engine|API) (?:is |are )?(?:currently )?overloaded|currently experiencing high demand`)
@@ -517,7 +517,7 @@ var modelAPIRows = []phraseRow{
 		class: Structural, code: CodeAPIContextLength, rank: RankAPICode, reason: "the input exceeds the model's context window", remedy: remedyContext, plain: true},
 	{gates: []string{"xceeds the maximum size", "too large for"}, re: reTooLarge.src,
 		class: Structural, code: CodeAPIRequestTooLarge, rank: RankAPICode, reason: "the request exceeds the API's size limit", remedy: remedyTooLarge, plain: true},
-	{gates: []string{"does not exist", "not supported", "odel not found", "nvalid model name", "Unknown model", "unknown model"}, re: reModelGone.src,
+	{gates: []string{"does not exist", "not supported", "odel not found", "' not found", "\" not found", "` not found", "nvalid model name", "Unknown model", "unknown model"}, re: reModelGone.src,
 		class: Structural, code: CodeAPIModelNotFound, rank: RankAPICode, reason: "unknown or unavailable model", remedy: remedyModel, plain: true},
 	{gates: []string{"pi_key", "pi key", "API key", "API Key", "invalid x-api-key", "arer token", "uth token", "uthentication method", "arer or basic authentication", "uthentication token", "could not be refreshed", "fresh token"}, re: reAPIAuth.src,
 		class: Policy, code: CodeAPIAuth, rank: RankAPICode, reason: "the API credential is missing or refused", remedy: remedyAPIAuth, plain: true},

@@ -149,3 +149,22 @@ func TestQuotaPeriodInMetricName(t *testing.T) {
 			text: `Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model. Please submit a quota increase request.`},
 	})
 }
+
+// TestModelNamedNotFound checks that a model API's "model 'x' not found",
+// with the model's name quoted between the words, is an unknown model in
+// every API's wording, and that a quoted name of another thing is not.
+func TestModelNamedNotFound(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "ollama, try pulling it first", tool: ToolAuto, class: Structural, code: CodeAPIModelNotFound,
+			text: "    raise ResponseError(e.response.text, e.response.status_code) from None\nollama._types.ResponseError: model 'llama2' not found, try pulling it first"},
+		{name: "ollama json error", tool: ToolAuto, class: Structural, code: CodeAPIModelNotFound,
+			text: `Error: {"error":"model \"qwen2.5:7b\" not found, try pulling it first"}`},
+		{name: "gemini models/x is not found (its own code)", tool: ToolAuto, class: Structural, code: "gemini-not-found",
+			text: `google.api_core.exceptions.NotFound: 404 models/gemini-pro is not found for API version v1beta, or is not supported for generateContent.`},
+		{name: "a model named in backquotes", tool: ToolAuto, class: Structural, code: CodeAPIModelNotFound,
+			text: "Error: model `mistral-large` not found"},
+		// near-miss: a file named in quotes is no model
+		{name: "a quoted file not found", tool: ToolAuto, class: Unknown, code: CodeUnknown,
+			text: "Error: template 'model.yaml' not found"},
+	})
+}
