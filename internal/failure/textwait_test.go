@@ -72,7 +72,7 @@ func TestRound2Meanings(t *testing.T) {
 		class  Class
 		code   Code
 	}{
-		{"catch-all api_error with a model not found", `Error code: 404 - {'error': {'message': 'model "x" not found, try pulling it first', 'type': 'api_error', 'param': None, 'code': None}}`, 0, Structural, CodeNotFound},
+		{"catch-all api_error with a model not found", `Error code: 404 - {'error': {'message': 'model "x" not found, try pulling it first', 'type': 'api_error', 'param': None, 'code': None}}`, 0, Structural, CodeAPIModelNotFound},
 		{"catch-all api_error with a server failure", `Error: 500 {"type":"error","error":{"type":"api_error","message":"Internal server error"}}`, 0, Transient, ""},
 		{"ErrorCode line of the .NET SDK", "An error occurred: The API deployment for this resource does not exist.\nStatus: 404 (Not Found)\nErrorCode: DeploymentNotFound", 0, Structural, CodeNotFound},
 		{"a reason-phrase label", "2019/12/18 16:07:19 Bad Request: chat not found", 0, Structural, CodeNotFound},
