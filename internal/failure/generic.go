@@ -324,7 +324,8 @@ func phraseMatchers(rows []phraseRow) []Matcher {
 var (
 	// reStatusShapes: a status a tool reports explicitly, in the shapes
 	// tools print it; the first non-empty group is the status.
-	reStatusShapes = LazyRE(`(?i)\bHTTP[ _-]?Error:?\s*([45]\d\d)\b|\bdoes not indicate success:\s*([45]\d\d)\b|\b(?:return|response|http|status)[ _-]?code(?: is)?\s*[:=]?\s*([45]\d\d)\b|\berror(?: occurred)?:? \(([45]\d\d)\)|\bstatusCode"?\s*[:=]\s*([45]\d\d)\b|^\s*(?:Error|error|ERROR):\s*([45]\d\d)(?::|\s+[A-Za-z])|\b(?:googleapi: Error|RESPONSE|Error code:?|error code:?) ([45]\d\d)\b|\breceived status code ([45]\d\d)\b|\b([45]\d\d) (?:Client|Server) Error\b`)
+	// "failed (401)" is a status: an exit status is at most 255.
+	reStatusShapes = LazyRE(`(?i)\bHTTP[ _-]?Error:?\s*([45]\d\d)\b|\bdoes not indicate success:\s*([45]\d\d)\b|\b(?:return|response|http|status)[ _-]?code(?: is)?\s*[:=]?\s*([45]\d\d)\b|\b(?:error(?: occurred)?:?|failed) \(([45]\d\d)\)|\bstatusCode"?\s*[:=]\s*([45]\d\d)\b|^\s*(?:Error|error|ERROR):\s*([45]\d\d)(?::|\s+[A-Za-z])|\b(?:googleapi: Error|RESPONSE|Error code:?|error code:?) ([45]\d\d)\b|\breceived status code ([45]\d\d)\b|\b([45]\d\d) (?:Client|Server) Error\b`)
 	// reDotNetStatus: .NET's HttpStatusCode name before the URL, as nuget
 	// prints each response ("  Conflict https://host/path 449ms").
 	reDotNetStatus = LazyRE(`^\s*(BadRequest|Unauthorized|PaymentRequired|Forbidden|NotFound|MethodNotAllowed|NotAcceptable|RequestTimeout|Conflict|Gone|RequestEntityTooLarge|UnprocessableEntity|TooManyRequests|InternalServerError|BadGateway|ServiceUnavailable|GatewayTimeout) https?://\S+ \d+ms\s*$`)
@@ -462,7 +463,7 @@ var genericStatusMatchers = []Matcher{
 		},
 	},
 	{
-		Gates: []string{"HTTP", "Http", "http", "indicate success", "code", "Code", "CODE", "status", "Status", "rror (", "rror: (", "googleapi", "RESPONSE ", "Client Error", "Server Error", "rror occurred (", "nexpected status", "nexpected response", "rror: 4", "rror: 5", "RROR: 4", "RROR: 5"},
+		Gates: []string{"HTTP", "Http", "http", "indicate success", "code", "Code", "CODE", "status", "Status", "rror (", "rror: (", "ailed (", "googleapi", "RESPONSE ", "Client Error", "Server Error", "rror occurred (", "nexpected status", "nexpected response", "rror: 4", "rror: 5", "RROR: 4", "RROR: 5"},
 		RE:    reStatusShapes,
 		Build: func(c *ScanCtx, line string, _ []string) (Hit, bool) {
 			ix := reStatusShapes.FindStringSubmatchIndex(line)

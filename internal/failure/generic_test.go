@@ -463,3 +463,22 @@ func TestGenericMissingSetup(t *testing.T) {
 			text: "Unable to find image 'alpine:3.20' locally\nexit status 1"},
 	})
 }
+
+// TestFailedParenStatus checks that "... failed (NNN)" reads NNN as a status
+// when it is in the 4xx/5xx range and alone in the parentheses (an exit
+// status is at most 255), and that a count or an exit code is not.
+func TestFailedParenStatus(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "hex: updating a package failed (401)", tool: ToolAuto, class: Policy, code: HTTPCode(401),
+			text: "Updating package calliope failed (401)"},
+		{name: "an upload failed (413)", tool: ToolAuto, class: Structural, code: HTTPCode(413),
+			text: "Upload of release asset failed (413)"},
+		{name: "a request failed (503)", tool: ToolAuto, class: Transient, code: HTTPCode(503),
+			text: "Error: request failed (503)"},
+		// near-misses
+		{name: "a count in the parentheses", tool: ToolAuto, class: Unknown, code: CodeUnknown,
+			text: "Sync failed (404 files)"},
+		{name: "an exit code", tool: ToolAuto, class: Unknown, code: CodeUnknown,
+			text: "Build failed (127)"},
+	})
+}
