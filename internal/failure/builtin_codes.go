@@ -337,6 +337,7 @@ var builtinCodes = map[Code]bool{
 	"smtp-policy":                          true,
 	"smtp-rejected":                        true,
 	"smtp-transient":                       true,
+	"sql-dump-cut":                         true,
 	"sql-socket-missing":                   true,
 	"sql-version-mismatch":                 true,
 	"sqlstate-08":                          true,

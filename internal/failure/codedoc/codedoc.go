@@ -90,6 +90,7 @@ var Docs = []Doc{
 	{"sqlstate-3d000", "structural", "standards layer, SQLSTATE 3D000: the database does not exist (`FATAL:  database \"x\" does not exist`)"},
 	{"sqlstate-25006", "structural", "standards layer, SQLSTATE 25006: a write in a read-only transaction (a replica, a standby)"},
 	{"sql-socket-missing", "structural", "standards layer: the database client found no socket file at its path (MySQL 2002 `through socket '/x' (2)`, PDO `[2002] No such file or directory`, libpq `connection to server on socket \"/x\" failed: No such file or directory`); a socket that refuses (111) stays `sqlstate-08`"},
+	{"sql-dump-cut", "structural", "standards layer: a dump lost its connection in the middle of a table (mysqldump `Error 2013: Lost connection to MySQL server during query when dumping table T at row: N`): the server's net_write_timeout or max_allowed_packet, the same on every run; a 2013 at connect time stays `sqlstate-08`"},
 	{"prisma-connection", "transient", "tool code families: Prisma P1001, P1002, P1008, P1017, P2024, P2034 (the server out of reach, a timeout, a full pool, a write conflict)"},
 	{"prisma-access", "policy", "tool code families: Prisma P1000, P1010, P3014 (the login or a privilege refused)"},
 	{"prisma-schema", "structural", "tool code families: Prisma's other P1xxx-P4xxx codes (a database that does not exist, a schema, migration or constraint error: P1003, P3009, P2002)"},

@@ -1,0 +1,61 @@
+package failure
+
+import "testing"
+
+// TestGoSSHAuthKind reads golang.org/x/crypto/ssh's refusal of every
+// method offered ("unable to authenticate, attempted methods [...], no
+// supported methods remain") as OpenSSH's "Permission denied (publickey)":
+// policy, in the shapes drone-scp, appleboy's ssh actions, terraform's
+// provisioners and packer print it, a "timeout" word around it included.
+func TestGoSSHAuthKind(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "drone-scp password", tool: ToolAuto, exit: 1,
+			text:  "error copy file to dest: ***, error message: ssh: handshake failed: ssh: unable to authenticate, attempted methods [none password], no supported methods remain\n",
+			class: Policy, code: CodeSSHAuthDenied, reason: "unable to authenticate", remedy: "authorized_keys"},
+		{name: "ssh-action key", tool: ToolAuto, exit: 1,
+			text:  "2024/01/02 10:00:00 ssh: handshake failed: ssh: unable to authenticate, attempted methods [none publickey], no supported methods remain\n",
+			class: Policy, code: CodeSSHAuthDenied},
+		{name: "terraform provisioner timeout wording", tool: ToolAuto, exit: 1,
+			text:  "Error: timeout - last error: SSH authentication failed (deploy@203.0.113.7:22): ssh: handshake failed: ssh: unable to authenticate, attempted methods [none publickey], no supported methods remain\n",
+			class: Policy, code: CodeSSHAuthDenied},
+		{name: "packer handshake", tool: ToolAuto, exit: 1,
+			text:  "==> amazon-ebs: Error waiting for SSH: Packer experienced an authentication error when trying to connect via SSH. ssh: handshake failed: ssh: unable to authenticate, attempted methods [none publickey], no supported methods remain\n",
+			class: Policy, code: CodeSSHAuthDenied},
+	})
+}
+
+// TestSMTPCodeCommaKind reads a reply code set off by "code: NNN," (PEAR
+// Mail's "Invalid response code received from server (code: 535,
+// response: ...)") as any other bare reply on a mail line.
+func TestSMTPCodeCommaKind(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "pear mail 535", tool: ToolAuto, exit: 1,
+			text:  "authentication failure [SMTP: Invalid response code received from server (code: 535, response: Denied)]\n",
+			class: Policy, code: CodeSMTPAuth, reason: "535"},
+		{name: "pear mail 421", tool: ToolAuto, exit: 1,
+			text:  "Failed to connect to mail.example.org:25 [SMTP: Invalid response code received from server (code: 421, response: Too many connections, try later)]\n",
+			class: Transient, code: CodeSMTPTransient},
+		{name: "pear mail 550 recipient", tool: ToolAuto, exit: 1,
+			text:  "Failed to add recipient: nobody@example.org [SMTP: Invalid response code received from server (code: 550, response: No such user here)]\n",
+			class: Structural, code: CodeSMTPAddress},
+	})
+}
+
+// TestMySQLDumpLostMidTableKind reads mysqldump's 2013 cut in the middle of
+// a table ("Lost connection to MySQL server during query when dumping table
+// T at row: N") as the server's limit on a long result (net_write_timeout,
+// max_allowed_packet), structural, while the same 2013 at connect time
+// stays a connection exception.
+func TestMySQLDumpLostMidTableKind(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "mysqldump mid table", tool: ToolAuto, exit: 3,
+			text:  "mysqldump: [Warning] Using a password on the command line interface can be insecure.\nmysqldump: Error 2013: Lost connection to MySQL server during query when dumping table `auditlog` at row: 1636212\n",
+			class: Structural, code: CodeSQLDumpCut, remedy: "net_write_timeout"},
+		{name: "borgmatic wrapped", tool: ToolAuto, exit: 1,
+			text:  "backup | mysqldump: Error 2013: Lost connection to MySQL server during query when dumping table `blob_2015` at row: 685145\nbackup | Command 'mysqldump --databases app' returned non-zero exit status 3.\n",
+			class: Structural, code: CodeSQLDumpCut},
+		{name: "at connect stays transient", tool: ToolAuto, exit: 2,
+			text:  "mysqldump: Got error: 2013: Lost connection to MySQL server at 'reading initial communication packet', system error: 0 when trying to connect\n",
+			class: Transient, code: CodeSQLConnection},
+	})
+}
