@@ -240,6 +240,7 @@ var builtinCodes = map[Code]bool{
 	"graphql-forbidden":                    true,
 	"graphql-not-found":                    true,
 	"harden-runner-blocked":                true,
+	"host-name-invalid":                    true,
 	"http-body-too-large":                  true,
 	"http-invalid-request":                 true,
 	"http-not-an-error":                    true,

@@ -59,3 +59,22 @@ func TestMySQLDumpLostMidTableKind(t *testing.T) {
 			class: Transient, code: CodeSQLConnection},
 	})
 }
+
+// TestHostNameNotAHostKind reads a lookup of a name that cannot be a host
+// (a URL scheme word, an unexpanded template or variable) as the command's
+// mistake, structural, in curl's, git's and Go's wording; a short real name
+// stays a DNS failure.
+func TestHostNameNotAHostKind(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "curl scheme word", tool: ToolAuto, exit: 6, text: "curl: (6) Could not resolve host: HTTP\n",
+			class: Structural, code: CodeHostNameInvalid, reason: "HTTP"},
+		{name: "git unexpanded variable", tool: ToolAuto, exit: 128, text: "fatal: unable to access 'https://${GIT_HOST}/org/repo.git/': Could not resolve host: ${GIT_HOST}\n",
+			class: Structural, code: CodeHostNameInvalid},
+		{name: "go template left in", tool: ToolAuto, exit: 1, text: "Error: Get \"https://{{.Host}}/api\": dial tcp: lookup {{.Host}}: no such host\n",
+			class: Structural, code: CodeHostNameInvalid},
+		{name: "curl https word", tool: ToolAuto, exit: 6, text: "curl: (6) Could not resolve host: https\n",
+			class: Structural, code: CodeHostNameInvalid},
+		{name: "a service name stays dns", tool: ToolAuto, exit: 6, text: "curl: (6) Could not resolve host: db\n",
+			class: Transient, code: CodeDNS},
+	})
+}

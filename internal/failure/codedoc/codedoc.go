@@ -20,6 +20,7 @@ var Docs = []Doc{
 	{"http-NNN", "by status", "an HTTP status, from the answer or quoted by the client: 5xx, 408, 429 transient; 401, 403, 407 policy; 400, 413, 422 structural (a 400 from git's smart-HTTP push unknown); 404/410 absent on a lookup, structural on POST/PATCH/DELETE; 409 unknown (structural on a publish: a version that exists); 470 policy (Azure Firewall)"},
 	{"curl-N", "by exit status", "curl's exit status N when its message says nothing more specific (`curl-28` transient, `curl-22` unknown, `curl-3` structural, ...)"},
 	{"dns-failure", "transient", "the host (or the proxy) did not resolve"},
+	{"host-name-invalid", "structural", "the name looked up cannot be a host: a URL scheme word (`Could not resolve host: HTTP`) or an unexpanded variable or template (`${HOST}`, `{{.Host}}`)"},
 	{"connection-refused", "transient", "nothing accepted the connection"},
 	{"connect-failed", "transient", "the connection could not be opened"},
 	{"timeout", "transient", "the network or the server was too slow"},
