@@ -78,3 +78,21 @@ func TestHostNameNotAHostKind(t *testing.T) {
 			class: Transient, code: CodeDNS},
 	})
 }
+
+// TestAskForValidCredentialsKind reads a message that asks the user to
+// confirm they supplied valid credentials (Cloudflare's 6003 through
+// certbot-dns-cloudflare, and other clients' wordings) as the credentials'
+// refusal: policy.
+func TestAskForValidCredentialsKind(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "certbot cloudflare 6003", tool: ToolAuto, exit: 1,
+			text:  "Error determining zone_id: 6003 Invalid request headers. Please confirm that you have supplied valid Cloudflare API credentials. (Did you copy your entire API token/key?)\n",
+			class: Policy, code: CodeAuthRejected},
+		{name: "make sure valid api key", tool: ToolAuto, exit: 1,
+			text:  "Error: request failed. Please make sure you provided a valid API key.\n",
+			class: Policy, code: CodeAuthRejected},
+		{name: "check you are using valid credentials", tool: ToolAuto, exit: 1,
+			text:  "upload failed: check that you are using valid credentials for this bucket\n",
+			class: Policy, code: CodeAuthRejected},
+	})
+}
