@@ -89,6 +89,7 @@ var builtinCodes = map[Code]bool{
 	"codex-sandbox-no-network":             true,
 	"codex-stream-disconnected":            true,
 	"codex-stream-error":                   true,
+	"config-entry-missing":                 true,
 	"connect-failed":                       true,
 	"connection-refused":                   true,
 	"connection-reset":                     true,

@@ -96,3 +96,36 @@ func TestAskForValidCredentialsKind(t *testing.T) {
 			class: Policy, code: CodeAuthRejected},
 	})
 }
+
+// TestCommandNotInstalledHandlerKind reads Ubuntu's command-not-found
+// handler ("The program 'x' is currently not installed", "Command 'x' not
+// found, but can be installed with:") as the shell's "command not found".
+func TestCommandNotInstalledHandlerKind(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "older handler", tool: ToolAuto, exit: 1,
+			text:  "ERROR: Unable to perform database backup: Error: Command failed: \"mongodump\" --db app\nThe program 'mongodump' is currently not installed. You can install it by typing:\napt install mongodb-clients\n",
+			class: Structural, code: CodeExecCannotStart},
+		{name: "newer handler", tool: ToolAuto, exit: 1,
+			text:  "Command 'rclone' not found, but can be installed with:\nsudo snap install rclone\n",
+			class: Structural, code: CodeExecCannotStart},
+	})
+}
+
+// TestConfigEntryMissingKind reads a named remote, section or profile the
+// tool's configuration does not hold (rclone's "didn't find section in
+// config file", the AWS CLI's "The config profile (x) could not be found")
+// as structural: the configuration (often another user's under cron) must
+// change.
+func TestConfigEntryMissingKind(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "rclone section", tool: ToolAuto, exit: 1,
+			text:  "2017/07/28 13:50:01 Failed to create file system for \"remote:site\": didn't find section in config file\n",
+			class: Structural, code: CodeConfigEntryMissing, remedy: "configuration"},
+		{name: "rclone config name", tool: ToolAuto, exit: 1,
+			text:  "Failed to create file system for \"od-plex\": didn't find section in config name\n",
+			class: Structural, code: CodeConfigEntryMissing},
+		{name: "aws profile", tool: ToolAuto, exit: 255,
+			text:  "\nThe config profile (backup) could not be found\n",
+			class: Structural, code: CodeConfigEntryMissing},
+	})
+}
