@@ -359,6 +359,7 @@ var builtinCodes = map[Code]bool{
 	"ssh-host-key-changed":                 true,
 	"ssh-key-file-refused":                 true,
 	"ssh-negotiation-failed":               true,
+	"ssh-peer-not-ssh":                     true,
 	"throttled":                            true,
 	"timeout":                              true,
 	"tls-certificate":                      true,

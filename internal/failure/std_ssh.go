@@ -33,6 +33,9 @@ const (
 	CodeSSHNegotiation Code = "ssh-negotiation-failed"
 	// CodeSSHKeyFile: ssh refuses to use a private key or config file (permissions, owner).
 	CodeSSHKeyFile Code = "ssh-key-file-refused"
+	// CodeSSHNotSSH: the peer's first line is no SSH banner: the host or
+	// port names another service.
+	CodeSSHNotSSH Code = "ssh-peer-not-ssh"
 )
 
 const (
@@ -78,6 +81,15 @@ var sshMatchers = []Matcher{
 		Build: func(_ *ScanCtx, _ string, m []string) (Hit, bool) {
 			return Hit{Class: Structural, Code: CodeSSHKeyFile, Rank: rankConfig, Reason: "ssh refuses a key or config file (\"" + Clip(m[0]) + "\")",
 				Remedy: "ssh reads only private keys and configs that others cannot read or write: chmod 600 the key (700 ~/.ssh) and make the user own them; retrying cannot succeed"}, true
+		},
+	},
+	{
+		// a peer whose first line is no SSH banner: Go's x/crypto/ssh reads
+		// 255 bytes without one, OpenSSH finds characters no banner holds
+		Gates: []string{"overflow reading version string", "banner line contains invalid characters"},
+		Build: func(_ *ScanCtx, line string, _ []string) (Hit, bool) {
+			return Hit{Class: Structural, Code: CodeSSHNotSSH, Rank: rankConfig, Reason: "the peer does not speak SSH (\"" + Clip(strings.TrimSpace(line)) + "\")",
+				Remedy: "the host or port answers with another protocol (a web server, a proxy, a wrongly formatted host): fix the host and port the job connects to; retrying cannot succeed"}, true
 		},
 	},
 	{

@@ -40,6 +40,7 @@ var Docs = []Doc{
 	{"ssh-auth-denied", "policy", "the ssh server refused every key offered (\"Permission denied (publickey)\") to scp, rsync, a deploy action (git's own wording is `git-ssh-key-rejected`)"},
 	{"ssh-negotiation-failed", "structural", "ssh and the server share no key exchange, host key or cipher algorithm (\"Unable to negotiate with ... no matching host key type found\")"},
 	{"ssh-key-file-refused", "structural", "ssh refuses a private key or config others can read (\"UNPROTECTED PRIVATE KEY FILE\", \"Bad owner or permissions on\")"},
+	{"ssh-peer-not-ssh", "structural", "standards layer: the peer's first line is no SSH banner (Go `ssh: overflow reading version string`, OpenSSH `banner line contains invalid characters`): the host or port names another service"},
 	{"cancelled", "unknown", "the caller cancelled the operation"},
 	{"proxy-denied", "policy", "the proxy's allowlist refuses the host"},
 	{"proxy-auth-required", "policy", "the proxy wants (other) credentials"},
