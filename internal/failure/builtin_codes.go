@@ -266,6 +266,7 @@ var builtinCodes = map[Code]bool{
 	"lock-holder-unknown":                  true,
 	"lock-stale":                           true,
 	"max-elapsed":                          true,
+	"migration-validation-failed":          true,
 	"mirror-sync":                          true,
 	"network-unreachable":                  true,
 	"no-output":                            true,

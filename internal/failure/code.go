@@ -140,6 +140,10 @@ const (
 	// config file", the AWS CLI's "The config profile (x) could not be
 	// found").
 	CodeConfigEntryMissing Code = "config-entry-missing"
+	// CodeMigrationInvalid: a schema migration tool refuses the applied
+	// history (Flyway's "Validate failed", a checksum mismatch, Liquibase's
+	// ValidationFailedException).
+	CodeMigrationInvalid Code = "migration-validation-failed"
 	// CodeGPGKeyMissing: gpg has no usable key ("No secret key", "No public
 	// key", "Unusable public key").
 	CodeGPGKeyMissing Code = "gpg-key-missing"

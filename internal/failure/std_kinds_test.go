@@ -129,3 +129,21 @@ func TestConfigEntryMissingKind(t *testing.T) {
 			class: Structural, code: CodeConfigEntryMissing},
 	})
 }
+
+// TestMigrationValidationKind reads a schema migration tool's refusal of
+// the applied history (Flyway's "Validate failed", a checksum mismatch,
+// Liquibase's changesets check sum) as structural: the migrations or the
+// database's history must change.
+func TestMigrationValidationKind(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "flyway validate", tool: ToolAuto, exit: 1,
+			text:  "Caused by: org.flywaydb.core.api.exception.FlywayValidateException: Validate failed: Migrations have failed validation\n",
+			class: Structural, code: CodeMigrationInvalid, remedy: "repair"},
+		{name: "flyway checksum", tool: ToolAuto, exit: 1,
+			text:  "ERROR: Validate failed: Migration checksum mismatch for migration version 3\n-> Applied to database : 1234\n-> Resolved locally    : 5678\n",
+			class: Structural, code: CodeMigrationInvalid},
+		{name: "liquibase check sum", tool: ToolAuto, exit: 1,
+			text:  "liquibase.exception.ValidationFailedException: Validation Failed:\n     1 changesets check sum\n          db/changelog.xml::1::dev was: 8:abc but is now: 8:def\n",
+			class: Structural, code: CodeMigrationInvalid},
+	})
+}

@@ -92,6 +92,11 @@ var storeRows = []phraseRow{
 		re:    `didn't find section in config (?:file|name)|The config profile \(([^)]+)\) could not be found`,
 		class: Structural, code: CodeConfigEntryMissing, rank: rankStdWords, reason: "the tool's configuration holds no entry of that name",
 		remedy: "the remote, section or profile named is not in the configuration the tool read: under cron it is often another user's or another path's config (set --config, RCLONE_CONFIG, AWS_CONFIG_FILE, or HOME), or the name is misspelt; retrying cannot succeed"},
+	// schema migrations
+	{gates: []string{"Validate failed: ", "igration checksum mismatch", "ValidationFailedException"},
+		re:    `\bValidate failed: |Migration checksum mismatch for migration|\bValidationFailedException\b`,
+		class: Structural, code: CodeMigrationInvalid, rank: rankStdWords, reason: "the migration tool refuses the applied history",
+		remedy: "the migrations on disk do not match those the database applied (an edited, renamed or missing migration): restore the migration, or repair the history table (flyway repair, liquibase clear-checksums) after checking why; retrying cannot succeed"},
 	// the runtimes
 	{gates: []string{"No module named", "Cannot find module '", "cannot load such file -- "},
 		re:    `\b(?:ModuleNotFoundError|ImportError): No module named '?([\w.]+)|\bError: Cannot find module '([^']+)'|cannot load such file -- (\S+) \(LoadError\)`,

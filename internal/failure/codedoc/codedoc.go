@@ -194,6 +194,7 @@ var Docs = []Doc{
 	{"kube-no-config", "structural", "standards layer, Kubernetes: kubectl fell back to its default server (`The connection to the server localhost:8080 was refused`): no kubeconfig; another server refusing stays `connection-refused` (transient)"},
 	{"runtime-module-missing", "structural", "the runtime found no module the program imports (Python `ModuleNotFoundError: No module named 'x'`, Node `Error: Cannot find module 'x'`, Ruby `cannot load such file -- x (LoadError)`): another interpreter, outside its virtualenv, without node_modules"},
 	{"config-entry-missing", "structural", "the tool's configuration holds no remote, section or profile of the name given (rclone `didn't find section in config file`, AWS CLI `The config profile (x) could not be found`): often another user's or another path's config under cron"},
+	{"migration-validation-failed", "structural", "a schema migration tool refuses the applied history (Flyway `Validate failed: Migrations have failed validation`, `Migration checksum mismatch`, Liquibase `ValidationFailedException`): the migrations or the history table must change"},
 	{"exec-did-not-run", "unknown", "the command's process did not run to an end"},
 	{"exec-output-malformed", "structural", "the command succeeded but the outputs file it wrote (`$RETRYWISE_OUTPUT`) is not in the `GITHUB_OUTPUT` format, or cannot be read; the reason names the line"},
 	{"exec-output-too-large", "structural", "the command succeeded but wrote more than 1 MiB to its outputs file"},
