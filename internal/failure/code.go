@@ -135,6 +135,15 @@ const (
 	// (Python's ModuleNotFoundError, Node's "Cannot find module", Ruby's
 	// LoadError).
 	CodeModuleMissing Code = "runtime-module-missing"
+	// CodeConfigEntryMissing: the tool's configuration holds no remote,
+	// section or profile of the name given (rclone's "didn't find section in
+	// config file", the AWS CLI's "The config profile (x) could not be
+	// found").
+	CodeConfigEntryMissing Code = "config-entry-missing"
+	// CodeMigrationInvalid: a schema migration tool refuses the applied
+	// history (Flyway's "Validate failed", a checksum mismatch, Liquibase's
+	// ValidationFailedException).
+	CodeMigrationInvalid Code = "migration-validation-failed"
 	// CodeGPGKeyMissing: gpg has no usable key ("No secret key", "No public
 	// key", "Unusable public key").
 	CodeGPGKeyMissing Code = "gpg-key-missing"

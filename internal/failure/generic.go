@@ -105,6 +105,11 @@ var phraseRows = []phraseRow{
 	// credentials
 	{gates: []string{"nvalid token", "nvalid credentials", "nvalid access token", "nvalid auth", "nvalid API token", "nvalid api token"},
 		re: `(?i)invalid (?:api |access |auth(?:entication)? |bearer |oauth )?(?:token|credentials)\b`, class: Policy, code: CodeAuthRejected, rank: rankGenericPhrase, reason: "credentials rejected", remedy: remedyAuthRejected},
+	// a message asking to confirm the credentials are valid (Cloudflare's
+	// 6003 "Please confirm that you have supplied valid Cloudflare API
+	// credentials") says they were refused
+	{gates: []string{"onfirm that you", "ake sure you", "heck that you", "nsure that you", "erify that you", "ake sure that you"},
+		re: `(?i)\b(?:confirm|make sure|check|ensure|verify)(?: that)? you (?:have )?(?:supplied|provided|are using|used|entered|set) (?:a |the )?valid (?:[\w-]+ ){0,2}(?:credentials|token|key|password)\b`, class: Policy, code: CodeAuthRejected, rank: rankGenericPhrase, reason: "the message asks to confirm valid credentials were supplied", remedy: remedyAuthRejected},
 	{gates: []string{"nauthorized", "nauthorised", "NAUTHORIZED", "nauthorizedOperation"},
 		re: `(?i)(?:^|\berror\b:?|:|›|\(|\bis|\bare)\s*unauthori[sz]ed\b|(?-i:\bUNAUTHORIZED\b|Unauthorized(?:Operation|Access|Exception))`, class: Policy, code: CodeAuthRejected, rank: rankGenericPhrase, reason: "unauthorized", remedy: remedyAuthRejected},
 	{gates: []string{"uthentication failed", "uthentication error", "uthentication required", "uthentication is required", "AUTHENTICATION_FAILED"},

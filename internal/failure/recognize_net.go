@@ -59,6 +59,10 @@ var netMatchers = []Matcher{
 					}
 				}
 			}
+			if notAHostName(name) {
+				return Hit{Class: Structural, Code: CodeHostNameInvalid, Rank: RankTransport + 1, Reason: "the name looked up is not a host name (" + Clip(name) + ")",
+					Remedy: "the command looked up a URL scheme word or an unexpanded variable or template as a host: fix how the URL is built (the variable, the quoting, the secret); retrying cannot succeed"}, true
+			}
 			reason := "could not resolve " + what
 			if name != "" {
 				reason += " " + Clip(name)
@@ -263,4 +267,19 @@ func connectTarget(line string) string {
 	default:
 		return Clip(m[3])
 	}
+}
+
+// CodeHostNameInvalid: the name looked up cannot be a host: a URL scheme
+// word or an unexpanded variable or template.
+const CodeHostNameInvalid Code = "host-name-invalid"
+
+// notAHostName reports whether a looked-up name cannot be a host name: a
+// URL scheme word ("HTTP", "https") or a name holding a variable's or a
+// template's characters ("${HOST}", "{{.Host}}", "%HOST%").
+func notAHostName(name string) bool {
+	switch strings.ToLower(strings.TrimSuffix(name, ".")) {
+	case "http", "https", "ftp", "ftps", "ssh", "git", "file":
+		return true
+	}
+	return name != "" && strings.ContainsAny(name, "${}%<>`\\|^")
 }

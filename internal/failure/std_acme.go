@@ -207,7 +207,25 @@ func parseACMETime(s string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
+// reACMECertbotType: certbot's problem block ("The Certificate Authority
+// reported these problems:" then "Domain: d", "Type:   unauthorized",
+// "Detail: ..."), which names the problem type without its urn.
+var reACMECertbotType = LazyRE(`^\s*Type:\s+([a-z][A-Za-z]+)\s*$`)
+
 var acmeMatchers = []Matcher{
+	{
+		Gates: []string{"Type:"},
+		RE:    reACMECertbotType,
+		Build: func(c *ScanCtx, line string, m []string) (Hit, bool) {
+			if _, ok := acmeTypes[m[1]]; !ok && m[1] != "rateLimited" {
+				return Hit{}, false
+			}
+			if !c.textHolds("Certificate Authority reported these problems") {
+				return Hit{}, false // a "Type:" field of another tool's
+			}
+			return acmeHit(c, line, m[1], rankStdCode)
+		},
+	},
 	{
 		Gates: []string{"acme:error:", "Error: ", "error: "},
 		RE:    reACMEType,

@@ -62,8 +62,9 @@ var (
 	// reSMTPResponseCode: nodemailer's responseCode.
 	reSMTPResponseCode = LazyRE(`\bresponseCode['"]?\s*:\s*([2-5]\d\d)\b`)
 	// reSMTPBare: a reply without an enhanced code; the line must say it
-	// is mail's (reSMTPContext).
-	reSMTPBare = LazyRE(`(?:^|[\s(\[<'"])([45]\d\d)(?:[ -]|$)`)
+	// is mail's (reSMTPContext). A comma may end it (PEAR Mail's "(code:
+	// 535, response: Denied)").
+	reSMTPBare = LazyRE(`(?:^|[\s(\[<'"])([45]\d\d)(?:[ ,-]|$)`)
 	// reSMTPPort: the words before a number that make it a port ("port
 	// 587", "smtp.example.org:465"), not a reply.
 	reSMTPPort = LazyRE(`(?i)\bport:?\s*$|[\w\]]:$`)

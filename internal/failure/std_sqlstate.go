@@ -54,6 +54,11 @@ const (
 	// (ENOENT: MySQL's 2002 "(2)", libpq's "No such file or directory"):
 	// no server listens there.
 	CodeSQLSocketMissing Code = "sql-socket-missing"
+	// CodeSQLDumpCut: a dump lost its connection in the middle of a table
+	// (mysqldump's 2013 "during query when dumping table T at row: N"):
+	// the server's limit on a long result (net_write_timeout,
+	// max_allowed_packet) cuts it at the same table every run.
+	CodeSQLDumpCut Code = "sql-dump-cut"
 	// CodeSQLResources: SQLSTATE 53300 and 53200: too many connections, out
 	// of memory.
 	CodeSQLResources Code = "sqlstate-53"
@@ -158,6 +163,7 @@ func sqlHit(state, what string, rank int) (Hit, bool) {
 
 var sqlMatchers = []Matcher{
 	sqlSocketMatcher,
+	sqlDumpCutMatcher,
 	{
 		Gates: []string{"SQLSTATE", "sqlstate", "SQL State", "code: '", `code: "`, `code: '`, "code '", "PostgresException (", "ERROR:  ", "ERROR: "},
 		RE:    reSQLState,
@@ -229,5 +235,24 @@ var sqlSocketMatcher = Matcher{
 			what = "MySQL error 2002: No such file or directory"
 		}
 		return Hit{Class: Structural, Code: CodeSQLSocketMissing, Rank: rankStdCode + 1, Reason: "the database client found no server socket (" + Clip(what) + ")", Remedy: remedySQLSocket}, true
+	},
+}
+
+// reSQLDumpCut: mysqldump's 2013 in the middle of a table, with the table
+// and the row it reached.
+var reSQLDumpCut = LazyRE(`Lost connection to MySQL server during query when dumping table (\S+) at row: ?(\d+)`)
+
+// sqlDumpCutMatcher reads a dump cut in the middle of a table. The MySQL
+// manual names its causes: a result longer than the server's
+// net_write_timeout (or the client's net_read_timeout) or a row larger than
+// max_allowed_packet; both cut the same table on every run, so it ranks
+// above the connection exception its number (2013) stands for.
+var sqlDumpCutMatcher = Matcher{
+	Gates: []string{"when dumping table"},
+	RE:    reSQLDumpCut,
+	Build: func(_ *ScanCtx, _ string, m []string) (Hit, bool) {
+		return Hit{Class: Structural, Code: CodeSQLDumpCut, Rank: rankStdCode + 1,
+			Reason: "the dump lost its connection in the middle of table " + Clip(m[1]) + " at row " + m[2] + " (MySQL 2013 during query)",
+			Remedy: "a long table outlasts the server's limits: raise net_write_timeout and net_read_timeout (and max_allowed_packet for large rows) on the server or in mysqldump's options, or dump with --single-transaction --quick; rerunning unchanged cuts at the same table"}, true
 	},
 }

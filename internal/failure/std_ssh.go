@@ -6,8 +6,10 @@ import "strings"
 // runs it (git, scp, rsync -e ssh, docker's ssh://, ansible, a deploy
 // action), so they are read here once:
 //
-//   - the server refuses every key ("Permission denied (publickey)"):
-//     policy, the key must change (git's own wording keeps git's code);
+//   - the server refuses every key ("Permission denied (publickey)", Go's
+//     x/crypto/ssh "unable to authenticate, attempted methods [...], no
+//     supported methods remain"): policy, the key must change (git's own
+//     wording keeps git's code);
 //   - the host key is not the one known_hosts holds ("Host key verification
 //     failed", "REMOTE HOST IDENTIFICATION HAS CHANGED", "No ED25519 host
 //     key is known for ..."): structural, known_hosts must change; it is
@@ -31,6 +33,9 @@ const (
 	CodeSSHNegotiation Code = "ssh-negotiation-failed"
 	// CodeSSHKeyFile: ssh refuses to use a private key or config file (permissions, owner).
 	CodeSSHKeyFile Code = "ssh-key-file-refused"
+	// CodeSSHNotSSH: the peer's first line is no SSH banner: the host or
+	// port names another service.
+	CodeSSHNotSSH Code = "ssh-peer-not-ssh"
 )
 
 const (
@@ -43,6 +48,7 @@ var (
 	reSSHHostKeyChanged = LazyRE(`(?i)remote host identification has changed|host key for \S+ has changed and you have requested strict checking`)
 	reSSHNoHostKey      = LazyRE(`No \w+ host key is known for \S+ and you have requested strict checking`)
 	reSSHNegotiate      = LazyRE(`Unable to negotiate with \S+(?: port \d+)?: no matching (host key type|key exchange method|cipher|MAC) found`)
+	reGoSSHAuth         = LazyRE(`unable to authenticate, attempted methods \[[^\]]*\], no supported methods remain`)
 	reSSHKeyFile        = LazyRE(`UNPROTECTED PRIVATE KEY FILE|Permissions 0\d{3} for '[^']+' are too open|Bad owner or permissions on \S+`)
 )
 
@@ -75,6 +81,26 @@ var sshMatchers = []Matcher{
 		Build: func(_ *ScanCtx, _ string, m []string) (Hit, bool) {
 			return Hit{Class: Structural, Code: CodeSSHKeyFile, Rank: rankConfig, Reason: "ssh refuses a key or config file (\"" + Clip(m[0]) + "\")",
 				Remedy: "ssh reads only private keys and configs that others cannot read or write: chmod 600 the key (700 ~/.ssh) and make the user own them; retrying cannot succeed"}, true
+		},
+	},
+	{
+		// a peer whose first line is no SSH banner: Go's x/crypto/ssh reads
+		// 255 bytes without one, OpenSSH finds characters no banner holds
+		Gates: []string{"overflow reading version string", "banner line contains invalid characters"},
+		Build: func(_ *ScanCtx, line string, _ []string) (Hit, bool) {
+			return Hit{Class: Structural, Code: CodeSSHNotSSH, Rank: rankConfig, Reason: "the peer does not speak SSH (\"" + Clip(strings.TrimSpace(line)) + "\")",
+				Remedy: "the host or port answers with another protocol (a web server, a proxy, a wrongly formatted host): fix the host and port the job connects to; retrying cannot succeed"}, true
+		},
+	},
+	{
+		// golang.org/x/crypto/ssh's refusal of every method offered, as
+		// drone-scp, the ssh actions, terraform's provisioners and packer
+		// print it: the same refusal as OpenSSH's, whatever timeout words
+		// the caller wraps around it
+		Gates: []string{"unable to authenticate, attempted methods"},
+		RE:    reGoSSHAuth,
+		Build: func(_ *ScanCtx, _ string, m []string) (Hit, bool) {
+			return Hit{Class: Policy, Code: CodeSSHAuthDenied, Rank: rankStdTarget, Reason: "the ssh server refused every method offered (\"" + Clip(m[0]) + "\")", Remedy: remedySSHAuth}, true
 		},
 	},
 	{

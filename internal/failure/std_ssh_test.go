@@ -41,3 +41,17 @@ func TestSSHKinds(t *testing.T) {
 			class: Structural, code: CodeSSHKeyFile, remedy: "chmod 600"},
 	})
 }
+
+// TestSSHPeerNotSSHKind reads a peer whose first line is no SSH banner (Go's
+// "overflow reading version string", OpenSSH's "banner line contains
+// invalid characters"): the host or port names something else, structural.
+func TestSSHPeerNotSSHKind(t *testing.T) {
+	runTextCases(t, []textCase{
+		{name: "drone-scp wrong host", tool: ToolAuto, exit: 1,
+			text:  "2025/04/29 09:38:00 error copy file to dest: 10.0.0.1, error message: ssh: handshake failed: ssh: overflow reading version string\n",
+			class: Structural, code: CodeSSHNotSSH, remedy: "port"},
+		{name: "openssh http on the port", tool: ToolAuto, exit: 255,
+			text:  "kex_exchange_identification: banner line contains invalid characters\nbanner exchange: Connection to 203.0.113.7 port 443: invalid format\n",
+			class: Structural, code: CodeSSHNotSSH},
+	})
+}

@@ -87,14 +87,25 @@ var storeRows = []phraseRow{
 		re:    `(?i)\b(?:wrong|incorrect|invalid) (?:password|passphrase)\b|\bpassphrase (?:supplied|provided|given)\b[^\n]{0,80}\bis incorrect\b`,
 		class: Policy, code: CodeAuthRejected, rank: rankStdWords, reason: "the password or passphrase was refused",
 		remedy: "the password or passphrase the job gives is wrong (the secret, the *_PASSWORD/*_PASSPHRASE variable, a password file cron cannot read): set the right one; retrying cannot succeed"},
+	// the tool's configuration
+	{gates: []string{"idn't find section in config", "he config profile ("},
+		re:    `didn't find section in config (?:file|name)|The config profile \(([^)]+)\) could not be found`,
+		class: Structural, code: CodeConfigEntryMissing, rank: rankStdWords, reason: "the tool's configuration holds no entry of that name",
+		remedy: "the remote, section or profile named is not in the configuration the tool read: under cron it is often another user's or another path's config (set --config, RCLONE_CONFIG, AWS_CONFIG_FILE, or HOME), or the name is misspelt; retrying cannot succeed"},
+	// schema migrations
+	{gates: []string{"Validate failed: ", "igration checksum mismatch", "ValidationFailedException"},
+		re:    `\bValidate failed: |Migration checksum mismatch for migration|\bValidationFailedException\b`,
+		class: Structural, code: CodeMigrationInvalid, rank: rankStdWords, reason: "the migration tool refuses the applied history",
+		remedy: "the migrations on disk do not match those the database applied (an edited, renamed or missing migration): restore the migration, or repair the history table (flyway repair, liquibase clear-checksums) after checking why; retrying cannot succeed"},
 	// the runtimes
 	{gates: []string{"No module named", "Cannot find module '", "cannot load such file -- "},
 		re:    `\b(?:ModuleNotFoundError|ImportError): No module named '?([\w.]+)|\bError: Cannot find module '([^']+)'|cannot load such file -- (\S+) \(LoadError\)`,
 		class: Structural, code: CodeModuleMissing, rank: rankStdWords, reason: "the runtime found no such module",
 		remedy: "the program imports a module its runtime cannot find: the job runs another interpreter than the one it was installed for, outside its virtualenv or without its node_modules/bundle (cron's environment is not the login shell's); call the venv's interpreter by its full path, install the dependencies where the job runs, or set the environment in the step; retrying cannot succeed"},
 	// the shell
-	{gates: []string{"command not found", ": not found", "exit code 127", "exit status 127", "exited with code 127", "returned 127"},
-		re:    `(?:^|: )(?:line \d+: )?([\w.+-]+): command not found\b|^(?:/bin/|/usr/bin/)?(?:ba|da|z|k)?sh: (?:\d+: |line \d+: )?([\w.+-]+): not found\s*$|(?:exit code|exit status|exited with code|returned) 127\b`,
+	// (and Ubuntu's command-not-found handler, which speaks for it)
+	{gates: []string{"command not found", ": not found", "exit code 127", "exit status 127", "exited with code 127", "returned 127", "is currently not installed", "not found, but can be installed with"},
+		re:    `(?:^|: )(?:line \d+: )?([\w.+-]+): command not found\b|^(?:/bin/|/usr/bin/)?(?:ba|da|z|k)?sh: (?:\d+: |line \d+: )?([\w.+-]+): not found\s*$|(?:exit code|exit status|exited with code|returned) 127\b|The program '([\w.+-]+)' is currently not installed|Command '([\w.+-]+)' not found, but can be installed with`,
 		class: Structural, code: CodeExecCannotStart, rank: rankStdWords, reason: "the shell found no such command",
 		remedy: "the program is not installed on the machine the job runs on, or not on cron's short PATH (/usr/bin:/bin): install it, call it by its full path, or set PATH in the crontab or the step's environment; retrying cannot succeed"},
 }

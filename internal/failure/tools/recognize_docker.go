@@ -86,6 +86,7 @@ var (
 	// "…: denied: msg", "ERROR: denied: msg", a line of its own, or bare at
 	// the end of Go's error (`Head "https://ghcr.io/v2/…": denied`); never
 	// "Permission denied" or "Access denied:".
+	reLabelledField  = failure.LazyRE(`^\s*(?:Type|Status|Reason|Kind):\s+\w+\s*$`)
 	reDockerErrcode  = failure.LazyRE(`(?:^|[^\w\s]|\b(?:ERROR|Error|error))\s*(denied|DENIED|unauthorized|UNAUTHORIZED)(?:: (.*)|\.?\s*$)`)
 	reDockerPullDeny = failure.LazyRE(`pull access denied(?: for ([^\s,]+))?`)
 	reDockerTooMany  = failure.LazyRE(`(?:toomanyrequests|TOOMANYREQUESTS):?\s*(.*)`)
@@ -158,6 +159,9 @@ var dockerMatchers = []failure.Matcher{
 		Gates: []string{"nied", "NIED: ", "nauthorized", "UTHORIZED: "},
 		RE:    reDockerErrcode,
 		Build: func(c *failure.ScanCtx, line string, m []string) (failure.Hit, bool) {
+			if reLabelledField.MatchString(line) {
+				return failure.Hit{}, false // another tool's "Type: unauthorized" field (certbot's problem block), not a registry errcode
+			}
 			return dockerErrcodeHit(c, line, strings.ToLower(m[1]), strings.TrimSpace(m[2])), true
 		},
 	},
