@@ -431,6 +431,7 @@ func (a *actionRun) runStep(ctx context.Context) int {
 		targets = targetHosts(p.Target())
 	}
 	if a.mem, a.store = a.openHindsight(ctx, a.rule); a.mem != nil {
+		a.mem.Mask = a.red.String // a secret is never a target in the book
 		opts.IO.Hindsight = a.mem.Hook("step", targets, start)
 	}
 	rep, code, err := a.app.RunStep(ctx, opts)

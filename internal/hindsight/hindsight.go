@@ -227,6 +227,10 @@ type Memory struct {
 	Rule Rule
 	// Warning, when not empty, says why the book was started afresh.
 	Warning string
+	// Mask, when set, is the run's masker: a target it would change (a
+	// secret that reads like a host name) is never kept, since the book
+	// may be published (the failure issue). Nil keeps targets as read.
+	Mask func(string) string
 	// Prefix is prepended to every step id: in a workflow, the step of the
 	// workflow and the matrix leg (StepPrefix), so that legs and steps
 	// sharing a failure issue do not share a record.
@@ -293,7 +297,7 @@ func (m *Memory) Hook(step string, targets []string, now time.Time) func(f *fail
 		return nil
 	}
 	return func(f *failure.Failure) *failure.Failure {
-		fp := failure.FingerprintOf(f, targets)
+		fp := m.clean(failure.FingerprintOf(f, targets))
 		if p := m.Judge(step, fp, now); p != nil {
 			return Persistent(f, p, fp.Target)
 		}
@@ -313,8 +317,17 @@ func (m *Memory) Remember(step string, rep *report.Step, targets []string, at ti
 		m.Succeeded(step)
 	case rep.Result == report.Failure && rep.Class != failure.None && rep.AttemptCount() > 0:
 		f := &failure.Failure{Class: rep.Class, Code: rep.Code, Reason: rep.Reason, Evidence: rep.Evidence}
-		m.Failed(step, failure.FingerprintOf(f, targets), rep.Code, at)
+		m.Failed(step, m.clean(failure.FingerprintOf(f, targets)), rep.Code, at)
 	}
+}
+
+// clean drops fp's target when the run's masker would change it: a
+// secret never reaches the book.
+func (m *Memory) clean(fp failure.Fingerprint) failure.Fingerprint {
+	if m.Mask != nil && fp.Target != "" && m.Mask(fp.Target) != fp.Target {
+		fp.Target = ""
+	}
+	return fp
 }
 
 // Within returns the book encoded in at most n bytes: when it is larger,

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/retrywise/retrywise/internal/failure"
+	"github.com/retrywise/retrywise/internal/report"
+	"github.com/retrywise/retrywise/internal/retry"
 )
 
 var (
@@ -188,5 +190,29 @@ func TestMarkedReadsPersistentsReason(t *testing.T) {
 	}
 	if p := Marked("i/o timeout; the same failure again"); p != nil {
 		t.Errorf("Marked of an unmarked text = %+v", p)
+	}
+}
+
+// TestMaskedTargetIsNeverKept: a target the run's masker would change (a
+// secret that reads like a host name) is neither judged by nor written to
+// the book, which may be published; the failure still counts, unnamed.
+func TestMaskedTargetIsNeverKept(t *testing.T) {
+	const secret = "tok3n.s3cret.example"
+	s := memStore{}
+	m := Open(s, "j", Rule{After: 2})
+	m.Mask = func(v string) string { return strings.ReplaceAll(v, secret, "***") }
+	rep := &report.Step{Result: report.Failure, Class: failure.Transient, Code: failure.CodeTimeout,
+		Reason: "dial tcp: lookup " + secret + ": i/o timeout", Attempts: []retry.Attempt{{N: 1}}}
+	m.Remember("s", rep, nil, t0)
+	if err := m.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(s["j"]), "s3cret") || len(m.Records("s")) != 1 || m.Records("s")[0].Target != "" {
+		t.Fatalf("book %s", s["j"])
+	}
+	// the next run's same failure is judged on the unnamed fingerprint
+	f := failure.New(failure.Transient, failure.CodeTimeout, "dial tcp: lookup "+secret+": i/o timeout", "")
+	if g := m.Hook("s", nil, t0.Add(time.Hour))(f); g == nil || g.Persistent == nil {
+		t.Fatal("the repeat was not judged persistent")
 	}
 }

@@ -160,6 +160,9 @@ func NewSession(l *Loaded, job *Job, o SessionOptions) *Session {
 	}
 	s := &Session{Red: o.Redactor(secrets...)}
 	registerFileSecrets(s.Red, job)
+	if o.Memory != nil {
+		o.Memory.Mask = s.Red.String // a secret is never a target in the book
+	}
 	s.Stdout, s.Stderr = s.Red.Writer(o.Stdout), s.Red.Writer(o.Stderr)
 	s.TextStdout, s.TextStderr = s.Stdout, s.Stderr
 	if o.TextStdout != nil {
