@@ -90,7 +90,8 @@ func Decode(data []byte) (*Book, error) {
 		return nil, fmt.Errorf("the hindsight book is larger than %d bytes", MaxBookSize)
 	}
 	if err := json.Unmarshal(data, b); err != nil {
-		return nil, fmt.Errorf("the hindsight book is not valid JSON: %w", err)
+		// The book's own text is never quoted: it may come from an issue.
+		return nil, errors.New("the hindsight book is not valid JSON")
 	}
 	if b.Version != bookVersion {
 		return nil, fmt.Errorf("the hindsight book has version %d, not %d", b.Version, bookVersion)

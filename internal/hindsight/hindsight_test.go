@@ -216,3 +216,16 @@ func TestMaskedTargetIsNeverKept(t *testing.T) {
 		t.Fatal("the repeat was not judged persistent")
 	}
 }
+
+// TestBadBookIsNeverQuoted: the warning about a damaged book quotes none
+// of its text (it may come from a comment on an issue).
+func TestBadBookIsNeverQuoted(t *testing.T) {
+	m := Open(memStore{"j": []byte(`{"version":1,"steps":{"s":[{"class":"xyzzy-payload"}]}`)}, "j", Rule{After: 3})
+	if m.Warning == "" || strings.Contains(m.Warning, "xyzzy") {
+		t.Fatalf("warning %q", m.Warning)
+	}
+	m = Open(memStore{"j": []byte("Zxyzzy")}, "j", Rule{After: 3})
+	if m.Warning == "" || strings.Contains(m.Warning, "'Z'") {
+		t.Fatalf("warning %q", m.Warning)
+	}
+}
